@@ -1,0 +1,88 @@
+public import Foundation
+
+/// The engine-neutral filter form that the core compiles `Predicate`s into.
+///
+/// Engines translate a `Filter` to their own query form (SQL, index scans) or evaluate it
+/// with ``Filter/matches(_:)``, which is the reference semantics. Logic is two-valued:
+/// every leaf is true or false, never unknown.
+///
+/// - `compare(c, .equal, v)` is false when column `c` is null; `.notEqual` is true then.
+/// - Ordering comparisons (`<`, `<=`, `>`, `>=`), `contains`, `hasPrefix` and `isIn` are false
+///   when the column is null.
+/// - Texts compare by UTF-8 bytes (Unicode scalar order); `contains` and `hasPrefix` match bytes.
+/// - Comparison values are never `.null`; nil checks use `isNull` / `isNotNull`.
+///
+/// ```swift
+/// // balance > 100 AND name starts with "Ch"
+/// let filter = Filter.and([.compare(2, .greaterThan, .integer(100)), .hasPrefix(0, "Ch")])
+/// ```
+public indirect enum Filter: Sendable, Hashable {
+    case constant(Bool)
+    case compare(column: Int, ComparisonOperator, StoredValue)
+    case isNull(column: Int)
+    case isNotNull(column: Int)
+    /// The text column contains `substring` (binary match). An empty substring matches every non-null text.
+    case contains(column: Int, substring: String)
+    /// The text column starts with `prefix` (binary match).
+    case hasPrefix(column: Int, prefix: String)
+    /// The column equals one of `values` (non-null values of the column's storage class).
+    case isIn(column: Int, values: [StoredValue])
+    /// The row's primary key compares with `key`.
+    case primaryKey(ComparisonOperator, Int64)
+    case and([Filter])
+    case or([Filter])
+    case not(Filter)
+}
+
+/// The comparison a ``Filter/compare(column:_:_:)`` leaf makes.
+public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case lessThan = "<"
+    case lessThanOrEqual = "<="
+    case greaterThan = ">"
+    case greaterThanOrEqual = ">="
+
+    /// Applies the operator to an ordering result.
+    @inlinable public func holds(for order: ComparisonResult) -> Bool {
+        switch self {
+        case .equal: order == .orderedSame
+        case .notEqual: order != .orderedSame
+        case .lessThan: order == .orderedAscending
+        case .lessThanOrEqual: order != .orderedDescending
+        case .greaterThan: order == .orderedDescending
+        case .greaterThanOrEqual: order != .orderedAscending
+        }
+    }
+}
+
+/// One sort key; engines append the primary key (ascending) as the final tie-breaker.
+public struct SortKey: Sendable, Hashable {
+    public var column: Int
+    public var ascending: Bool
+
+    public init(column: Int, ascending: Bool) {
+        self.column = column
+        self.ascending = ascending
+    }
+}
+
+/// A complete read request for one entity.
+///
+/// Engines return the rows matching ``filter``, ordered by ``sort`` then primary key
+/// ascending, skipping ``offset`` rows and returning at most ``limit``.
+public struct FetchPlan: Sendable, Hashable {
+    public var entity: Int
+    public var filter: Filter?
+    public var sort: [SortKey]
+    public var limit: Int?
+    public var offset: Int
+
+    public init(entity: Int, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
+        self.entity = entity
+        self.filter = filter
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+}

@@ -1,0 +1,101 @@
+public import Foundation
+
+/// A storage engine: the narrow contract between Strata's object graph and a store.
+///
+/// The core builds contexts, identity maps, relationships, validation, delete rules,
+/// predicates and retries on top of these few requirements, so every engine gets the same
+/// semantics. The conformance kit (`StrataConformance`) is the executable form of this contract.
+///
+/// ## Implementation requirements
+/// - **Thread safety.** An engine is shared by every context of a container and is called from
+///   many threads at once. ``commit(_:)`` and ``allocateKeys(entity:count:)`` may be called
+///   concurrently; the engine serialises writers itself.
+/// - **Errors.** Every failure is thrown as a ``StrataError``: `.conflict` for version
+///   mismatches, `.constraintViolation` for unique-index violations, `.storeFull`, `.busy`,
+///   `.io`, `.storeCorrupt` and `.notAStore` as they apply. Never trap on bad data.
+/// - **Metadata.** A store records its ``storeIdentifier`` and schema version at creation;
+///   opening it again returns the same identifier.
+///
+/// Engines are created by an ``EngineConfiguration``, e.g. `.sqlite(at:)` or `.lmdb(at:)`.
+public protocol StorageEngine: AnyObject, Sendable {
+    /// The store's UUID, created with the store and stable for its life. Object URIs carry it.
+    var storeIdentifier: UUID { get }
+
+    /// The schema version recorded in the store.
+    var schemaVersion: Int { get }
+
+    /// Begins a read snapshot.
+    ///
+    /// Every read through the returned reader sees one consistent, committed state of the
+    /// store: commits that finish after this call are invisible to it. The reader is used
+    /// by one thread at a time (not necessarily the same thread each time) and is closed
+    /// with ``StoreReader/close()``.
+    /// - Throws: ``StrataError`` (`.busy`, `.io`, `.storeCorrupt`).
+    func makeReader() throws -> any StoreReader
+
+    /// Commits a change set atomically, checking every row version.
+    ///
+    /// Either every write in `changes` becomes durable and visible to later readers, or none
+    /// does. For each update, touch and delete, the stored version must equal
+    /// `expectedVersion`, and for each insert the key must be unused; otherwise nothing is
+    /// written and the engine throws ``StrataError/conflict(_:)`` listing every mismatch it found.
+    /// Updates and touches store `expectedVersion + 1`; inserts store version 1.
+    /// - Throws: `.conflict`, `.constraintViolation`, `.storeFull`, `.busy`, `.io`, `.storeCorrupt`.
+    func commit(_ changes: ChangeSet) throws
+
+    /// Reserves `count` fresh primary keys for an entity, durable across processes.
+    ///
+    /// Keys are positive, never reused, and unique across every process that opens the
+    /// store; gaps are allowed. Used to turn temporary object IDs into permanent ones.
+    /// - Throws: `.storeFull`, `.busy`, `.io`.
+    func allocateKeys(entity: Int, count: Int) throws -> Range<Int64>
+
+    /// Releases the engine's resources. Later calls fail with `.misuse`. Idempotent.
+    func close()
+}
+
+/// A read snapshot of a store, confined to one context's `perform` at a time.
+///
+/// All methods read the same committed state, fixed when the reader was made.
+/// Rows decode straight into ``StoredRow``; a stored value that cannot be decoded is reported
+/// as ``StrataError/storeCorrupt(_:)``, never returned as wrong data.
+public protocol StoreReader: AnyObject {
+    /// The row with this primary key, or nil.
+    func row(entity: Int, key: Int64) throws -> StoredRow?
+
+    /// The rows a plan selects, in the plan's order (see ``FetchPlan``).
+    func rows(for plan: FetchPlan) throws -> [StoredRow]
+
+    /// How many rows match `filter` (all rows when nil).
+    func count(entity: Int, filter: Filter?) throws -> Int
+
+    /// The keys linked to `key` through a many-to-many join, ascending.
+    /// - Parameter side: the side `key` belongs to; the keys of the other side are returned.
+    func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64]
+
+    /// Ends the snapshot. Idempotent; the reader is not used afterwards.
+    func close()
+}
+
+/// How to open a storage engine: chosen by one argument when a container is created.
+///
+/// Engines add static factories, e.g. `.sqlite(at:)` in `StrataSQLite` and `.lmdb(at:)` in
+/// `StrataLMDB`.
+///
+/// ```swift
+/// let container = try PersistentContainer(schema: schema, engine: .sqlite(at: url))
+/// ```
+public struct EngineConfiguration: Sendable {
+    /// A short engine name for messages and logs, e.g. `"sqlite"`.
+    public var name: String
+    /// Where the store lives.
+    public var location: URL
+    /// Opens (creating if needed) the store for a schema.
+    public var open: @Sendable (StoreSchema) throws -> any StorageEngine
+
+    public init(name: String, location: URL, open: @escaping @Sendable (StoreSchema) throws -> any StorageEngine) {
+        self.name = name
+        self.location = location
+        self.open = open
+    }
+}

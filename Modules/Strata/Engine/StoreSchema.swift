@@ -1,0 +1,126 @@
+/// The engine's view of a schema: entities, their columns, indexes and join tables.
+///
+/// The core derives a `StoreSchema` from the model classes in a ``Schema``. Engines create
+/// their tables or databases from it and never look at model classes. Column numbers are the
+/// positions in ``EntitySchema/columns``; every ``StoredRow`` holds its values in that order.
+public struct StoreSchema: Sendable, Hashable {
+    /// The schema version the model declares. A store records it at creation.
+    public var version: Int
+    /// Entities, in the order of ``EntitySchema/number``.
+    public var entities: [EntitySchema]
+    /// Join tables for many-to-many relationships.
+    public var joins: [JoinSchema]
+
+    public init(version: Int, entities: [EntitySchema], joins: [JoinSchema]) {
+        self.version = version
+        self.entities = entities
+        self.joins = joins
+    }
+}
+
+/// One entity: a table (SQLite) or a named database (LMDB).
+public struct EntitySchema: Sendable, Hashable {
+    /// The entity's name, also its table name. ASCII letters, digits and `_`.
+    public var name: String
+    /// Position in ``StoreSchema/entities``; engines use it to address entities.
+    public var number: Int
+    /// Attribute and to-one foreign-key columns, in row order.
+    public var columns: [ColumnSchema]
+    /// Secondary indexes, including uniqueness constraints.
+    public var indexes: [IndexSchema]
+
+    public init(name: String, number: Int, columns: [ColumnSchema], indexes: [IndexSchema]) {
+        self.name = name
+        self.number = number
+        self.columns = columns
+        self.indexes = indexes
+    }
+}
+
+/// The Swift type an attribute column holds; it fixes the storage class.
+public enum ColumnType: String, Sendable, Hashable, CaseIterable {
+    case bool, int, int64, double, string, date, data, uuid
+    /// A to-one relationship: the primary key of a row of ``ColumnSchema/referencedEntity``.
+    case reference
+
+    /// The storage class a non-null value of this type uses.
+    public var storageClass: StorageClass {
+        switch self {
+        case .bool, .int, .int64, .reference: .integer
+        case .double, .date: .real
+        case .string: .text
+        case .data, .uuid: .blob
+        }
+    }
+}
+
+/// The five shapes a ``StoredValue`` can take, minus null.
+public enum StorageClass: String, Sendable, Hashable {
+    case integer, real, text, blob
+
+    /// Whether `value` is null or of this class.
+    public func admits(_ value: StoredValue) -> Bool {
+        switch (self, value) {
+        case (_, .null), (.integer, .integer), (.real, .real), (.text, .text), (.blob, .blob): true
+        default: false
+        }
+    }
+}
+
+/// One column of an entity.
+public struct ColumnSchema: Sendable, Hashable {
+    /// The attribute or relationship name, also the column name.
+    public var name: String
+    public var type: ColumnType
+    /// Whether the column admits `.null`.
+    public var isOptional: Bool
+    /// For `.reference` columns, the entity number the key points at.
+    public var referencedEntity: Int?
+
+    public init(name: String, type: ColumnType, isOptional: Bool, referencedEntity: Int? = nil) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.referencedEntity = referencedEntity
+    }
+}
+
+/// A secondary index over one or more columns; unique indexes are constraints.
+///
+/// Engines must index every `.reference` column too (the core declares those indexes
+/// explicitly), so that loading a to-many relationship is an index lookup.
+public struct IndexSchema: Sendable, Hashable {
+    /// A name unique in the store, e.g. `Account_name_unique`.
+    public var name: String
+    /// Column numbers, most significant first.
+    public var columns: [Int]
+    public var isUnique: Bool
+
+    public init(name: String, columns: [Int], isUnique: Bool) {
+        self.name = name
+        self.columns = columns
+        self.isUnique = isUnique
+    }
+}
+
+/// A many-to-many relationship's link table: pairs of (left key, right key).
+public struct JoinSchema: Sendable, Hashable {
+    /// A name unique in the store, e.g. `Tag_accounts_Account_tags`.
+    public var name: String
+    /// Position in ``StoreSchema/joins``.
+    public var number: Int
+    public var leftEntity: Int
+    public var rightEntity: Int
+
+    public init(name: String, number: Int, leftEntity: Int, rightEntity: Int) {
+        self.name = name
+        self.number = number
+        self.leftEntity = leftEntity
+        self.rightEntity = rightEntity
+    }
+}
+
+/// Which end of a join a key belongs to.
+public enum JoinSide: Sendable, Hashable {
+    case left, right
+}

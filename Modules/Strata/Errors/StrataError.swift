@@ -1,0 +1,117 @@
+/// Every failure Strata reports, classified so callers can decide what to do next.
+///
+/// Engines map their own result codes into these cases; domain layers wrap them in their own
+/// errors where that helps the caller. Each case's ``description`` says what happened and what
+/// to do about it.
+///
+/// ```swift
+/// do {
+///     try await context.perform { try context.save() }
+/// } catch StrataError.conflict(let conflicts) {
+///     // Another context saved these objects first: re-run the whole unit of work.
+/// }
+/// ```
+public enum StrataError: Error, Sendable, Hashable {
+    /// Rows changed since this context read them; nothing was written.
+    case conflict([VersionConflict])
+    /// No object with this ID exists in the store (it was never saved, or it was deleted).
+    case objectNotFound(ObjectID)
+    /// A URI string could not be turned into an object ID of this store.
+    case invalidURI(String, reason: InvalidURIReason)
+    /// Values broke the model's rules (required values, deny rules, NaN); nothing was written.
+    case validation([ValidationIssue])
+    /// A uniqueness constraint would be broken; nothing was written.
+    case constraintViolation(entity: String, attributes: [String])
+    /// The store's data is damaged.
+    case storeCorrupt(String)
+    /// The file is not a store of this engine (garbage, empty, or another engine's store).
+    case notAStore(path: String, reason: String)
+    /// The store has no room left (disk full, map full past its growth limit, file size limit).
+    case storeFull(String)
+    /// The store is locked by another writer for longer than the busy timeout.
+    case busy(String)
+    /// An operating-system or engine I/O failure.
+    case io(String)
+    /// The API was used against its contract (outside `perform`, with another context's object…).
+    case misuse(String)
+    /// The store was created with another schema version; migration is not supported yet.
+    case schemaMismatch(storeVersion: Int, modelVersion: Int)
+    /// The model classes cannot form a schema (missing inverse, unsupported type…).
+    case invalidSchema(String)
+}
+
+/// One row whose stored version differs from the version a context read.
+public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
+    public var objectID: ObjectID
+    /// The version the saving context read.
+    public var expectedVersion: Int64
+    /// The version now stored, or nil when the row was deleted (or, for inserts, already exists).
+    public var storedVersion: Int64?
+
+    public init(objectID: ObjectID, expectedVersion: Int64, storedVersion: Int64?) {
+        self.objectID = objectID
+        self.expectedVersion = expectedVersion
+        self.storedVersion = storedVersion
+    }
+
+    public var description: String {
+        let stored = storedVersion.map { "version \($0)" } ?? "deleted"
+        return "\(objectID.entityName) \(objectID.primaryKey.map(String.init) ?? "?") (read version \(expectedVersion), stored \(stored))"
+    }
+}
+
+/// One broken model rule.
+public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
+    public var entity: String
+    public var property: String
+    public var message: String
+
+    public init(entity: String, property: String, message: String) {
+        self.entity = entity
+        self.property = property
+        self.message = message
+    }
+
+    public var description: String { "\(entity).\(property): \(message)" }
+}
+
+/// Why a URI string was rejected.
+public enum InvalidURIReason: String, Sendable, Hashable {
+    case malformed = "it is not a Strata object URI (strata://<store-uuid>/<Entity>/p<key>)"
+    case unknownEntity = "its entity is not in this container's schema"
+    case otherStore = "it belongs to another store"
+    case temporary = "it names an unsaved object; save first and use the permanent ID"
+}
+
+extension StrataError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .conflict(let conflicts):
+            return "Save conflict: \(conflicts.map(\.description).joined(separator: "; ")) changed since this context read them. Nothing was written; discard this context and re-run the whole unit of work in a fresh one."
+        case .objectNotFound(let id):
+            return "No object \(id.uriString) in the store: it was deleted or never saved. Refetch, or drop the stale ID."
+        case .invalidURI(let uri, let reason):
+            return "Invalid object URI \(String(reflecting: uri)): \(reason.rawValue)."
+        case .validation(let issues):
+            return "Validation failed: \(issues.map(\.description).joined(separator: "; ")). Nothing was written; fix the values and save again."
+        case .constraintViolation(let entity, let attributes):
+            return "Uniqueness constraint on \(entity)(\(attributes.joined(separator: ", "))) violated: another object already has these values. Nothing was written; choose different values."
+        case .storeCorrupt(let detail):
+            return "The store is damaged: \(detail). Restore it from a backup; do not keep writing to it."
+        case .notAStore(let path, let reason):
+            return "\(path) is not a store this engine can open: \(reason). Check the path and the engine you chose."
+        case .storeFull(let detail):
+            return "The store is full: \(detail). Free disk space or raise the store's size limit, then retry."
+        case .busy(let detail):
+            return "The store is busy: \(detail). Retry later, or raise the busy timeout."
+        case .io(let detail):
+            return "I/O failure: \(detail). Check the disk and permissions, then retry."
+        case .misuse(let detail):
+            return "Strata misuse: \(detail)"
+        case .schemaMismatch(let storeVersion, let modelVersion):
+            return "The store has schema version \(storeVersion) but the model is version \(modelVersion). Migration is not supported yet: open it with the matching model or use a new store."
+        case .invalidSchema(let detail):
+            return "Invalid schema: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,126 @@
+public import Foundation
+
+/// A stable, `Sendable` reference to one object in one store: the value that crosses
+/// `perform` boundaries in place of the object itself.
+///
+/// An ID is temporary while its object is unsaved and permanent after the first save (or
+/// ``ObjectContext/obtainPermanentIDs(for:)``). Its URI string names the store, the entity and
+/// the primary key, and parses back with ``ObjectContext/objectID(forURIString:)``.
+///
+/// ```swift
+/// let id: ObjectID = try await context.perform { account.objectID }
+/// let uri = id.uriString                 // "strata://8C1F…/Account/p42"
+/// ```
+public struct ObjectID: Sendable, Hashable {
+    /// The UUID of the store the object belongs to.
+    public let storeIdentifier: UUID
+    /// The entity (model class) name.
+    public let entityName: String
+    let kind: Kind
+
+    enum Kind: Sendable, Hashable {
+        case permanent(Int64)
+        case temporary(UInt64)
+    }
+
+    init(storeIdentifier: UUID, entityName: String, kind: Kind) {
+        self.storeIdentifier = storeIdentifier
+        self.entityName = entityName
+        self.kind = kind
+    }
+
+    /// A permanent ID. Engines use this to name rows in ``VersionConflict``s.
+    /// - Precondition: `primaryKey > 0`.
+    public init(storeIdentifier: UUID, entityName: String, primaryKey: Int64) {
+        precondition(primaryKey > 0, "primary keys are positive")
+        self.init(storeIdentifier: storeIdentifier, entityName: entityName, kind: .permanent(primaryKey))
+    }
+
+    /// Whether the object has not been saved yet.
+    public var isTemporary: Bool {
+        if case .temporary = kind { return true }
+        return false
+    }
+
+    /// The primary key, for permanent IDs.
+    public var primaryKey: Int64? {
+        if case .permanent(let key) = kind { return key }
+        return nil
+    }
+
+    /// The URI form: `strata://<store-uuid>/<Entity>/p<key>` (or `t<n>` while temporary).
+    public var uriString: String {
+        switch kind {
+        case .permanent(let key): "strata://\(storeIdentifier.uuidString)/\(entityName)/p\(key)"
+        case .temporary(let serial): "strata://\(storeIdentifier.uuidString)/\(entityName)/t\(serial)"
+        }
+    }
+
+    /// The URI as a `URL`.
+    public var uriRepresentation: URL {
+        // Only ASCII letters, digits, '-', '/', ':' and '_' occur, so this always parses.
+        URL(string: uriString)!
+    }
+
+    /// Parses a URI string produced by ``uriString`` without checking it against a schema.
+    ///
+    /// Use ``ObjectContext/objectID(forURIString:)`` to also check the store and entity.
+    /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.malformed` when the string is not
+    ///   a Strata object URI.
+    public init(uriString: String) throws(StrataError) {
+        let malformed = StrataError.invalidURI(uriString, reason: .malformed)
+        let scheme = "strata://"
+        guard uriString.utf8.count <= 512, uriString.hasPrefix(scheme) else { throw malformed }
+        let parts = uriString.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, let store = UUID(uuidString: String(parts[0])) else { throw malformed }
+        let entity = String(parts[1])
+        guard EntityName.isValid(entity) else { throw malformed }
+        let keyPart = parts[2]
+        guard let tag = keyPart.first, keyPart.count > 1 else { throw malformed }
+        let digits = keyPart.dropFirst()
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), !(digits.count > 1 && digits.first == "0") else { throw malformed }
+        switch tag {
+        case "p":
+            guard let key = Int64(digits), key > 0 else { throw malformed }
+            self.init(storeIdentifier: store, entityName: entity, kind: .permanent(key))
+        case "t":
+            guard let serial = UInt64(digits) else { throw malformed }
+            self.init(storeIdentifier: store, entityName: entity, kind: .temporary(serial))
+        default:
+            throw malformed
+        }
+    }
+}
+
+extension ObjectID: Codable {
+    /// Encodes as the URI string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(uriString)
+    }
+
+    /// Decodes from a URI string.
+    /// - Throws: `DecodingError.dataCorrupted` wrapping the ``StrataError/invalidURI(_:reason:)``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        do {
+            try self.init(uriString: string)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+}
+
+extension ObjectID: CustomStringConvertible {
+    public var description: String { uriString }
+}
+
+/// Rules for entity and property names (they become table and column names).
+enum EntityName {
+    static func isValid(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 128 else { return false }
+        guard first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+    }
+}

@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode (complete strict concurrency) plus the
+/// upcoming features that keep imports and existentials explicit.
+let sharedSwiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
+        .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Modules/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLMDB",
+            path: "Modules/CLMDB",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .target(name: "Strata", path: "Modules/Strata"),
+        .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
+        .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB"], path: "Modules/StrataLMDB"),
+        .executableTarget(
+            name: "strata-quickstart",
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
+            path: "Examples/QuickStart"
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
+            path: "Tests/StrataTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSwiftSettings
+}
