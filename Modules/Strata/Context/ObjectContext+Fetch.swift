@@ -1,0 +1,157 @@
+import Foundation
+
+extension ObjectContext {
+    /// Fetches the objects a request selects, as this context sees them (unsaved changes included).
+    ///
+    /// The predicate compiles to an engine filter where possible; the rest runs in memory with
+    /// the same semantics (see ``FetchRequest``). Call inside `perform`.
+    ///
+    /// ```swift
+    /// let rich = try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.balance > 1_000 }))
+    /// ```
+    /// - Returns: objects valid only inside this `perform`; do not store them.
+    /// - Throws: `.misuse` outside `perform`, errors a predicate throws while evaluated in
+    ///   memory, and engine errors (`.storeCorrupt`, `.busy`, `.io`).
+    public func fetch<Entity: ManagedObject>(_ request: FetchRequest<Entity>) throws -> [Entity] {
+        try checkInside("ObjectContext.fetch(_:)")
+        let query = try FetchQuery(request, context: self)
+        return try run(query).map { unsafeDowncast($0, to: Entity.self) }
+    }
+
+    /// Counts the objects a request selects (limit and offset apply).
+    /// - Throws: as ``fetch(_:)``.
+    public func count<Entity: ManagedObject>(for request: FetchRequest<Entity>) throws -> Int {
+        try checkInside("ObjectContext.count(for:)")
+        let query = try FetchQuery(request, context: self)
+        if query.isExact && query.memorySort == nil && !hasPendingChanges(query.model) {
+            let total = try snapshot().count(entity: query.number, filter: query.pushdown)
+            let afterOffset = max(total - max(request.fetchOffset, 0), 0)
+            return request.fetchLimit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
+        }
+        return try run(query).count
+    }
+
+    private func run(_ query: FetchQuery) throws -> [ManagedObject] {
+        let model = query.model
+        let number = query.number
+        if query.isExact && query.memorySort == nil && !hasPendingChanges(model) {
+            let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys, limit: query.limit, offset: query.offset)
+            let rows = try snapshot().rows(for: plan)
+            var objects: [ManagedObject] = []
+            objects.reserveCapacity(rows.count)
+            for row in rows { objects.append(materialize(row, model: model, number: number)) }
+            return objects
+        }
+        // Slow path: the store's candidates plus this context's changed objects, judged in memory.
+        let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys)
+        var seen = Set<ObjectIdentifier>()
+        var candidates: [ManagedObject] = []
+        for row in try snapshot().rows(for: plan) {
+            let object = materialize(row, model: model, number: number)
+            if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
+        }
+        for object in inserted + updated + relationDirty where object.model === model {
+            if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
+        }
+        var matches: [ManagedObject] = []
+        for object in candidates where object.state.isDisjoint(with: [.deleted, .gone]) {
+            if try query.matches(object) { matches.append(object) }
+        }
+        query.sort(&matches)
+        let start = min(max(query.offset, 0), matches.count)
+        let end = query.limit.map { min(start + max($0, 0), matches.count) } ?? matches.count
+        return Array(matches[start..<end])
+    }
+
+    /// Whether this context holds unsaved changes to objects of an entity.
+    func hasPendingChanges(_ model: EntityModel) -> Bool {
+        inserted.contains { $0.model === model } || updated.contains { $0.model === model }
+            || deleted.contains { $0.model === model } || relationDirty.contains { $0.model === model }
+    }
+}
+
+/// A fetch request compiled against one entity.
+struct FetchQuery {
+    let model: EntityModel
+    let number: Int
+    let node: FilterNode?
+    let pushdown: Filter?
+    let sortKeys: [SortKey]
+    /// Set when some sort descriptor is not a plain attribute: sort with Foundation in memory.
+    let memorySort: ((ManagedObject, ManagedObject) -> ComparisonResult)?
+    let limit: Int?
+    let offset: Int
+    private let bindings: (ManagedObject) -> PredicateBindings
+
+    var isExact: Bool { node == nil || node?.pureFilter != nil }
+
+    init<Entity: ManagedObject>(_ request: FetchRequest<Entity>, context: ObjectContext) throws {
+        model = try ModelRegistry.model(for: Entity.self)
+        number = context.entityNumber(model)
+        limit = request.fetchLimit
+        offset = request.fetchOffset
+        if let predicate = request.predicate {
+            let compiled = PredicateCompiler.compile(predicate, model: model)
+            node = compiled
+            pushdown = compiled.impliedFilter
+            bindings = { PredicateBindings((predicate.variable, unsafeDowncast($0, to: Entity.self))) }
+        } else {
+            node = nil
+            pushdown = nil
+            bindings = { _ in PredicateBindings() }
+        }
+        var keys: [SortKey] = []
+        var needsFoundation = false
+        for descriptor in request.sortBy {
+            guard let keyPath = descriptor.keyPath, let property = model.propertyIndex(forKeyPath: keyPath),
+                let column = model.properties[property].column, !model.properties[property].isRelationship
+            else {
+                needsFoundation = true
+                break
+            }
+            keys.append(SortKey(column: column, ascending: descriptor.order == .forward))
+        }
+        if needsFoundation {
+            let descriptors = request.sortBy
+            sortKeys = []
+            memorySort = { lhs, rhs in
+                let a = unsafeDowncast(lhs, to: Entity.self)
+                let b = unsafeDowncast(rhs, to: Entity.self)
+                for descriptor in descriptors {
+                    let order = descriptor.compare(a, b)
+                    if order != .orderedSame { return order }
+                }
+                return .orderedSame
+            }
+        } else {
+            sortKeys = keys
+            memorySort = nil
+        }
+    }
+
+    func matches(_ object: ManagedObject) throws -> Bool {
+        guard let node else { return true }
+        return try node.matches(object, bindings: bindings(object))
+    }
+
+    /// Sorts in memory with the engine's order: sort keys, then primary key (unsaved objects last).
+    func sort(_ objects: inout [ManagedObject]) {
+        let keys = sortKeys
+        let custom = memorySort
+        objects.sort { lhs, rhs in
+            if let custom {
+                let order = custom(lhs, rhs)
+                if order != .orderedSame { return order == .orderedAscending }
+            } else {
+                for key in keys {
+                    let order = StoredValue.order(lhs.values[key.column], rhs.values[key.column])
+                    if order != .orderedSame { return key.ascending == (order == .orderedAscending) }
+                }
+            }
+            let leftKey = lhs.key > 0 ? lhs.key : Int64.max
+            let rightKey = rhs.key > 0 ? rhs.key : Int64.max
+            if leftKey != rightKey { return leftKey < rightKey }
+            return lhs.temporarySerial < rhs.temporarySerial
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Synchronization
+
+extension ObjectContext {
+    /// Inserts a new object; it is written at the next ``save()``.
+    ///
+    /// The object gets a temporary ``ObjectID`` until saved, then ``ManagedObject/awakeFromInsert()``
+    /// runs. Call inside `perform`.
+    ///
+    /// ```swift
+    /// let account = context.insert(Account())
+    /// ```
+    @discardableResult
+    public func insert<Object: ManagedObject>(_ object: Object) -> Object {
+        requireInside("ObjectContext.insert(_:)")
+        guard object.link == nil else {
+            Misuse.fail("ObjectContext.insert(_:) was given a \(Object.entityName) that already belongs to a context; an object can be inserted once, into one context")
+        }
+        let model = object.resolvedModel
+        _ = entityNumber(model)
+        object.link = link
+        object.temporarySerial = TemporaryIDs.next()
+        object.state.insert(.inserted)
+        inserted.append(object)
+        temporaries[object.temporarySerial] = object
+        object.awakeFromInsert()
+        return object
+    }
+
+    /// Marks an object for deletion at the next ``save()``, where delete rules apply.
+    /// Deleting an unsaved object simply discards it. Call inside `perform`.
+    public func delete(_ object: ManagedObject) {
+        requireInside("ObjectContext.delete(_:)")
+        requireOwned(object, "ObjectContext.delete(_:)")
+        guard !object.state.contains(.deleted) else { return }
+        object.state.insert(.deleted)
+        deleted.append(object)
+    }
+
+    /// Stops the program when `object` belongs to another context (or none).
+    func requireOwned(_ object: ManagedObject, _ api: String) {
+        guard object.link === link else {
+            Misuse.fail("\(api) was given \(object), which belongs to \(object.link == nil ? "no context (insert it first)" : "another context"). Objects cannot move between contexts: look the object up by its objectID in this context instead.")
+        }
+    }
+
+    /// The object with this ID, loading it from the store if this context has not seen it.
+    ///
+    /// Returns the context's own instance when it already has one (including unsaved changes).
+    /// - Throws: ``StrataError/invalidURI(_:reason:)`` for an ID of another store or entity,
+    ///   ``StrataError/objectNotFound(_:)`` when no such row exists, `.misuse` outside `perform`,
+    ///   and engine errors.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        try checkInside("ObjectContext.existingObject(with:)")
+        guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(id.uriString, reason: .otherStore) }
+        guard let model = schema.model(named: id.entityName) else { throw StrataError.invalidURI(id.uriString, reason: .unknownEntity) }
+        switch id.kind {
+        case .temporary(let serial):
+            guard let object = temporaries[serial], object.model === model, !object.state.contains(.gone) else {
+                throw StrataError.objectNotFound(id)
+            }
+            return object
+        case .permanent(let key):
+            guard let object = try object(model: model, key: key), !object.state.contains(.gone) else {
+                throw StrataError.objectNotFound(id)
+            }
+            return object
+        }
+    }
+
+    /// The object with this ID, typed.
+    ///
+    /// ```swift
+    /// let account = try context.existingObject(with: accountID, as: Account.self)
+    /// ```
+    /// - Throws: the errors of ``existingObject(with:)``, and `.invalidURI(_, .unknownEntity)`
+    ///   when the object is not an `Object`.
+    public func existingObject<Object: ManagedObject>(with id: ObjectID, as type: Object.Type) throws -> Object {
+        guard let object = try existingObject(with: id) as? Object else {
+            throw StrataError.invalidURI(id.uriString, reason: .unknownEntity)
+        }
+        return object
+    }
+
+    /// Parses a URI string and checks it names an entity of this store.
+    /// - Throws: ``StrataError/invalidURI(_:reason:)`` (`.malformed`, `.otherStore`, `.unknownEntity`).
+    public func objectID(forURIString uri: String) throws -> ObjectID {
+        let id = try ObjectID(uriString: uri)
+        guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(uri, reason: .otherStore) }
+        guard schema.model(named: id.entityName) != nil else { throw StrataError.invalidURI(uri, reason: .unknownEntity) }
+        return id
+    }
+
+    /// The object a URI string names, typed.
+    ///
+    /// ```swift
+    /// let account = try context.object(forURIString: accountURI, as: Account.self)
+    /// ```
+    /// - Throws: ``StrataError/invalidURI(_:reason:)``, ``StrataError/objectNotFound(_:)``.
+    public func object<Object: ManagedObject>(forURIString uri: String, as type: Object.Type) throws -> Object {
+        try existingObject(with: try objectID(forURIString: uri), as: type)
+    }
+
+    /// Gives unsaved objects their permanent IDs now, before saving.
+    /// - Throws: engine errors from key allocation.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        try checkInside("ObjectContext.obtainPermanentIDs(for:)")
+        for object in objects { requireOwned(object, "ObjectContext.obtainPermanentIDs(for:)") }
+        try assignPermanentKeys(objects.filter { $0.key == 0 })
+    }
+
+    /// Allocates keys for objects without one and registers them under those keys.
+    func assignPermanentKeys(_ objects: [ManagedObject]) throws {
+        var byEntity: [Int: [ManagedObject]] = [:]
+        for object in objects where object.key == 0 {
+            byEntity[entityNumber(object.model!), default: []].append(object)
+        }
+        for (number, group) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let keys = try engine.allocateKeys(entity: number, count: group.count)
+            for (object, key) in zip(group, keys) {
+                object.key = key
+                registry[number][key] = object
+            }
+        }
+    }
+
+    /// The registered object for a key, or the row loaded from the snapshot; nil when absent.
+    func object(model: EntityModel, key: Int64) throws -> ManagedObject? {
+        let number = entityNumber(model)
+        if let object = registry[number][key] { return object }
+        guard let row = try snapshot().row(entity: number, key: key) else { return nil }
+        return materialize(row, model: model, number: number)
+    }
+
+    /// The context's object for a row: the registered instance if any, else a new one.
+    @inline(__always)
+    func materialize(_ row: StoredRow, model: EntityModel, number: Int) -> ManagedObject {
+        if let existing = registry[number][row.key] { return existing }
+        let object = model.type.init()
+        object.model = model
+        object.link = link
+        object.key = row.key
+        object.version = row.version
+        object.values = row.values
+        registry[number][row.key] = object
+        return object
+    }
+
+    /// Records that a saved object changed (called by the object on its first change).
+    func registerUpdate(_ object: ManagedObject) {
+        updated.append(object)
+    }
+
+    /// Records that a saved object's to-many relationship changed: its version is bumped at save.
+    func registerTouch(_ object: ManagedObject) {
+        guard !object.state.contains(.touched), !object.state.contains(.inserted) else { return }
+        object.state.insert(.touched)
+        touched.append(object)
+    }
+
+    /// Records that an object's to-one relationship changed in memory.
+    func registerRelationChange(_ object: ManagedObject) {
+        guard !object.state.contains(.relationDirty) else { return }
+        object.state.insert(.relationDirty)
+        relationDirty.append(object)
+    }
+}
+
+/// Process-wide serial numbers for temporary object IDs.
+enum TemporaryIDs {
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UInt64 {
+        counter.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+}

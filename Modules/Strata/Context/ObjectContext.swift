@@ -1,0 +1,172 @@
+public import Foundation
+import Dispatch
+import Synchronization
+
+/// A scratchpad of objects over one store, confined to its own serial queue.
+///
+/// The pattern Strata is built for: each unit of work takes a **fresh** context from a
+/// ``ContextFactory``, runs whole inside `try await context.perform { }`, and ends with one
+/// atomic ``save()``. If the work throws, its unsaved changes die with the context.
+///
+/// ```swift
+/// func rename(_ accountID: ObjectID, to name: String) async throws {
+///     let context = container.newBackgroundContext()
+///     try await context.perform {
+///         let account = try context.existingObject(with: accountID, as: Account.self)
+///         account.name = name
+///         try context.save()
+///     }
+/// }
+/// ```
+///
+/// Lifetime rule: every API of a context, and of the objects it holds, must be called inside
+/// that context's ``perform(_:)``. Calls from anywhere else are programming errors: throwing
+/// calls throw ``StrataError/misuse(_:)``, the others stop the program with a message naming
+/// the call. Objects never leave `perform` (its result must be `Sendable`); pass
+/// ``ObjectID``s instead. A context is cheap: make one per operation and let it go.
+public final class ObjectContext: @unchecked Sendable {
+    let engine: any StorageEngine
+    let schema: Schema
+    let link: ContextLink
+    private let queue: DispatchQueue
+
+    /// A name for debugging, shown in misuse messages.
+    public let name: String?
+
+    // State below is confined to `queue` (checked by `checkInside`).
+    var registry: [[Int64: ManagedObject]]
+    var inserted: [ManagedObject] = []
+    var updated: [ManagedObject] = []
+    var deleted: [ManagedObject] = []
+    var touched: [ManagedObject] = []
+    var relationDirty: [ManagedObject] = []
+    var temporaries: [UInt64: ManagedObject] = [:]
+    var pendingLinks: [JoinChangeKey: JoinChange] = [:]
+    var reader: (any StoreReader)?
+
+    init(engine: any StorageEngine, schema: Schema, name: String?) {
+        self.engine = engine
+        self.schema = schema
+        self.name = name
+        self.link = ContextLink(storeIdentifier: engine.storeIdentifier)
+        self.queue = DispatchQueue(label: name.map { "strata.context.\($0)" } ?? "strata.context")
+        self.registry = Array(repeating: [:], count: schema.models.count)
+        link.context = self
+    }
+
+    deinit {
+        reader?.close()
+    }
+
+    /// Runs `body` on the context's own serial queue — never on the main actor — and returns
+    /// its result. The caller suspends until `body` finishes.
+    ///
+    /// Inside `body` you may use the context and its objects; every read sees one consistent
+    /// snapshot of the store (refreshed after a successful ``save()``). The result must be
+    /// `Sendable`, so objects cannot escape: return IDs or value types.
+    ///
+    /// ```swift
+    /// let names = try await context.perform {
+    ///     try context.fetch(FetchRequest<Account>()).map(\.name)
+    /// }
+    /// ```
+    /// - Throws: whatever `body` throws.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            queue.async {
+                continuation.resume(with: Result { try self.runConfined(body) })
+            }
+        }
+    }
+
+    private func runConfined<T>(_ body: () throws -> T) throws -> T {
+        link.ownerThread.store(CurrentThread.id, ordering: .relaxed)
+        defer {
+            endSnapshot()
+            link.ownerThread.store(0, ordering: .relaxed)
+        }
+        return try body()
+    }
+
+    /// Whether the caller is inside this context's `perform`.
+    public var isInsidePerform: Bool {
+        link.ownerThread.load(ordering: .relaxed) == CurrentThread.id
+    }
+
+    /// Throws `.misuse` unless called inside `perform`.
+    func checkInside(_ api: @autoclosure () -> String) throws(StrataError) {
+        guard isInsidePerform else { throw .misuse(outsideMessage(api())) }
+    }
+
+    /// Stops the program unless called inside `perform` (for non-throwing APIs).
+    func requireInside(_ api: @autoclosure () -> String) {
+        guard isInsidePerform else { Misuse.fail(outsideMessage(api())) }
+    }
+
+    private func outsideMessage(_ api: String) -> String {
+        "\(api) was called outside the context's perform { }\(name.map { " (context \($0))" } ?? ""). Move the call inside `try await context.perform { … }`."
+    }
+
+    /// The read snapshot for this `perform`, begun on first use.
+    func snapshot() throws -> any StoreReader {
+        if let reader { return reader }
+        let made = try engine.makeReader()
+        reader = made
+        return made
+    }
+
+    /// Ends the current snapshot; the next read begins a fresh one.
+    func endSnapshot() {
+        reader?.close()
+        reader = nil
+    }
+
+    func entityNumber(_ model: EntityModel) -> Int {
+        guard let number = schema.number(of: model) else {
+            Misuse.fail("\(model.name) is not in this container's schema; add \(model.name).self to the Schema")
+        }
+        return number
+    }
+
+    /// Whether there are unsaved inserts, updates or deletes.
+    public var hasChanges: Bool {
+        requireInside("ObjectContext.hasChanges")
+        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
+    }
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> {
+        requireInside("ObjectContext.insertedObjects")
+        return Set(inserted)
+    }
+
+    /// Saved objects changed since the last save (including relationship changes).
+    public var updatedObjects: Set<ManagedObject> {
+        requireInside("ObjectContext.updatedObjects")
+        return Set(updated + touched.filter { !$0.state.contains(.updated) })
+    }
+
+    /// Saved objects marked for deletion at the next save.
+    public var deletedObjects: Set<ManagedObject> {
+        requireInside("ObjectContext.deletedObjects")
+        return Set(deleted.filter { $0.key > 0 && !$0.state.contains(.inserted) })
+    }
+
+    /// The store's UUID, as carried by object IDs.
+    public var storeIdentifier: UUID { link.storeIdentifier }
+}
+
+/// Identifies one pending many-to-many change.
+struct JoinChangeKey: Hashable {
+    let join: Int
+    let left: ObjectIdentifier
+    let right: ObjectIdentifier
+}
+
+/// A pending many-to-many link or unlink between two objects.
+struct JoinChange {
+    let join: Int
+    let left: ManagedObject
+    let right: ManagedObject
+    var isLink: Bool
+}

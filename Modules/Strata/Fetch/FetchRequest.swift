@@ -1,0 +1,40 @@
+public import Foundation
+
+/// What to fetch: an entity, an optional `Predicate`, sort descriptors, a limit and an offset.
+///
+/// ```swift
+/// let request = FetchRequest<Account>(
+///     predicate: #Predicate { $0.balance > 100 && $0.name.starts(with: "Ch") },
+///     sortBy: [SortDescriptor(\.balance, order: .reverse)],
+///     fetchLimit: 20)
+/// let accounts = try context.fetch(request)
+/// ```
+///
+/// Semantics (the same on every engine, and in memory):
+/// - Strings compare by Unicode scalar values (binary UTF-8 order), in predicates and sorts,
+///   whatever comparator a `SortDescriptor` names. `contains` and `starts(with:)` match bytes.
+/// - nil sorts first in ascending order (last in descending).
+/// - Ties are broken by primary key, ascending, so results are stable.
+/// - Dates compare at full `Double` precision.
+/// - Comparisons, `&&`, `||`, `!`, nil checks, `contains`, `starts(with:)`, membership in a
+///   constant collection and relationship-key equality (`$0.$account == id`) run in the engine.
+///   Anything else is evaluated in memory with the same results; no part of a predicate is dropped.
+/// - Unsaved changes in the context are included: inserted objects that match, changed values,
+///   and no deleted objects.
+public struct FetchRequest<Entity: ManagedObject> {
+    public var predicate: Predicate<Entity>?
+    public var sortBy: [SortDescriptor<Entity>]
+    /// At most this many results; nil for all.
+    public var fetchLimit: Int?
+    /// Skip this many results first.
+    public var fetchOffset: Int
+
+    public init(
+        predicate: Predicate<Entity>? = nil, sortBy: [SortDescriptor<Entity>] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0
+    ) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
+}

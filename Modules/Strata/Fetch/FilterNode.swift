@@ -1,0 +1,50 @@
+import Foundation
+
+/// A compiled predicate: engine-neutral filters where the compiler understood the
+/// expression, and opaque sub-expressions evaluated in memory where it did not.
+indirect enum FilterNode {
+    case filter(Filter)
+    case and([FilterNode])
+    case or([FilterNode])
+    case not(FilterNode)
+    /// Evaluated by Foundation against the object itself.
+    case opaque((PredicateBindings) throws -> Bool)
+
+    /// The node as a pure engine filter, when no part is opaque.
+    var pureFilter: Filter? {
+        switch self {
+        case .filter(let filter): return filter
+        case .and(let parts):
+            let filters = parts.compactMap(\.pureFilter)
+            return filters.count == parts.count ? .and(filters) : nil
+        case .or(let parts):
+            let filters = parts.compactMap(\.pureFilter)
+            return filters.count == parts.count ? .or(filters) : nil
+        case .not(let inner): return inner.pureFilter.map(Filter.not)
+        case .opaque: return nil
+        }
+    }
+
+    /// The strongest pure filter implied by the node: every row the node accepts passes it.
+    var impliedFilter: Filter? {
+        if let pure = pureFilter { return pure }
+        guard case .and(let parts) = self else { return nil }
+        let filters = parts.compactMap(\.impliedFilter)
+        return filters.isEmpty ? nil : .and(filters)
+    }
+
+    /// Evaluates the node against an object's current values.
+    func matches(_ object: ManagedObject, bindings: PredicateBindings) throws -> Bool {
+        switch self {
+        case .filter(let filter): return filter.matches(object.values, key: object.key)
+        case .and(let parts):
+            for part in parts where try !part.matches(object, bindings: bindings) { return false }
+            return true
+        case .or(let parts):
+            for part in parts where try part.matches(object, bindings: bindings) { return true }
+            return false
+        case .not(let inner): return try !inner.matches(object, bindings: bindings)
+        case .opaque(let evaluate): return try evaluate(bindings)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+public import Foundation
+
+/// A Swift type an ``Attribute`` can hold: `Bool`, `Int`, `Int64`, `Double`, `String`, `Date`,
+/// `Data`, `UUID`, and the optional form of each.
+///
+/// Conversions are exact: dates keep their full `Double` precision
+/// (`timeIntervalSinceReferenceDate`), UUIDs are 16 bytes.
+public protocol AttributeValue: Sendable {
+    /// The column type this Swift type maps to.
+    static var columnType: ColumnType { get }
+    /// Whether the type admits nil.
+    static var isOptional: Bool { get }
+    /// Converts a stored value back; nil when the stored value has the wrong shape.
+    init?(storedValue: StoredValue)
+    /// The value as stored.
+    var storedValue: StoredValue { get }
+}
+
+extension AttributeValue {
+    public static var isOptional: Bool { false }
+}
+
+extension Bool: AttributeValue {
+    public static var columnType: ColumnType { .bool }
+    public init?(storedValue: StoredValue) {
+        guard case .integer(let v) = storedValue, v == 0 || v == 1 else { return nil }
+        self = v == 1
+    }
+    public var storedValue: StoredValue { .integer(self ? 1 : 0) }
+}
+
+extension Int: AttributeValue {
+    public static var columnType: ColumnType { .int }
+    public init?(storedValue: StoredValue) {
+        guard case .integer(let v) = storedValue, let value = Int(exactly: v) else { return nil }
+        self = value
+    }
+    public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension Int64: AttributeValue {
+    public static var columnType: ColumnType { .int64 }
+    public init?(storedValue: StoredValue) {
+        guard case .integer(let v) = storedValue else { return nil }
+        self = v
+    }
+    public var storedValue: StoredValue { .integer(self) }
+}
+
+extension Double: AttributeValue {
+    public static var columnType: ColumnType { .double }
+    public init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .real(let v): self = v
+        case .integer(let v): self = Double(v)
+        default: return nil
+        }
+    }
+    public var storedValue: StoredValue { .real(self) }
+}
+
+extension String: AttributeValue {
+    public static var columnType: ColumnType { .string }
+    public init?(storedValue: StoredValue) {
+        guard case .text(let v) = storedValue else { return nil }
+        self = v
+    }
+    public var storedValue: StoredValue { .text(self) }
+}
+
+extension Date: AttributeValue {
+    public static var columnType: ColumnType { .date }
+    public init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .real(let v): self = Date(timeIntervalSinceReferenceDate: v)
+        case .integer(let v): self = Date(timeIntervalSinceReferenceDate: Double(v))
+        default: return nil
+        }
+    }
+    public var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
+}
+
+extension Data: AttributeValue {
+    public static var columnType: ColumnType { .data }
+    public init?(storedValue: StoredValue) {
+        guard case .blob(let v) = storedValue else { return nil }
+        self = v
+    }
+    public var storedValue: StoredValue { .blob(self) }
+}
+
+extension UUID: AttributeValue {
+    public static var columnType: ColumnType { .uuid }
+    public init?(storedValue: StoredValue) {
+        guard case .blob(let v) = storedValue, v.count == 16 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { _ = v.copyBytes(to: $0) }
+        self = UUID(uuid: bytes)
+    }
+    public var storedValue: StoredValue {
+        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+    }
+}
+
+extension Optional: AttributeValue where Wrapped: AttributeValue {
+    public static var columnType: ColumnType { Wrapped.columnType }
+    public static var isOptional: Bool { true }
+    public init?(storedValue: StoredValue) {
+        if case .null = storedValue {
+            self = .none
+        } else if let value = Wrapped(storedValue: storedValue) {
+            self = .some(value)
+        } else {
+            return nil
+        }
+    }
+    public var storedValue: StoredValue { self?.storedValue ?? .null }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import Synchronization
+
+/// Everything Strata knows about one model class, built once per process by reflection.
+///
+/// Properties are the `@Attribute` and `@Relationship` wrappers in declaration order (base
+/// class first). Attributes and to-one relationships own a column; to-many relationships do
+/// not. A model is immutable once published by ``ModelRegistry``, except for the lock-free
+/// storage-key-path cache that makes property access cheap.
+final class EntityModel: @unchecked Sendable {
+    let type: ManagedObject.Type
+    let name: String
+    let properties: [PropertyModel]
+    /// Column number → property index.
+    let columnProperties: [Int]
+    /// Column defaults for new objects.
+    let defaults: ContiguousArray<StoredValue>
+    let declaredIndexes: [EntityIndex]
+    /// Filled by the registry before the model is published; read-only afterwards.
+    fileprivate(set) var relations: [RelationModel?]
+    /// Prototype instance used to map key paths to properties (under ``ModelRegistry/lock``).
+    let prototype: ManagedObject
+    /// Per property: the identity of the storage key path the wrapper passes, 0 until seen.
+    private let storageIDs: [StorageID]
+    /// Key path → property index, for predicates, sorts and inverses (under the registry lock).
+    private var keyPathCache: [AnyKeyPath: Int] = [:]
+
+    var columnCount: Int { columnProperties.count }
+
+    fileprivate init(type: ManagedObject.Type) throws(StrataError) {
+        self.type = type
+        self.name = type.entityName
+        guard EntityName.isValid(name) else {
+            throw .invalidSchema("entity name \(String(reflecting: name)) must be ASCII letters, digits and _")
+        }
+        let prototype = type.init()
+        prototype.state.insert(.prototype)
+        let twin = type.init()
+        let declared = Self.declarations(of: prototype)
+        let twinDeclared = Self.declarations(of: twin)
+        var properties: [PropertyModel] = []
+        var columnProperties: [Int] = []
+        var defaults = ContiguousArray<StoredValue>()
+        for (index, (label, value)) in declared.enumerated() {
+            let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
+            if let attribute = value as? any AttributeDeclaration {
+                let twinDefault = (twinDeclared[index].1 as? any AttributeDeclaration)?.defaultStoredValue
+                guard twinDefault == attribute.defaultStoredValue else {
+                    throw .invalidSchema("\(type.entityName).\(propertyName) has a default that changes per instance (such as Date() or UUID()); give it a constant default and set the value in awakeFromInsert()")
+                }
+                if case .real(let v) = attribute.defaultStoredValue, v.isNaN {
+                    throw .invalidSchema("\(type.entityName).\(propertyName) defaults to NaN, which cannot be stored")
+                }
+                properties.append(PropertyModel(name: propertyName, column: columnProperties.count, kind: .attribute(attribute.columnType, isOptional: attribute.isOptional, options: attribute.declaredOptions)))
+                columnProperties.append(index)
+                defaults.append(attribute.defaultStoredValue)
+            } else if let relationship = value as? any RelationshipDeclaration {
+                var column: Int?
+                if !relationship.isToMany {
+                    column = columnProperties.count
+                    columnProperties.append(index)
+                    defaults.append(.null)
+                }
+                properties.append(PropertyModel(name: propertyName, column: column, kind: .relationship(relationship)))
+            }
+        }
+        for property in properties where !EntityName.isValid(property.name) || property.name == "id" || property.name == "version" {
+            throw .invalidSchema("\(type.entityName).\(property.name): property names must be ASCII identifiers other than id and version")
+        }
+        self.properties = properties
+        self.columnProperties = columnProperties
+        self.defaults = defaults
+        self.declaredIndexes = type.indexes
+        self.relations = Array(repeating: nil, count: properties.count)
+        self.prototype = prototype
+        self.storageIDs = properties.map { _ in StorageID() }
+        prototype.model = self
+        prototype.values = defaults
+    }
+
+    /// The wrapper-backed stored properties of an instance, base class first.
+    private static func declarations(of object: ManagedObject) -> [(String, Any)] {
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror, current.subjectType != ManagedObject.self {
+            mirrors.append(current)
+            mirror = current.superclassMirror
+        }
+        return mirrors.reversed().flatMap { mirror in
+            mirror.children.compactMap { child -> (String, Any)? in
+                guard let label = child.label, child.value is any PropertyProbe else { return nil }
+                return (label, child.value)
+            }
+        }
+    }
+
+    /// The property a wrapper's storage key path belongs to: a lock-free scan after the first use.
+    @inline(__always)
+    func propertyIndex<Object: ManagedObject, Wrapper: PropertyProbe>(forStorage keyPath: ReferenceWritableKeyPath<Object, Wrapper>) -> Int {
+        let id = UInt(bitPattern: ObjectIdentifier(keyPath))
+        for index in storageIDs.indices where storageIDs[index].value.load(ordering: .relaxed) == id {
+            return index
+        }
+        return resolveStorage(keyPath, id: id)
+    }
+
+    private func resolveStorage<Object: ManagedObject, Wrapper: PropertyProbe>(_ keyPath: ReferenceWritableKeyPath<Object, Wrapper>, id: UInt) -> Int {
+        ModelRegistry.withLock {
+            guard let prototype = prototype as? Object else {
+                fatalError("Strata: \(Object.self) is not the entity \(name); entity subclasses of entities are not supported")
+            }
+            prototype[keyPath: keyPath].isProbed = true
+            defer { prototype[keyPath: keyPath].isProbed = false }
+            let declared = Self.declarations(of: prototype)
+            guard let index = declared.firstIndex(where: { ($0.1 as? any PropertyProbe)?.isProbed == true }) else {
+                fatalError("Strata: could not map a property wrapper of \(name) to its declaration")
+            }
+            storageIDs[index].value.store(id, ordering: .relaxed)
+            return index
+        }
+    }
+
+    /// The property a key path such as `\Account.balance` (or `\Transaction.$account`) reads,
+    /// or nil when it is not a single stored property of this entity.
+    func propertyIndex(forKeyPath keyPath: AnyKeyPath) -> Int? {
+        ModelRegistry.withLock {
+            if let cached = keyPathCache[keyPath] { return cached }
+            guard Swift.type(of: keyPath).rootType == self.type else { return nil }
+            prototype.recordedAccesses = []
+            _ = prototype[keyPath: keyPath]
+            let accesses = prototype.recordedAccesses ?? []
+            prototype.recordedAccesses = nil
+            guard accesses.count == 1, let only = accesses.first, only.keyPath == keyPath else { return nil }
+            keyPathCache[keyPath] = only.property
+            return only.property
+        }
+    }
+
+    /// The index of the property called `name`.
+    func propertyIndex(named name: String) -> Int? {
+        properties.firstIndex { $0.name == name }
+    }
+}
+
+/// One atomic word, boxed so an array of them can be shared.
+private final class StorageID: Sendable {
+    let value = Atomic<UInt>(0)
+}
+
+/// A declared property of an entity.
+struct PropertyModel {
+    enum Kind {
+        case attribute(ColumnType, isOptional: Bool, options: AttributeOptions)
+        case relationship(any RelationshipDeclaration)
+    }
+
+    let name: String
+    /// The column this property owns (attributes and to-one relationships).
+    let column: Int?
+    let kind: Kind
+
+    var isRelationship: Bool {
+        if case .relationship = kind { return true }
+        return false
+    }
+}
+
+/// A relationship with its inverse resolved.
+struct RelationModel {
+    let property: Int
+    let target: EntityModel
+    let inverseProperty: Int
+    let isToMany: Bool
+    let inverseIsToMany: Bool
+    let deleteRule: DeleteRule
+    /// For many-to-many: the join name, and whether this side is the join's left side.
+    let joinName: String?
+    let isJoinLeft: Bool
+}
+
+/// The process-wide cache of entity models, one per model class.
+enum ModelRegistry {
+    private static let lock = NSRecursiveLock()
+    nonisolated(unsafe) private static var models: [ObjectIdentifier: EntityModel] = [:]
+
+    static func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The published model for a class, building it (and every class its relationships
+    /// reach) on first use.
+    static func model(for type: ManagedObject.Type) throws(StrataError) -> EntityModel {
+        do {
+            return try withLock {
+                if let model = models[ObjectIdentifier(type)] { return model }
+                var pending: [EntityModel] = []
+                let model = try build(type, pending: &pending)
+                for candidate in pending { try resolveRelations(of: candidate, pending: &pending) }
+                for candidate in pending { models[ObjectIdentifier(candidate.type)] = candidate }
+                return model
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw .invalidSchema(String(describing: error))
+        }
+    }
+
+    private static func build(_ type: ManagedObject.Type, pending: inout [EntityModel]) throws -> EntityModel {
+        if let model = models[ObjectIdentifier(type)] ?? pending.first(where: { $0.type == type }) { return model }
+        let model = try EntityModel(type: type)
+        pending.append(model)
+        return model
+    }
+
+    private static func resolveRelations(of model: EntityModel, pending: inout [EntityModel]) throws {
+        for (index, property) in model.properties.enumerated() {
+            guard case .relationship(let declaration) = property.kind else { continue }
+            let target = try build(declaration.targetType, pending: &pending)
+            let place = "\(model.name).\(property.name)"
+            guard let inverseKeyPath = declaration.inverseKeyPath,
+                let inverseIndex = target.propertyIndex(forKeyPath: inverseKeyPath),
+                case .relationship(let inverse) = target.properties[inverseIndex].kind
+            else {
+                throw StrataError.invalidSchema("\(place): its inverse must be a @Relationship property of \(target.name)")
+            }
+            guard inverse.targetType == model.type else {
+                throw StrataError.invalidSchema("\(place): its inverse \(target.name).\(target.properties[inverseIndex].name) points at \(inverse.targetType), not \(model.name)")
+            }
+            if let back = inverse.inverseKeyPath, model.propertyIndex(forKeyPath: back) != index {
+                throw StrataError.invalidSchema("\(place) and \(target.name).\(target.properties[inverseIndex].name) must name each other as inverses")
+            }
+            var joinName: String?
+            var isLeft = false
+            if declaration.isToMany && inverse.isToMany {
+                let mine = "\(model.name)_\(property.name)"
+                let theirs = "\(target.name)_\(target.properties[inverseIndex].name)"
+                isLeft = mine <= theirs
+                joinName = isLeft ? "\(mine)__\(theirs)" : "\(theirs)__\(mine)"
+            }
+            model.relations[index] = RelationModel(
+                property: index, target: target, inverseProperty: inverseIndex,
+                isToMany: declaration.isToMany, inverseIsToMany: inverse.isToMany,
+                deleteRule: declaration.declaredDeleteRule, joinName: joinName, isJoinLeft: isLeft)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import Synchronization
+
+/// The base class of every model class: an object in a context's graph, backed by one row.
+///
+/// Subclass it, declare properties with ``Attribute`` and ``Relationship``, and list the
+/// class in a ``Schema``:
+///
+/// ```swift
+/// final class Account: ManagedObject {
+///     @Attribute(.unique) var name = ""
+///     @Attribute var balance: Int64 = 0
+///     @Relationship(inverse: \Transaction.account, deleteRule: .deny)
+///     var transactions: RelatedObjects<Transaction>
+/// }
+///
+/// try await context.perform {
+///     let account = Account(context: context)
+///     account.name = "Checking"
+///     try context.save()
+/// }
+/// ```
+///
+/// Lifetime rule: an object belongs to the context that inserted or fetched it and is valid
+/// only inside that context's `perform`. It is not `Sendable`; pass its ``objectID`` instead.
+/// Using it anywhere else stops the program with a message naming the call.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    final var model: EntityModel?
+    final var link: ContextLink?
+    /// Column values in ``EntityModel`` column order.
+    final var values = ContiguousArray<StoredValue>()
+    /// Values as last loaded or saved, kept from the first change until save or rollback.
+    final var committedValues: ContiguousArray<StoredValue>?
+    final var key: Int64 = 0
+    final var temporarySerial: UInt64 = 0
+    final var version: Int64 = 0
+    final var state: ObjectState = []
+    final var relations: RelationState?
+    /// While mapping key paths on a prototype: the properties read, with the key path used.
+    final var recordedAccesses: [(property: Int, keyPath: AnyKeyPath)]?
+
+    /// Creates an object that belongs to no context yet; insert it with ``ObjectContext/insert(_:)``.
+    /// Subclasses must keep this initializer (all their properties have defaults).
+    public required init() {}
+
+    /// Creates an object and inserts it into `context`.
+    ///
+    /// Call inside `context.perform`. The object gets a temporary ``objectID`` until saved.
+    public convenience init(context: ObjectContext) {
+        self.init()
+        context.insert(self)
+    }
+
+    /// The entity name: the class name unless overridden. It names the table and appears in URIs.
+    open class var entityName: String { String(describing: self) }
+
+    /// Secondary indexes and multi-attribute uniqueness constraints of the entity.
+    ///
+    /// ```swift
+    /// override class var indexes: [EntityIndex] {
+    ///     [.unique(\Account.currency, \Account.name), .index(\Account.openedAt)]
+    /// }
+    /// ```
+    open class var indexes: [EntityIndex] { [] }
+
+    /// Called once when the object is inserted into a context: set per-object defaults here
+    /// (creation dates, UUIDs). Runs inside `perform`.
+    open func awakeFromInsert() {}
+
+    /// Called at save for every inserted or updated object before anything is written.
+    /// Throw to refuse the save; the error reaches the caller of `save()` unchanged.
+    open func validateForSave() throws {}
+
+    /// The object's ID: temporary until the first save, permanent after.
+    public final var objectID: ObjectID {
+        guard let link else { fatalError("Strata misuse: \(Self.entityName).objectID read before the object was inserted into a context") }
+        checkAccess { "\(Self.entityName).objectID" }
+        let name = model?.name ?? Self.entityName
+        if key > 0 { return ObjectID(storeIdentifier: link.storeIdentifier, entityName: name, kind: .permanent(key)) }
+        return ObjectID(storeIdentifier: link.storeIdentifier, entityName: name, kind: .temporary(temporarySerial))
+    }
+
+    /// The context the object belongs to, or nil before insertion.
+    public final var managedObjectContext: ObjectContext? { link?.context }
+
+    /// Inserted into its context and not saved yet.
+    public final var isInserted: Bool { state.contains(.inserted) }
+    /// Changed since the last save.
+    public final var isUpdated: Bool { state.contains(.updated) }
+    /// Marked for deletion at the next save, or deleted by a save.
+    public final var isDeleted: Bool { state.contains(.deleted) }
+    /// Inserted, updated or deleted and not saved yet.
+    public final var hasChanges: Bool { !state.intersection([.inserted, .updated, .deleted, .touched]).isEmpty }
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        let id = key > 0 ? "p\(key)" : "t\(temporarySerial)"
+        return "<\(Self.entityName) \(id)>"
+    }
+
+    /// Stops the program when the object is used outside its context's `perform`.
+    @inline(__always)
+    final func checkAccess(_ api: () -> String) {
+        guard let link else { return }
+        if link.ownerThread.load(ordering: .relaxed) != CurrentThread.id {
+            Misuse.fail("\(api()) was used outside its context's perform { }. Objects are confined to the perform call of the context that fetched or inserted them: move this code inside `try await context.perform { … }` and pass object IDs, not objects, between operations.")
+        }
+    }
+
+    /// The model, resolving it for objects not yet inserted.
+    @inline(__always)
+    final var resolvedModel: EntityModel {
+        if let model { return model }
+        do {
+            let model = try ModelRegistry.model(for: type(of: self))
+            self.model = model
+            values = model.defaults
+            return model
+        } catch {
+            Misuse.fail("\(Self.self) cannot be used as an entity: \(error)")
+        }
+    }
+
+    /// Maps a wrapper's storage key path to its property index (and records the access on a prototype).
+    @inline(__always)
+    final func property<Object: ManagedObject, Wrapper: PropertyProbe>(
+        for storage: ReferenceWritableKeyPath<Object, Wrapper>, accessedAs keyPath: AnyKeyPath
+    ) -> Int {
+        let index = resolvedModel.propertyIndex(forStorage: storage)
+        if recordedAccesses != nil { recordedAccesses?.append((index, keyPath)) }
+        return index
+    }
+
+    /// Reads an attribute column.
+    @inline(__always)
+    final func readColumn(_ property: Int) -> StoredValue {
+        let model = resolvedModel
+        checkAccess { "\(model.name).\(model.properties[property].name)" }
+        return values[model.properties[property].column!]
+    }
+
+    /// Writes an attribute column, tracking the change.
+    final func writeColumn(_ property: Int, _ value: StoredValue) {
+        let model = resolvedModel
+        checkAccess { "\(model.name).\(model.properties[property].name)" }
+        if state.contains(.prototype) { return }
+        setColumn(model.properties[property].column!, value)
+    }
+
+    /// Sets a column and marks the object updated (saved objects only).
+    final func setColumn(_ column: Int, _ value: StoredValue) {
+        if !state.contains(.inserted), let link {
+            if committedValues == nil { committedValues = values }
+            if !state.contains(.updated) {
+                state.insert(.updated)
+                link.context?.registerUpdate(self)
+            }
+        }
+        values[column] = value
+    }
+}
+
+/// Per-object change-tracking flags.
+struct ObjectState: OptionSet {
+    let rawValue: UInt16
+    static let inserted = ObjectState(rawValue: 1 << 0)
+    static let updated = ObjectState(rawValue: 1 << 1)
+    static let deleted = ObjectState(rawValue: 1 << 2)
+    /// A to-many relationship changed: the row's version must be bumped at save.
+    static let touched = ObjectState(rawValue: 1 << 3)
+    /// A to-one relationship changed in memory since the last save.
+    static let relationDirty = ObjectState(rawValue: 1 << 4)
+    static let prototype = ObjectState(rawValue: 1 << 5)
+    /// The object was deleted by a save and no longer belongs to the store.
+    static let gone = ObjectState(rawValue: 1 << 6)
+}
+
+/// A model class's declared index or multi-attribute uniqueness constraint.
+public struct EntityIndex: @unchecked Sendable {
+    let keyPaths: [AnyKeyPath]
+    let isUnique: Bool
+
+    /// An index over the given attributes, most significant first.
+    public static func index(_ keyPaths: AnyKeyPath...) -> EntityIndex {
+        EntityIndex(keyPaths: keyPaths, isUnique: false)
+    }
+
+    /// A uniqueness constraint over the given attributes taken together.
+    public static func unique(_ keyPaths: AnyKeyPath...) -> EntityIndex {
+        EntityIndex(keyPaths: keyPaths, isUnique: true)
+    }
+}
+
+/// Program-stopping misuse reports, in one place so the wording stays consistent.
+enum Misuse {
+    static func fail(_ message: String) -> Never {
+        fatalError("Strata misuse: \(message)")
+    }
+}

@@ -1,0 +1,140 @@
+/// Declares a relationship on a ``ManagedObject`` subclass: to-one (`Target?`) or to-many
+/// (``RelatedObjects``), each with a declared inverse so both sides stay in sync.
+///
+/// ```swift
+/// final class Account: ManagedObject {
+///     @Relationship(inverse: \Transaction.account, deleteRule: .deny)
+///     var transactions: RelatedObjects<Transaction>
+/// }
+/// final class Transaction: ManagedObject {
+///     @Relationship(inverse: \Account.transactions) var account: Account?
+/// }
+/// ```
+///
+/// A to-one relationship is stored as a foreign key; a to-many whose inverse is to-one is
+/// derived from it; a to-many whose inverse is to-many (many-to-many) uses a join table.
+/// Related objects load lazily on first access, inside the context. Delete rules are applied
+/// at save. The projected value (`$account`) is the related object's ``ObjectID``, usable in
+/// predicates: `#Predicate<Transaction> { $0.$account == accountID }`.
+///
+/// Lifetime rule: use relationships only inside the owning context's `perform`, and only on
+/// inserted or fetched objects.
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue> {
+    let inverse: AnyKeyPath?
+    let deleteRule: DeleteRule
+    var isProbed = false
+
+    /// A to-one relationship.
+    /// - Parameters:
+    ///   - inverse: the property on the target that points back (to-one or to-many).
+    ///   - deleteRule: what deleting this object does to the target (default `.nullify`).
+    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>, deleteRule: DeleteRule = .nullify)
+    where Value == Target? {
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+    }
+
+    /// A to-many relationship.
+    /// - Parameters:
+    ///   - inverse: the property on the target that points back (to-one, or to-many for many-to-many).
+    ///   - deleteRule: what deleting this object does to the targets (default `.nullify`).
+    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>, deleteRule: DeleteRule = .nullify)
+    where Value == RelatedObjects<Target> {
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+    }
+
+    @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        set { fatalError("unavailable") }
+    }
+
+    @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+    public var projectedValue: Value.Projection {
+        fatalError("unavailable")
+    }
+
+    /// Reads and writes the related object(s) through the owning context.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get { Value._read(owner: object, property: object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)) }
+        set { Value._write(newValue, owner: object, property: object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)) }
+    }
+
+    /// The related object IDs, for predicates and for passing across `perform`.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        projected projectedKeyPath: KeyPath<Object, Value.Projection>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value.Projection {
+        Value._project(owner: object, property: object.property(for: storageKeyPath, accessedAs: projectedKeyPath))
+    }
+}
+
+/// What deleting an object does to the objects its relationship points at, applied at save.
+public enum DeleteRule: String, Sendable, Hashable {
+    /// The targets stay; their inverse relationship forgets the deleted object.
+    case nullify
+    /// The targets are deleted too (and their own rules apply).
+    case cascade
+    /// The save fails with ``StrataError/validation(_:)`` while any target exists.
+    case deny
+}
+
+/// A value a ``Relationship`` can hold: `Target?` (to-one) or ``RelatedObjects`` (to-many).
+///
+/// The underscored requirements are implementation details of the property wrapper.
+public protocol RelationshipValue {
+    associatedtype Target: ManagedObject
+    associatedtype Projection
+    static var isToMany: Bool { get }
+    static func _read(owner: ManagedObject, property: Int) -> Self
+    static func _write(_ value: Self, owner: ManagedObject, property: Int)
+    static func _project(owner: ManagedObject, property: Int) -> Projection
+}
+
+extension Optional: RelationshipValue where Wrapped: ManagedObject {
+    public typealias Target = Wrapped
+    public typealias Projection = ObjectID?
+    public static var isToMany: Bool { false }
+
+    public static func _read(owner: ManagedObject, property: Int) -> Wrapped? {
+        owner.toOneTarget(property).map { $0 as! Wrapped }
+    }
+
+    public static func _write(_ value: Wrapped?, owner: ManagedObject, property: Int) {
+        owner.setToOneTarget(property, value)
+    }
+
+    public static func _project(owner: ManagedObject, property: Int) -> ObjectID? {
+        owner.toOneTargetID(property)
+    }
+}
+
+/// What the schema builder reads from a `@Relationship` through reflection.
+protocol RelationshipDeclaration {
+    var targetType: ManagedObject.Type { get }
+    var isToMany: Bool { get }
+    var inverseKeyPath: AnyKeyPath? { get }
+    var declaredDeleteRule: DeleteRule { get }
+}
+
+extension Relationship: RelationshipDeclaration {
+    var targetType: ManagedObject.Type { Value.Target.self }
+    var isToMany: Bool { Value.isToMany }
+    var inverseKeyPath: AnyKeyPath? { inverse }
+    var declaredDeleteRule: DeleteRule { deleteRule }
+}
+
+extension Relationship: PropertyProbe {}
+
+/// A property wrapper whose instances can be marked, so the schema builder can find which
+/// declared property a key path reaches.
+protocol PropertyProbe {
+    var isProbed: Bool { get set }
+}
