@@ -32,13 +32,16 @@ struct SQLiteFilterSQL {
             let name = try name(column)
             guard entity.columns[column].type.storageClass == .text else { sql += "0"; return }
             // Byte-wise search: instr over BLOBs compares bytes, unlike LIKE.
-            sql += "(\(name) IS NOT NULL AND instr(CAST(\(name) AS BLOB), CAST(? AS BLOB)) > 0)"
+            sql += "(\(name) IS NOT NULL AND coalesce(instr(CAST(\(name) AS BLOB), CAST(? AS BLOB)) > 0, 0))"
             parameters.append(.text(substring))
         case .hasPrefix(let column, let prefix):
             let name = try name(column)
             guard entity.columns[column].type.storageClass == .text else { sql += "0"; return }
-            // substr over a BLOB counts bytes; comparing BLOBs is memcmp.
-            sql += "(\(name) IS NOT NULL AND substr(CAST(\(name) AS BLOB), 1, ?) = CAST(? AS BLOB))"
+            // The empty prefix matches every non-null text (and substr of an empty BLOB is NULL).
+            guard !prefix.isEmpty else { sql += "(\(name) IS NOT NULL)"; return }
+            // substr over a BLOB counts bytes; comparing BLOBs is memcmp. coalesce keeps the
+            // leaf two-valued when the text is empty (substr then yields NULL).
+            sql += "(\(name) IS NOT NULL AND coalesce(substr(CAST(\(name) AS BLOB), 1, ?) = CAST(? AS BLOB), 0))"
             parameters.append(.integer(Int64(prefix.utf8.count)))
             parameters.append(.text(prefix))
         case .isIn(let column, let values):
