@@ -113,7 +113,7 @@ final class RawSQLite {
     private var db: OpaquePointer?
 
     init(path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
             throw StrataError.io("raw open of \(path) failed")
         }
         sqlite3_busy_timeout(db, 5000)
