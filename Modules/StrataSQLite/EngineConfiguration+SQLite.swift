@@ -1,0 +1,29 @@
+public import Foundation
+public import Strata
+
+extension EngineConfiguration {
+    /// A SQLite store in one file (plus its `-wal` and `-shm` companions while open).
+    ///
+    /// The file is created when missing. It is an ordinary SQLite database: one table per
+    /// entity, one per many-to-many join, and a `strata_metadata` table; the `sqlite3` tool can
+    /// read it.
+    ///
+    /// ```swift
+    /// let url = URL(filePath: "/var/lib/app/ledger.sqlite")
+    /// let engine = try EngineConfiguration.sqlite(at: url).open(schema)
+    /// ```
+    /// - Parameters:
+    ///   - url: the store file's location (a file URL).
+    ///   - options: busy timeout, read-connection pool size and durability.
+    /// - Returns: a configuration whose `open` creates or opens the store. Opening throws
+    ///   `StrataError.notAStore` for a file that is not a Strata SQLite store (garbage, an empty
+    ///   file, a directory such as an LMDB store, another application's database),
+    ///   `.schemaMismatch` when the store was created with another schema version,
+    ///   `.invalidSchema` when the schema cannot be laid out as tables, and `.io` / `.busy` /
+    ///   `.storeCorrupt` as SQLite reports.
+    public static func sqlite(at url: URL, options: SQLiteOptions = .init()) -> EngineConfiguration {
+        EngineConfiguration(name: "sqlite", location: url) { schema in
+            try SQLiteEngine(url: url, schema: schema, options: options)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CSQLite
+import Foundation
+import Strata
+
+/// One SQLite connection and its prepared-statement cache.
+///
+/// `@unchecked Sendable`: a connection is used by one thread at a time. The engine hands it
+/// over under a `Mutex` (the writer) or through the reader pool, never sharing it concurrently.
+final class SQLiteConnection: @unchecked Sendable {
+    private(set) var db: OpaquePointer?
+    let path: String
+    private var cache: [String: SQLiteStatement] = [:]
+    /// Statements beyond this many are prepared uncached (filter shapes can be unbounded).
+    private static let cacheLimit = 256
+
+    /// Opens a connection.
+    /// - Parameters:
+    ///   - readOnly: open with `SQLITE_OPEN_READONLY` (readers); otherwise read-write, creating
+    ///     the file when missing.
+    ///   - busyTimeout: milliseconds to wait for locks before `SQLITE_BUSY`.
+    /// - Throws: `.io`, `.notAStore`, `.busy` as SQLite reports.
+    init(path: String, readOnly: Bool, busyTimeout: Int32) throws(StrataError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        if rc != SQLITE_OK {
+            let error = strataError(for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        db = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeout)
+    }
+
+    deinit { close() }
+
+    /// Whether ``close()`` has run.
+    var isClosed: Bool { db == nil }
+
+    /// Finalizes every cached statement and closes the connection. Idempotent.
+    func close() {
+        for statement in cache.values { statement.finalize() }
+        cache.removeAll()
+        if let db { sqlite3_close_v2(db) }
+        db = nil
+    }
+
+    /// Runs one or more SQL statements that take no parameters (DDL, BEGIN, COMMIT, PRAGMA).
+    func execute(_ sql: String) throws(StrataError) {
+        guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
+        try check(sqlite3_exec(db, sql, nil, nil, nil), db: db, path: path)
+    }
+
+    /// The cached prepared statement for `sql`, preparing it on first use.
+    ///
+    /// The caller binds, steps and then calls ``SQLiteStatement/reset()``.
+    func statement(_ sql: String) throws(StrataError) -> SQLiteStatement {
+        if let cached = cache[sql] { return cached }
+        let statement = try prepare(sql)
+        if cache.count < Self.cacheLimit { cache[sql] = statement }
+        return statement
+    }
+
+    private func prepare(_ sql: String) throws(StrataError) -> SQLiteStatement {
+        guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
+        var handle: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        try check(rc, db: db, path: path)
+        guard let handle else { throw .misuse("empty SQL statement: \(sql)") }
+        return SQLiteStatement(handle: handle, sql: sql, path: path)
+    }
+
+    /// Runs a query returning one integer (or nil when it returns no row or NULL).
+    func queryInt64(_ sql: String, _ parameters: [StoredValue] = []) throws(StrataError) -> Int64? {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        for (offset, value) in parameters.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+        guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+        return statement.int64(at: 0)
+    }
+
+    /// Runs a query returning one text (or nil).
+    func queryText(_ sql: String, _ parameters: [StoredValue] = []) throws(StrataError) -> String? {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        for (offset, value) in parameters.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+        guard try statement.step() else { return nil }
+        return statement.text(at: 0)
+    }
+
+    /// Rolls back the open transaction, if any, ignoring errors (used on failure paths).
+    func rollbackQuietly() {
+        guard let db, sqlite3_get_autocommit(db) == 0 else { return }
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+    }
+
+    /// Whether a transaction is open.
+    var inTransaction: Bool {
+        guard let db else { return false }
+        return sqlite3_get_autocommit(db) == 0
+    }
+}

@@ -1,0 +1,145 @@
+import Strata
+
+extension SQLiteEngine {
+    func commit(_ changes: ChangeSet) throws {
+        if changes.isEmpty { return }
+        try withWriter { (connection, _) throws(StrataError) in
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(StrataError) {
+                var writer = CommitWriter(engine: self, connection: connection)
+                try writer.apply(changes)
+                if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
+                if let violation = writer.violation { throw violation }
+                try connection.execute("COMMIT")
+            } catch {
+                connection.rollbackQuietly()
+                throw error
+            }
+        }
+    }
+}
+
+/// Applies one change set inside an open write transaction, collecting version conflicts.
+private struct CommitWriter {
+    let engine: SQLiteEngine
+    let connection: SQLiteConnection
+    var conflicts: [VersionConflict] = []
+    /// The first uniqueness violation; reported when there are no conflicts.
+    var violation: StrataError?
+
+    init(engine: SQLiteEngine, connection: SQLiteConnection) {
+        self.engine = engine
+        self.connection = connection
+    }
+
+    mutating func apply(_ changes: ChangeSet) throws(StrataError) {
+        for delete in changes.deletes { try self.delete(delete) }
+        for link in changes.unlinks {
+            let statement = try connection.statement(try engine.join(link.join).unlink)
+            try statement.bind(link.leftKey, at: 1)
+            try statement.bind(link.rightKey, at: 2)
+            try statement.run()
+        }
+        try write(changes.updates, isInsert: false)
+        for touch in changes.touches {
+            let table = try engine.table(touch.entity)
+            let statement = try connection.statement(table.touch)
+            try statement.bind(touch.key, at: 1)
+            try statement.bind(touch.expectedVersion, at: 2)
+            try statement.run()
+            if statement.changes != 1 { try recordConflict(table, key: touch.key, expected: touch.expectedVersion) }
+        }
+        try write(changes.inserts, isInsert: true)
+        for link in changes.links {
+            let statement = try connection.statement(try engine.join(link.join).link)
+            try statement.bind(link.leftKey, at: 1)
+            try statement.bind(link.rightKey, at: 2)
+            try statement.run()
+        }
+    }
+
+    private mutating func delete(_ delete: RowVersionCheck) throws(StrataError) {
+        let table = try engine.table(delete.entity)
+        let statement = try connection.statement(table.delete)
+        try statement.bind(delete.key, at: 1)
+        try statement.bind(delete.expectedVersion, at: 2)
+        try statement.run()
+        guard statement.changes == 1 else {
+            try recordConflict(table, key: delete.key, expected: delete.expectedVersion)
+            return
+        }
+        for join in engine.joins {
+            if join.join.leftEntity == delete.entity {
+                let unlink = try connection.statement(join.deleteLeft)
+                try unlink.bind(delete.key, at: 1)
+                try unlink.run()
+            }
+            if join.join.rightEntity == delete.entity {
+                let unlink = try connection.statement(join.deleteRight)
+                try unlink.bind(delete.key, at: 1)
+                try unlink.run()
+            }
+        }
+    }
+
+    /// Inserts or updates rows, resolving each entity's statement once.
+    private mutating func write(_ rows: [RowWrite], isInsert: Bool) throws(StrataError) {
+        guard !rows.isEmpty else { return }
+        var statements = [SQLiteStatement?](repeating: nil, count: engine.tables.count)
+        for row in rows {
+            let table = try engine.table(row.entity)
+            let statement: SQLiteStatement
+            if let cached = statements[row.entity] {
+                statement = cached
+            } else {
+                statement = try connection.statement(isInsert ? table.insert : table.update)
+                statements[row.entity] = statement
+            }
+            try bind(row, table: table, to: statement, isInsert: isInsert)
+            do throws(StrataError) {
+                try statement.run()
+            } catch .constraintViolation(_, let attributes) {
+                if isInsert, attributes == ["id"] || attributes.isEmpty {
+                    try recordConflict(table, key: row.key, expected: row.expectedVersion)
+                } else if violation == nil {
+                    violation = .constraintViolation(entity: table.entity.name, attributes: attributes)
+                }
+                continue
+            }
+            if !isInsert && statement.changes != 1 {
+                try recordConflict(table, key: row.key, expected: row.expectedVersion)
+            }
+        }
+    }
+
+    private func bind(_ row: RowWrite, table: SQLiteTableLayout, to statement: SQLiteStatement, isInsert: Bool) throws(StrataError) {
+        let classes = table.storageClasses
+        guard row.values.count == classes.count else {
+            throw .misuse("\(table.entity.name) row \(row.key) has \(row.values.count) values; the entity has \(classes.count) columns")
+        }
+        guard row.key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(row.key)") }
+        try statement.bind(row.key, at: 1)
+        try statement.bind(isInsert ? 1 : row.expectedVersion + 1, at: 2)
+        var index: Int32 = 3
+        for (column, value) in zip(classes.indices, row.values) {
+            let storageClass = classes[column]
+            if storageClass.admits(value) {
+                try statement.bind(value, at: index)
+            } else if storageClass == .real, case .integer(let integer) = value {
+                try statement.bind(.real(Double(integer)), at: index)
+            } else {
+                throw .misuse("\(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) values, got \(value)")
+            }
+            index += 1
+        }
+        if !isInsert { try statement.bind(row.expectedVersion, at: index) }
+    }
+
+    /// Records a version mismatch, reading the stored version (nil when the row is missing).
+    private mutating func recordConflict(_ table: SQLiteTableLayout, key: Int64, expected: Int64) throws(StrataError) {
+        let stored = try connection.queryInt64(table.versionOf, [.integer(key)])
+        guard key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(key)") }
+        let id = ObjectID(storeIdentifier: engine.storeIdentifier, entityName: table.entity.name, primaryKey: key)
+        conflicts.append(VersionConflict(objectID: id, expectedVersion: expected, storedVersion: stored))
+    }
+}

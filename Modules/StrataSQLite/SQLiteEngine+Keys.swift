@@ -1,0 +1,45 @@
+import Strata
+
+extension SQLiteEngine {
+    /// How many keys one trip to the counter table reserves at least.
+    static let keyBlockSize: Int64 = 256
+
+    func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> {
+        let table = try table(entity)
+        guard count >= 0 else { throw StrataError.misuse("allocateKeys needs a non-negative count, got \(count)") }
+        let wanted = Int64(count)
+        return try withWriter { (connection, state) throws(StrataError) -> Range<Int64> in
+            if let block = state.keyBlocks[entity], Int64(block.count) >= wanted {
+                let keys = block.lowerBound..<(block.lowerBound + wanted)
+                state.keyBlocks[entity] = keys.upperBound..<block.upperBound
+                return keys
+            }
+            let block = try reserveBlock(connection, table: table, size: max(wanted, Self.keyBlockSize))
+            let keys = block.lowerBound..<(block.lowerBound + wanted)
+            state.keyBlocks[entity] = keys.upperBound..<block.upperBound
+            return keys
+        }
+    }
+
+    /// Moves the entity's durable counter past a fresh block and returns the block.
+    private func reserveBlock(_ connection: SQLiteConnection, table: SQLiteTableLayout, size: Int64) throws(StrataError) -> Range<Int64> {
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StrataError) {
+            let name = StoredValue.text(table.entity.name)
+            let counter = try connection.queryInt64("SELECT next_key FROM strata_key_counters WHERE entity = ?1", [name]) ?? 1
+            // Rows written without allocateKeys must not be handed out again either.
+            let highest = try connection.queryInt64("SELECT max(\"id\") FROM \(table.table)") ?? 0
+            let start = max(counter, highest + 1, 1)
+            guard start <= Int64.max - size else { throw StrataError.storeFull("\(table.entity.name) has run out of primary keys") }
+            let statement = try connection.statement("UPDATE strata_key_counters SET next_key = ?2 WHERE entity = ?1")
+            try statement.bind(name, at: 1)
+            try statement.bind(start + size, at: 2)
+            try statement.run()
+            try connection.execute("COMMIT")
+            return start..<(start + size)
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+}

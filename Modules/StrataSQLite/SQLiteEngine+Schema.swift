@@ -1,0 +1,140 @@
+import Foundation
+import Strata
+
+extension SQLiteEngine {
+    /// The layout version of Strata's SQLite files; stored as `format_version`.
+    static let formatVersion: Int64 = 1
+
+    /// What a store records about itself.
+    struct StoreMetadata {
+        var identifier: UUID
+        var schemaVersion: Int
+    }
+
+    /// Rejects paths that cannot be a SQLite store before SQLite touches them.
+    ///
+    /// SQLite happily "opens" a garbage file (failing only at the first query) and treats a
+    /// 0-byte file as an empty database, so the header is checked here. A missing file is fine:
+    /// it is created.
+    /// - Throws: `.notAStore` for a directory, an empty file or a file without the SQLite header;
+    ///   `.io` when the file cannot be read.
+    static func probeFile(at path: String) throws(StrataError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        if isDirectory.boolValue {
+            throw .notAStore(path: path, reason: "it is a directory (an LMDB store or another engine's store?), not a SQLite file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .io("\(path): the file exists but cannot be opened for reading")
+        }
+        defer { try? handle.close() }
+        let header: Data
+        do {
+            header = try handle.read(upToCount: 16) ?? Data()
+        } catch {
+            throw .io("\(path): \(error)")
+        }
+        if header.isEmpty {
+            throw .notAStore(path: path, reason: "the file is empty (0 bytes)")
+        }
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw .notAStore(path: path, reason: "the file does not start with the SQLite header")
+        }
+    }
+
+    /// Configures a fresh writer connection, then creates the store or checks the existing one.
+    /// - Throws: `.notAStore`, `.schemaMismatch`, `.storeCorrupt`, `.io`, `.busy`.
+    static func prepareStore(
+        _ connection: SQLiteConnection, schema: StoreSchema, tables: [SQLiteTableLayout],
+        joins: [SQLiteJoinLayout], options: SQLiteOptions
+    ) throws(StrataError) -> StoreMetadata {
+        let path = connection.path
+        // The first real read: SQLITE_NOTADB surfaces here for damaged headers.
+        _ = try connection.queryInt64("SELECT count(*) FROM sqlite_schema")
+        let mode = try connection.queryText("PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw .io("\(path): could not switch the journal to WAL mode (got \(mode ?? "nothing"))")
+        }
+        try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
+        try connection.execute("PRAGMA foreign_keys = OFF")
+
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StrataError) {
+            let metadata: StoreMetadata
+            let objects = try connection.queryInt64("SELECT count(*) FROM sqlite_schema") ?? 0
+            let hasMetadata = try connection.queryInt64(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'strata_metadata'") ?? 0
+            if objects == 0 {
+                metadata = try createStore(connection, schema: schema, tables: tables, joins: joins)
+            } else if hasMetadata == 0 {
+                throw StrataError.notAStore(path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
+            } else {
+                metadata = try readMetadata(connection, schema: schema)
+            }
+            try connection.execute("COMMIT")
+            return metadata
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    private static func createStore(
+        _ connection: SQLiteConnection, schema: StoreSchema, tables: [SQLiteTableLayout], joins: [SQLiteJoinLayout]
+    ) throws(StrataError) -> StoreMetadata {
+        try connection.execute("CREATE TABLE strata_metadata (key TEXT PRIMARY KEY, value)")
+        try connection.execute("CREATE TABLE strata_key_counters (entity TEXT PRIMARY KEY, next_key INTEGER NOT NULL)")
+        for table in tables {
+            try connection.execute(table.createTable(schema: schema))
+            for index in table.createIndexes() { try connection.execute(index) }
+        }
+        for join in joins {
+            for statement in join.create(schema: schema) { try connection.execute(statement) }
+        }
+        let identifier = UUID()
+        let insertMetadata = "INSERT INTO strata_metadata (key, value) VALUES (?1, ?2)"
+        try setMetadata(connection, insertMetadata, "store_uuid", .text(identifier.uuidString))
+        try setMetadata(connection, insertMetadata, "schema_version", .integer(Int64(schema.version)))
+        try setMetadata(connection, insertMetadata, "format_version", .integer(formatVersion))
+        let counter = try connection.statement("INSERT INTO strata_key_counters (entity, next_key) VALUES (?1, 1)")
+        for entity in schema.entities {
+            try counter.bind(.text(entity.name), at: 1)
+            try counter.run()
+        }
+        return StoreMetadata(identifier: identifier, schemaVersion: schema.version)
+    }
+
+    private static func setMetadata(_ connection: SQLiteConnection, _ sql: String, _ key: String, _ value: StoredValue) throws(StrataError) {
+        let statement = try connection.statement(sql)
+        try statement.bind(.text(key), at: 1)
+        try statement.bind(value, at: 2)
+        try statement.run()
+    }
+
+    private static func readMetadata(_ connection: SQLiteConnection, schema: StoreSchema) throws(StrataError) -> StoreMetadata {
+        let path = connection.path
+        let select = "SELECT value FROM strata_metadata WHERE key = ?1"
+        guard let format = try connection.queryInt64(select, [.text("format_version")]) else {
+            throw .storeCorrupt("\(path): strata_metadata has no format_version")
+        }
+        guard format == formatVersion else {
+            throw .notAStore(path: path, reason: "its Strata SQLite format version is \(format); this build reads version \(formatVersion)")
+        }
+        guard let uuidText = try connection.queryText(select, [.text("store_uuid")]), let identifier = UUID(uuidString: uuidText) else {
+            throw .storeCorrupt("\(path): strata_metadata has no valid store_uuid")
+        }
+        guard let version = try connection.queryInt64(select, [.text("schema_version")]) else {
+            throw .storeCorrupt("\(path): strata_metadata has no schema_version")
+        }
+        guard version == Int64(schema.version) else {
+            throw .schemaMismatch(storeVersion: Int(clamping: version), modelVersion: schema.version)
+        }
+        // Every entity needs a key counter (stores are created with all of them).
+        for entity in schema.entities {
+            guard try connection.queryInt64("SELECT count(*) FROM strata_key_counters WHERE entity = ?1", [.text(entity.name)]) == 1 else {
+                throw .storeCorrupt("\(path): strata_key_counters has no row for entity \(entity.name)")
+            }
+        }
+        return StoreMetadata(identifier: identifier, schemaVersion: schema.version)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// The SQLite ``StorageEngine``: one writer connection, a pool of read connections, WAL mode.
+///
+/// Created through ``Strata/EngineConfiguration/sqlite(at:options:)``.
+final class SQLiteEngine: StorageEngine {
+    let storeIdentifier: UUID
+    let schemaVersion: Int
+    let schema: StoreSchema
+    let path: String
+    let options: SQLiteOptions
+    let tables: [SQLiteTableLayout]
+    let joins: [SQLiteJoinLayout]
+
+    /// The single writer connection and the in-memory key blocks; nil connection once closed.
+    let writer: Mutex<WriterState>
+    /// Idle read connections.
+    private let pool: Mutex<PoolState>
+
+    struct WriterState {
+        var connection: SQLiteConnection?
+        /// Per entity: keys reserved in the store but not handed out yet.
+        var keyBlocks: [Int: Range<Int64>] = [:]
+    }
+
+    private struct PoolState {
+        var idle: [SQLiteConnection] = []
+        var closed = false
+    }
+
+    /// Opens or creates the store at `url`.
+    /// - Throws: `.notAStore`, `.schemaMismatch`, `.invalidSchema`, `.io`, `.busy`, `.storeCorrupt`.
+    init(url: URL, schema: StoreSchema, options: SQLiteOptions) throws(StrataError) {
+        try validateLayout(schema)
+        let path = url.path(percentEncoded: false)
+        self.path = path
+        self.schema = schema
+        self.options = options
+        tables = schema.entities.map(SQLiteTableLayout.init(entity:))
+        joins = schema.joins.map(SQLiteJoinLayout.init(join:))
+        try Self.probeFile(at: path)
+        let connection = try SQLiteConnection(path: path, readOnly: false, busyTimeout: options.busyTimeoutMilliseconds)
+        do throws(StrataError) {
+            let metadata = try Self.prepareStore(connection, schema: schema, tables: tables, joins: joins, options: options)
+            storeIdentifier = metadata.identifier
+            schemaVersion = metadata.schemaVersion
+        } catch {
+            connection.close()
+            throw error
+        }
+        writer = Mutex(WriterState(connection: connection))
+        pool = Mutex(PoolState())
+    }
+
+    deinit { close() }
+
+    func makeReader() throws -> any StoreReader {
+        let connection = try checkOutReader()
+        do throws(StrataError) {
+            return try SQLiteReader(engine: self, connection: connection)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Runs `body` with the writer connection, serialised with every other writer.
+    /// - Throws: `.misuse` after ``close()``, or what `body` throws.
+    func withWriter<T>(_ body: (SQLiteConnection, inout WriterState) throws(StrataError) -> T) throws(StrataError) -> T {
+        try writer.withLock { (state) throws(StrataError) -> T in
+            guard let connection = state.connection else { throw Self.closedError(path) }
+            return try body(connection, &state)
+        }
+    }
+
+    static func closedError(_ path: String) -> StrataError {
+        .misuse("the SQLite store at \(path) was closed; open a new engine")
+    }
+
+    /// An idle read connection, or a new one when none is idle (readers never wait).
+    private func checkOutReader() throws(StrataError) -> SQLiteConnection {
+        let taken: SQLiteConnection?? = pool.withLock { state in
+            state.closed ? .none : .some(state.idle.popLast())
+        }
+        guard let idle = taken else { throw Self.closedError(path) }
+        if let idle { return idle }
+        return try SQLiteConnection(path: path, readOnly: true, busyTimeout: options.busyTimeoutMilliseconds)
+    }
+
+    /// Returns a reader's connection (with no open transaction) to the pool, or closes it.
+    func checkIn(_ connection: SQLiteConnection) {
+        let surplus: SQLiteConnection? = pool.withLock { state in
+            if state.closed || state.idle.count >= options.readerCount || connection.inTransaction { return connection }
+            state.idle.append(connection)
+            return nil
+        }
+        surplus?.close()
+    }
+
+    func close() {
+        let writerConnection: SQLiteConnection? = writer.withLock { state in
+            defer { state.connection = nil }
+            return state.connection
+        }
+        writerConnection?.close()
+        let idle: [SQLiteConnection] = pool.withLock { state in
+            state.closed = true
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        for connection in idle { connection.close() }
+    }
+
+    /// The layout of an entity, or `.misuse` when the number is out of range.
+    func table(_ entity: Int) throws(StrataError) -> SQLiteTableLayout {
+        guard tables.indices.contains(entity) else {
+            throw .misuse("entity number \(entity) is not in the schema (it has \(tables.count) entities)")
+        }
+        return tables[entity]
+    }
+
+    /// The layout of a join, or `.misuse` when the number is out of range.
+    func join(_ number: Int) throws(StrataError) -> SQLiteJoinLayout {
+        guard joins.indices.contains(number) else {
+            throw .misuse("join number \(number) is not in the schema (it has \(joins.count) joins)")
+        }
+        return joins[number]
+    }
+}

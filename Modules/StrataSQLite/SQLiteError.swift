@@ -1,0 +1,124 @@
+import CSQLite
+import Foundation
+import Strata
+
+/// A SQLite result code, classified: one case per code Strata treats specially, plus `other`.
+///
+/// Extended result codes are kept in ``rawValue``; the cases classify by the primary code.
+struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
+    /// The (possibly extended) result code as SQLite returned it.
+    let rawValue: Int32
+
+    init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    /// `SQLITE_CONSTRAINT_UNIQUE` and `SQLITE_CONSTRAINT_PRIMARYKEY` (macros Swift cannot import).
+    static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+    static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
+
+    /// The primary result code (the low 8 bits).
+    var primary: Int32 { rawValue & 0xFF }
+
+    /// The code's classification.
+    var kind: Kind {
+        switch primary {
+        case SQLITE_OK: .ok
+        case SQLITE_ROW: .row
+        case SQLITE_DONE: .done
+        case SQLITE_BUSY: .busy
+        case SQLITE_LOCKED: .locked
+        case SQLITE_FULL: .full
+        case SQLITE_CORRUPT: .corrupt
+        case SQLITE_NOTADB: .notADatabase
+        case SQLITE_IOERR: .ioError
+        case SQLITE_CANTOPEN: .cantOpen
+        case SQLITE_READONLY: .readOnly
+        case SQLITE_PERM: .permission
+        case SQLITE_CONSTRAINT: rawValue == Self.constraintUnique ? .uniqueConstraint
+            : (rawValue == Self.constraintPrimaryKey ? .primaryKeyConstraint : .constraint)
+        case SQLITE_MISUSE: .misuse
+        case SQLITE_NOMEM: .noMemory
+        default: .other
+        }
+    }
+
+    enum Kind: Sendable, Hashable {
+        case ok, row, done, busy, locked, full, corrupt, notADatabase, ioError, cantOpen, readOnly
+        case permission, uniqueConstraint, primaryKeyConstraint, constraint, misuse, noMemory, other
+    }
+
+    /// SQLite's English name of the code, e.g. `"database is locked (5)"`.
+    var description: String {
+        guard let text = sqlite3_errstr(rawValue) else { return "SQLite result code \(rawValue)" }
+        return "\(String(cString: text)) (\(rawValue))"
+    }
+}
+
+/// Throws the ``StrataError`` for a failed SQLite call; returns `rc` when it is OK, ROW or DONE.
+///
+/// This is the one place where SQLite result codes become Strata errors.
+/// - Parameters:
+///   - rc: the result code of the call.
+///   - db: the connection, for `sqlite3_errmsg` (nil when unavailable).
+///   - path: the store path, for `.notAStore`.
+@discardableResult
+func check(_ rc: Int32, db: OpaquePointer?, path: String) throws(StrataError) -> Int32 {
+    let code = SQLiteResultCode(rc)
+    switch code.kind {
+    case .ok, .row, .done:
+        return rc
+    default:
+        throw strataError(for: code, message: errorMessage(db, fallback: code), path: path)
+    }
+}
+
+/// The message SQLite recorded for the connection's last failure.
+func errorMessage(_ db: OpaquePointer?, fallback code: SQLiteResultCode) -> String {
+    guard let db, let text = sqlite3_errmsg(db) else { return code.description }
+    return "\(String(cString: text)) [\(code.description)]"
+}
+
+/// Classifies a failed result code as a ``StrataError``.
+func strataError(for code: SQLiteResultCode, message: String, path: String) -> StrataError {
+    switch code.kind {
+    case .ok, .row, .done:
+        return .misuse("SQLite reported success as a failure: \(message)")
+    case .busy, .locked:
+        return .busy(message)
+    case .full:
+        return .storeFull(message)
+    case .corrupt:
+        return .storeCorrupt(message)
+    case .notADatabase:
+        return .notAStore(path: path, reason: "not a SQLite database (\(message))")
+    case .ioError, .cantOpen, .readOnly, .permission, .noMemory:
+        return .io("\(path): \(message)")
+    case .uniqueConstraint, .primaryKeyConstraint:
+        let (table, columns) = parseUniqueFailure(message)
+        return .constraintViolation(entity: table, attributes: columns)
+    case .constraint, .misuse:
+        return .misuse("SQLite rejected a statement: \(message)")
+    case .other:
+        return .storeCorrupt("SQLite error on \(path): \(message)")
+    }
+}
+
+/// Parses `"UNIQUE constraint failed: Account.name, Account.kind"` into
+/// `("Account", ["name", "kind"])`.
+func parseUniqueFailure(_ message: String) -> (table: String, columns: [String]) {
+    let marker = "constraint failed: "
+    guard let range = message.range(of: marker) else { return ("?", []) }
+    var rest = message[range.upperBound...]
+    if let bracket = rest.firstIndex(of: "[") { rest = rest[..<bracket] }
+    var table = "?"
+    var columns: [String] = []
+    for part in rest.split(separator: ",") {
+        let item = part.trimmingCharacters(in: .whitespaces)
+        if let dot = item.lastIndex(of: ".") {
+            table = String(item[..<dot])
+            columns.append(String(item[item.index(after: dot)...]))
+        } else if !item.isEmpty {
+            columns.append(item)
+        }
+    }
+    return (table, columns)
+}

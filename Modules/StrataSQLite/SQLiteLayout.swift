@@ -1,0 +1,153 @@
+import Strata
+
+/// Quotes an SQL identifier: `name` → `"name"`, doubling embedded quotes.
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingAll("\"", with: "\"\"") + "\""
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        guard contains(target) else { return self }
+        var result = ""
+        for character in self { if character == target { result += replacement } else { result.append(character) } }
+        return result
+    }
+}
+
+/// The SQL text for one entity's table, computed once at open.
+struct SQLiteTableLayout: Sendable {
+    let entity: EntitySchema
+    let table: String
+    /// `"id", "version", "c1", …` in row order.
+    let selectList: String
+    let selectByKey: String
+    let insert: String
+    let update: String
+    let touch: String
+    let delete: String
+    let versionOf: String
+    let storageClasses: [StorageClass]
+    let isBool: [Bool]
+
+    init(entity: EntitySchema) {
+        self.entity = entity
+        table = quoted(entity.name)
+        let columns = entity.columns.map { quoted($0.name) }
+        selectList = (["\"id\"", "\"version\""] + columns).joined(separator: ", ")
+        selectByKey = "SELECT \(selectList) FROM \(table) WHERE \"id\" = ?1"
+        let placeholders = (0..<(columns.count + 2)).map { "?\($0 + 1)" }.joined(separator: ", ")
+        insert = "INSERT INTO \(table) (\(selectList)) VALUES (\(placeholders))"
+        // ?1 id, ?2 new version, ?3… values, last: expected version.
+        let assignments = (["\"version\" = ?2"] + columns.enumerated().map { "\($1) = ?\($0 + 3)" }).joined(separator: ", ")
+        update = "UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1 AND \"version\" = ?\(columns.count + 3)"
+        touch = "UPDATE \(table) SET \"version\" = \"version\" + 1 WHERE \"id\" = ?1 AND \"version\" = ?2"
+        delete = "DELETE FROM \(table) WHERE \"id\" = ?1 AND \"version\" = ?2"
+        versionOf = "SELECT \"version\" FROM \(table) WHERE \"id\" = ?1"
+        storageClasses = entity.columns.map(\.type.storageClass)
+        isBool = entity.columns.map { $0.type == .bool }
+    }
+
+    /// `CREATE TABLE` for the entity.
+    func createTable(schema: StoreSchema) -> String {
+        var parts = ["\"id\" INTEGER PRIMARY KEY", "\"version\" INTEGER NOT NULL"]
+        for column in entity.columns {
+            var part = "\(quoted(column.name)) \(Self.sqlType(column.type.storageClass))"
+            if !column.isOptional { part += " NOT NULL" }
+            if column.type == .reference, let target = column.referencedEntity, schema.entities.indices.contains(target) {
+                part += " REFERENCES \(quoted(schema.entities[target].name))(\"id\")"
+            }
+            parts.append(part)
+        }
+        return "CREATE TABLE \(table) (\(parts.joined(separator: ", ")))"
+    }
+
+    /// `CREATE [UNIQUE] INDEX` statements for the entity's indexes.
+    func createIndexes() -> [String] {
+        entity.indexes.map { index in
+            let columns = index.columns.map { quoted(entity.columns[$0].name) }.joined(separator: ", ")
+            return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(quoted(index.name)) ON \(table) (\(columns))"
+        }
+    }
+
+    static func sqlType(_ storageClass: StorageClass) -> String {
+        switch storageClass {
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+}
+
+/// The SQL text for one many-to-many join table.
+struct SQLiteJoinLayout: Sendable {
+    let join: JoinSchema
+    let table: String
+    let link: String
+    let unlink: String
+    let deleteLeft: String
+    let deleteRight: String
+    let rightsOfLeft: String
+    let leftsOfRight: String
+
+    init(join: JoinSchema) {
+        self.join = join
+        table = quoted(join.name)
+        link = "INSERT OR IGNORE INTO \(table) (\"left\", \"right\") VALUES (?1, ?2)"
+        unlink = "DELETE FROM \(table) WHERE \"left\" = ?1 AND \"right\" = ?2"
+        deleteLeft = "DELETE FROM \(table) WHERE \"left\" = ?1"
+        deleteRight = "DELETE FROM \(table) WHERE \"right\" = ?1"
+        rightsOfLeft = "SELECT \"right\" FROM \(table) WHERE \"left\" = ?1 ORDER BY \"right\""
+        leftsOfRight = "SELECT \"left\" FROM \(table) WHERE \"right\" = ?1 ORDER BY \"left\""
+    }
+
+    func create(schema: StoreSchema) -> [String] {
+        let leftTable = quoted(schema.entities[join.leftEntity].name)
+        let rightTable = quoted(schema.entities[join.rightEntity].name)
+        return [
+            "CREATE TABLE \(table) (\"left\" INTEGER NOT NULL REFERENCES \(leftTable)(\"id\"), \"right\" INTEGER NOT NULL REFERENCES \(rightTable)(\"id\"), PRIMARY KEY (\"left\", \"right\")) WITHOUT ROWID",
+            "CREATE INDEX \(quoted(join.name + "_right")) ON \(table) (\"right\", \"left\")",
+        ]
+    }
+}
+
+/// Checks that a schema can be laid out as SQLite tables.
+/// - Throws: `.invalidSchema` naming the first problem.
+func validateLayout(_ schema: StoreSchema) throws(StrataError) {
+    var names: Set<String> = ["strata_metadata", "strata_key_counters"]
+    func claim(_ name: String, _ what: String) throws(StrataError) {
+        guard !name.isEmpty, !name.lowercased().hasPrefix("sqlite_") else {
+            throw .invalidSchema("\(what) name \(String(reflecting: name)) cannot be a SQLite table or index name")
+        }
+        guard names.insert(name.lowercased()).inserted else {
+            throw .invalidSchema("\(what) name \(String(reflecting: name)) is used twice (SQLite names ignore case)")
+        }
+    }
+    for (number, entity) in schema.entities.enumerated() {
+        guard entity.number == number else { throw .invalidSchema("entity \(entity.name) has number \(entity.number), expected \(number)") }
+        try claim(entity.name, "entity")
+        var columnNames: Set<String> = ["id", "version"]
+        for column in entity.columns {
+            guard columnNames.insert(column.name.lowercased()).inserted else {
+                throw .invalidSchema("\(entity.name).\(column.name): the column name is reserved (id, version) or repeated")
+            }
+            if let target = column.referencedEntity, !schema.entities.indices.contains(target) {
+                throw .invalidSchema("\(entity.name).\(column.name) references entity \(target), which does not exist")
+            }
+        }
+        for index in entity.indexes {
+            try claim(index.name, "index")
+            guard !index.columns.isEmpty, index.columns.allSatisfy(entity.columns.indices.contains) else {
+                throw .invalidSchema("index \(index.name) names columns that \(entity.name) does not have")
+            }
+        }
+    }
+    for (number, join) in schema.joins.enumerated() {
+        guard join.number == number else { throw .invalidSchema("join \(join.name) has number \(join.number), expected \(number)") }
+        guard schema.entities.indices.contains(join.leftEntity), schema.entities.indices.contains(join.rightEntity) else {
+            throw .invalidSchema("join \(join.name) names an entity that does not exist")
+        }
+        try claim(join.name, "join")
+        try claim(join.name + "_right", "join index")
+    }
+}

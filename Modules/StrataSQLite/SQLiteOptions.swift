@@ -1,0 +1,47 @@
+/// Tuning for a SQLite store, passed to ``Strata/EngineConfiguration/sqlite(at:options:)``.
+///
+/// ```swift
+/// let options = SQLiteOptions(busyTimeout: .seconds(10), readerCount: 8, synchronous: .normal)
+/// let engine = EngineConfiguration.sqlite(at: url, options: options)
+/// ```
+public struct SQLiteOptions: Sendable, Hashable {
+    /// How long a write waits for another process's write lock before failing with
+    /// `StrataError.busy`. Default: 5 seconds.
+    public var busyTimeout: Duration
+    /// How many idle read connections the engine keeps for reuse. More readers than this may
+    /// be open at once; the extra ones close when their reader closes. Default: 4.
+    public var readerCount: Int
+    /// How hard SQLite flushes to disk at commit. Default: ``Synchronous/full``.
+    public var synchronous: Synchronous
+
+    /// SQLite's `PRAGMA synchronous` setting for the store.
+    public enum Synchronous: String, Sendable, Hashable {
+        /// Every commit is durable even across power loss (`PRAGMA synchronous=FULL`).
+        case full = "FULL"
+        /// Commits survive application crashes; the last few may be lost on power loss, in
+        /// exchange for faster commits (`PRAGMA synchronous=NORMAL`).
+        case normal = "NORMAL"
+    }
+
+    /// Creates options; every parameter has a safe default.
+    ///
+    /// ```swift
+    /// let fast = SQLiteOptions(synchronous: .normal)
+    /// ```
+    /// - Parameters:
+    ///   - busyTimeout: wait for locks held by other processes (default 5 s).
+    ///   - readerCount: idle read connections kept for reuse (default 4, at least 1).
+    ///   - synchronous: durability of commits (default `.full`).
+    public init(busyTimeout: Duration = .seconds(5), readerCount: Int = 4, synchronous: Synchronous = .full) {
+        self.busyTimeout = busyTimeout
+        self.readerCount = max(readerCount, 1)
+        self.synchronous = synchronous
+    }
+
+    /// The busy timeout in whole milliseconds, clamped to what SQLite accepts.
+    var busyTimeoutMilliseconds: Int32 {
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        return Int32(clamping: Int64(max(0, min(milliseconds, Double(Int32.max)))))
+    }
+}

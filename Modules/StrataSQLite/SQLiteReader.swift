@@ -1,0 +1,138 @@
+import Strata
+
+/// A read snapshot on one pooled connection: a deferred transaction pinned at creation.
+///
+/// Used by one thread at a time; ``close()`` ends the transaction and returns the connection.
+final class SQLiteReader: StoreReader {
+    private let engine: SQLiteEngine
+    private var connection: SQLiteConnection?
+
+    /// Begins the snapshot: `BEGIN` plus one read, because WAL fixes a snapshot at the first read.
+    init(engine: SQLiteEngine, connection: SQLiteConnection) throws(StrataError) {
+        self.engine = engine
+        try connection.execute("BEGIN")
+        do throws(StrataError) {
+            _ = try connection.queryInt64("SELECT count(*) FROM strata_metadata")
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+        self.connection = connection
+    }
+
+    deinit { close() }
+
+    private func open() throws(StrataError) -> SQLiteConnection {
+        guard let connection else { throw .misuse("this store reader was closed; make a new one") }
+        return connection
+    }
+
+    func row(entity: Int, key: Int64) throws -> StoredRow? {
+        let connection = try open()
+        let table = try engine.table(entity)
+        let statement = try connection.statement(table.selectByKey)
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        guard try statement.step() else { return nil }
+        return try decode(statement, table)
+    }
+
+    func rows(for plan: FetchPlan) throws -> [StoredRow] {
+        let connection = try open()
+        let table = try engine.table(plan.entity)
+        var sql = "SELECT \(table.selectList) FROM \(table.table)"
+        var parameters: [StoredValue] = []
+        if let filter = plan.filter {
+            let translated = try SQLiteFilterSQL(filter, entity: table.entity)
+            sql += " WHERE " + translated.sql
+            parameters = translated.parameters
+        }
+        sql += " ORDER BY "
+        for key in plan.sort {
+            guard table.entity.columns.indices.contains(key.column) else {
+                throw StrataError.misuse("sort names column \(key.column), but \(table.entity.name) has \(table.entity.columns.count) columns")
+            }
+            sql += quoted(table.entity.columns[key.column].name) + (key.ascending ? " ASC, " : " DESC, ")
+        }
+        sql += "\"id\" ASC"
+        if plan.limit != nil || plan.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            parameters.append(.integer(plan.limit.map { Int64(max($0, 0)) } ?? -1))
+            parameters.append(.integer(Int64(max(plan.offset, 0))))
+        }
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        try bind(parameters, to: statement)
+        var result: [StoredRow] = []
+        if let limit = plan.limit { result.reserveCapacity(min(max(limit, 0), 4096)) }
+        while try statement.step() {
+            result.append(try decode(statement, table))
+        }
+        return result
+    }
+
+    func count(entity: Int, filter: Filter?) throws -> Int {
+        let connection = try open()
+        let table = try engine.table(entity)
+        var sql = "SELECT count(*) FROM \(table.table)"
+        var parameters: [StoredValue] = []
+        if let filter {
+            let translated = try SQLiteFilterSQL(filter, entity: table.entity)
+            sql += " WHERE " + translated.sql
+            parameters = translated.parameters
+        }
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        try bind(parameters, to: statement)
+        guard try statement.step() else { return 0 }
+        return Int(statement.int64(at: 0))
+    }
+
+    func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
+        let connection = try open()
+        let layout = try engine.join(join)
+        let statement = try connection.statement(side == .left ? layout.rightsOfLeft : layout.leftsOfRight)
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        var keys: [Int64] = []
+        while try statement.step() { keys.append(statement.int64(at: 0)) }
+        return keys
+    }
+
+    func close() {
+        guard let connection else { return }
+        self.connection = nil
+        connection.rollbackQuietly()
+        engine.checkIn(connection)
+    }
+
+    private func bind(_ parameters: [StoredValue], to statement: SQLiteStatement) throws(StrataError) {
+        var index: Int32 = 1
+        for value in parameters {
+            try statement.bind(value, at: index)
+            index += 1
+        }
+    }
+
+    /// Decodes the current row: id, version, then every column checked against its class.
+    private func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout) throws(StrataError) -> StoredRow {
+        let key = statement.int64(at: 0)
+        let classes = table.storageClasses
+        let isBool = table.isBool
+        var values = ContiguousArray<StoredValue>()
+        values.reserveCapacity(classes.count)
+        for column in classes.indices {
+            let value = try statement.value(at: Int32(column + 2), as: classes[column], isBool: isBool[column]) {
+                "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
+            }
+            if value.isNull && !table.entity.columns[column].isOptional {
+                throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
+            }
+            values.append(value)
+        }
+        if statement.isNull(at: 1) {
+            throw .storeCorrupt("\(table.entity.name) row \(key) has no version")
+        }
+        return StoredRow(key: key, version: statement.int64(at: 1), values: values)
+    }
+}

@@ -1,0 +1,159 @@
+import CSQLite
+import Foundation
+import Strata
+
+/// A prepared statement. Used by one thread at a time, always on its connection's thread of use.
+///
+/// Bind with the `bind` methods (1-based indexes), step with ``step()``, then ``reset()``.
+/// Statements live in their connection's cache and are finalized when it closes; uncached
+/// ones finalize on deinit.
+final class SQLiteStatement {
+    private(set) var handle: OpaquePointer?
+    let sql: String
+    let path: String
+
+    init(handle: OpaquePointer, sql: String, path: String) {
+        self.handle = handle
+        self.sql = sql
+        self.path = path
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Finalizes now; the statement must not be used afterwards.
+    func finalize() {
+        sqlite3_finalize(handle)
+        handle = nil
+    }
+
+    private var db: OpaquePointer? { sqlite3_db_handle(handle) }
+
+    // MARK: Binding
+
+    func bind(_ value: Int64, at index: Int32) throws(StrataError) {
+        try check(sqlite3_bind_int64(handle, index, value), db: db, path: path)
+    }
+
+    func bind(_ value: StoredValue, at index: Int32) throws(StrataError) {
+        let rc: Int32
+        switch value {
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
+        case .integer(let v):
+            rc = sqlite3_bind_int64(handle, index, v)
+        case .real(let v):
+            rc = sqlite3_bind_double(handle, index, v)
+        case .text(let v):
+            rc = bindText(v, at: index)
+        case .blob(let v):
+            rc = bindBlob(v, at: index)
+        }
+        try check(rc, db: db, path: path)
+    }
+
+    /// Binds the UTF-8 bytes of `text` (copied by SQLite).
+    func bindText(_ text: String, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { buffer in
+            // An empty buffer may have no base address, and a NULL pointer would bind SQL NULL.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, strata_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(buffer.count), strata_sqlite_transient())
+            }
+        }
+    }
+
+    /// Binds the bytes of `data` (copied by SQLite); empty data binds an empty blob, not NULL.
+    func bindBlob(_ data: Data, at index: Int32) -> Int32 {
+        if data.isEmpty { return sqlite3_bind_zeroblob(handle, index, 0) }
+        return data.withUnsafeBytes { raw in
+            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), strata_sqlite_transient())
+        }
+    }
+
+    // MARK: Stepping
+
+    /// Steps once; true when a row is available, false when done.
+    func step() throws(StrataError) -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        // Connections enable extended result codes, so `rc` tells UNIQUE from PRIMARY KEY.
+        let code = SQLiteResultCode(rc)
+        sqlite3_reset(handle)
+        throw strataError(for: code, message: errorMessage(db, fallback: code), path: path)
+    }
+
+    /// Resets the statement and clears its bindings, ready for the next use.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Runs a statement that returns no rows and resets it.
+    func run() throws(StrataError) {
+        defer { reset() }
+        _ = try step()
+    }
+
+    /// The number of rows the last INSERT, UPDATE or DELETE on this connection changed.
+    var changes: Int32 { sqlite3_changes(db) }
+
+    // MARK: Columns
+
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func text(at column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Decodes a column whose storage class must be `storageClass`, or throws `.storeCorrupt`.
+    /// - Parameters:
+    ///   - isBool: the column holds a `Bool`: only 0 and 1 are valid.
+    ///   - place: names the table, column and row for the error message.
+    func value(at column: Int32, as storageClass: StorageClass, isBool: Bool, place: () -> String) throws(StrataError) -> StoredValue {
+        let type = sqlite3_column_type(handle, column)
+        switch (type, storageClass) {
+        case (SQLITE_NULL, _):
+            return .null
+        case (SQLITE_INTEGER, .integer):
+            let v = sqlite3_column_int64(handle, column)
+            if isBool && v != 0 && v != 1 {
+                throw .storeCorrupt("\(place()) holds \(v), but a Bool column holds only 0 or 1")
+            }
+            return .integer(v)
+        case (SQLITE_FLOAT, .real):
+            return .real(sqlite3_column_double(handle, column))
+        case (SQLITE_INTEGER, .real):
+            // SQLite may hand back an integral REAL as an INTEGER.
+            return .real(Double(sqlite3_column_int64(handle, column)))
+        case (SQLITE_TEXT, .text):
+            guard let text = text(at: column) else {
+                throw .storeCorrupt("\(place()) holds text that is not valid UTF-8")
+            }
+            return .text(text)
+        case (SQLITE_BLOB, .blob):
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            throw .storeCorrupt("\(place()) holds a \(Self.typeName(type)) value, but the column stores \(storageClass.rawValue)")
+        }
+    }
+
+    private static func typeName(_ type: Int32) -> String {
+        switch type {
+        case SQLITE_INTEGER: "integer"
+        case SQLITE_FLOAT: "real"
+        case SQLITE_TEXT: "text"
+        case SQLITE_BLOB: "blob"
+        default: "null"
+        }
+    }
+}
