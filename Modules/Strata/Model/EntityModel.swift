@@ -182,6 +182,14 @@ struct RelationModel {
 enum ModelRegistry {
     private static let lock = NSRecursiveLock()
     nonisolated(unsafe) private static var models: [ObjectIdentifier: EntityModel] = [:]
+    /// Models being built (published or not), so prototypes can reach related prototypes.
+    nonisolated(unsafe) private static var building: [ObjectIdentifier: EntityModel] = [:]
+
+    /// The prototype of a related class, for evaluating key paths that go through a to-one
+    /// relationship on a prototype. Nil when the class has no model yet.
+    static func prototype(for type: ManagedObject.Type) -> ManagedObject? {
+        withLock { (models[ObjectIdentifier(type)] ?? building[ObjectIdentifier(type)])?.prototype }
+    }
 
     static func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
@@ -196,8 +204,13 @@ enum ModelRegistry {
             return try withLock {
                 if let model = models[ObjectIdentifier(type)] { return model }
                 var pending: [EntityModel] = []
+                defer { building = [:] }
                 let model = try build(type, pending: &pending)
-                for candidate in pending { try resolveRelations(of: candidate, pending: &pending) }
+                var index = 0
+                while index < pending.count {
+                    try resolveRelations(of: pending[index], pending: &pending)
+                    index += 1
+                }
                 for candidate in pending { models[ObjectIdentifier(candidate.type)] = candidate }
                 return model
             }
@@ -212,6 +225,7 @@ enum ModelRegistry {
         if let model = models[ObjectIdentifier(type)] ?? pending.first(where: { $0.type == type }) { return model }
         let model = try EntityModel(type: type)
         pending.append(model)
+        building[ObjectIdentifier(type)] = model
         return model
     }
 
@@ -220,17 +234,12 @@ enum ModelRegistry {
             guard case .relationship(let declaration) = property.kind else { continue }
             let target = try build(declaration.targetType, pending: &pending)
             let place = "\(model.name).\(property.name)"
-            guard let inverseKeyPath = declaration.inverseKeyPath,
-                let inverseIndex = target.propertyIndex(forKeyPath: inverseKeyPath),
-                case .relationship(let inverse) = target.properties[inverseIndex].kind
-            else {
+            let inverseIndex = try inverseProperty(of: index, in: model, declaration: declaration, target: target, place: place)
+            guard case .relationship(let inverse) = target.properties[inverseIndex].kind else {
                 throw StrataError.invalidSchema("\(place): its inverse must be a @Relationship property of \(target.name)")
             }
             guard inverse.targetType == model.type else {
                 throw StrataError.invalidSchema("\(place): its inverse \(target.name).\(target.properties[inverseIndex].name) points at \(inverse.targetType), not \(model.name)")
-            }
-            if let back = inverse.inverseKeyPath, model.propertyIndex(forKeyPath: back) != index {
-                throw StrataError.invalidSchema("\(place) and \(target.name).\(target.properties[inverseIndex].name) must name each other as inverses")
             }
             var joinName: String?
             var isLeft = false
@@ -245,5 +254,32 @@ enum ModelRegistry {
                 isToMany: declaration.isToMany, inverseIsToMany: inverse.isToMany,
                 deleteRule: declaration.declaredDeleteRule, joinName: joinName, isJoinLeft: isLeft)
         }
+    }
+
+    /// The inverse of a relationship: the one it names, or the one on the target that names it.
+    private static func inverseProperty(
+        of index: Int, in model: EntityModel, declaration: any RelationshipDeclaration, target: EntityModel, place: String
+    ) throws -> Int {
+        if let inverseKeyPath = declaration.inverseKeyPath {
+            guard let inverseIndex = target.propertyIndex(forKeyPath: inverseKeyPath), target.properties[inverseIndex].isRelationship else {
+                throw StrataError.invalidSchema("\(place): its inverse must be a @Relationship property of \(target.name)")
+            }
+            if case .relationship(let inverse) = target.properties[inverseIndex].kind, let back = inverse.inverseKeyPath,
+                model.propertyIndex(forKeyPath: back) != index
+            {
+                throw StrataError.invalidSchema("\(place) and \(target.name).\(target.properties[inverseIndex].name) name different inverses")
+            }
+            return inverseIndex
+        }
+        let naming = target.properties.indices.filter { candidate in
+            guard case .relationship(let other) = target.properties[candidate].kind, other.targetType == model.type,
+                let back = other.inverseKeyPath
+            else { return false }
+            return model.propertyIndex(forKeyPath: back) == index
+        }
+        guard naming.count == 1 else {
+            throw StrataError.invalidSchema("\(place) has no inverse: name it on one side, e.g. @Relationship(inverse: \\\(target.name).property)")
+        }
+        return naming[0]
     }
 }

@@ -52,7 +52,10 @@ extension ManagedObject {
 
     /// The target of a to-one relationship, loading it on first access.
     final func toOneTarget(_ property: Int) -> ManagedObject? {
-        if state.contains(.prototype) { return relation(property).target.prototype }
+        if state.contains(.prototype) {
+            guard case .relationship(let declaration) = resolvedModel.properties[property].kind else { return nil }
+            return ModelRegistry.prototype(for: declaration.targetType)
+        }
         let context = relationContext(property)
         if let cached = relations?.toOne[property] { return cached }
         let relation = relation(property)

@@ -1,5 +1,9 @@
 /// Declares a relationship on a ``ManagedObject`` subclass: to-one (`Target?`) or to-many
-/// (``RelatedObjects``), each with a declared inverse so both sides stay in sync.
+/// (``RelatedObjects``). Every relationship has an inverse, so both sides stay in sync.
+///
+/// Name the inverse on **one** side only (as in SwiftData: naming it on both sides makes the
+/// two key paths refer to each other, which Swift rejects as a circular reference). The
+/// other side finds it.
 ///
 /// ```swift
 /// final class Account: ManagedObject {
@@ -7,7 +11,7 @@
 ///     var transactions: RelatedObjects<Transaction>
 /// }
 /// final class Transaction: ManagedObject {
-///     @Relationship(inverse: \Account.transactions) var account: Account?
+///     @Relationship var account: Account?
 /// }
 /// ```
 ///
@@ -27,9 +31,10 @@ public struct Relationship<Value: RelationshipValue> {
 
     /// A to-one relationship.
     /// - Parameters:
-    ///   - inverse: the property on the target that points back (to-one or to-many).
+    ///   - inverse: the property on the target that points back (to-one or to-many); omit it
+    ///     when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the target (default `.nullify`).
-    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>, deleteRule: DeleteRule = .nullify)
+    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify)
     where Value == Target? {
         self.inverse = inverse
         self.deleteRule = deleteRule
@@ -37,12 +42,19 @@ public struct Relationship<Value: RelationshipValue> {
 
     /// A to-many relationship.
     /// - Parameters:
-    ///   - inverse: the property on the target that points back (to-one, or to-many for many-to-many).
+    ///   - inverse: the property on the target that points back (to-one, or to-many for
+    ///     many-to-many); omit it when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the targets (default `.nullify`).
-    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>, deleteRule: DeleteRule = .nullify)
+    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify)
     where Value == RelatedObjects<Target> {
         self.inverse = inverse
         self.deleteRule = deleteRule
+    }
+
+    /// A relationship whose inverse the target names, with the `.nullify` rule.
+    public init() {
+        self.inverse = nil
+        self.deleteRule = .nullify
     }
 
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
