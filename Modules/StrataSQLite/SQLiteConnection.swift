@@ -10,6 +10,8 @@ final class SQLiteConnection: @unchecked Sendable {
     private(set) var db: OpaquePointer?
     let path: String
     private var cache: [String: SQLiteStatement] = [:]
+    /// Statements with a fixed slot (per entity and kind), found without hashing SQL.
+    private var slots: [SQLiteStatement?] = []
     /// Statements beyond this many are prepared uncached (filter shapes can be unbounded).
     private static let cacheLimit = 256
 
@@ -43,7 +45,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Finalizes every cached statement and closes the connection. Idempotent.
     func close() {
         for statement in cache.values { statement.finalize() }
+        for statement in slots { statement?.finalize() }
         cache.removeAll()
+        slots.removeAll()
         if let db { sqlite3_close_v2(db) }
         db = nil
     }
@@ -61,6 +65,16 @@ final class SQLiteConnection: @unchecked Sendable {
         if let cached = cache[sql] { return cached }
         let statement = try prepare(sql)
         if cache.count < Self.cacheLimit { cache[sql] = statement }
+        return statement
+    }
+
+    /// The prepared statement in `slot`, preparing `sql` on first use. A slot always holds the
+    /// same SQL (see ``SQLiteStatementSlot``).
+    func statement(_ sql: String, slot: Int) throws(StrataError) -> SQLiteStatement {
+        if slot < slots.count, let statement = slots[slot] { return statement }
+        let statement = try prepare(sql)
+        if slot >= slots.count { slots.append(contentsOf: repeatElement(nil, count: slot + 1 - slots.count)) }
+        slots[slot] = statement
         return statement
     }
 

@@ -35,7 +35,7 @@ private struct CommitWriter {
     mutating func apply(_ changes: ChangeSet) throws(StrataError) {
         for delete in changes.deletes { try self.delete(delete) }
         for link in changes.unlinks {
-            let statement = try connection.statement(try engine.join(link.join).unlink)
+            let statement = try unlinkStatement(link.join)
             try statement.bind(link.leftKey, at: 1)
             try statement.bind(link.rightKey, at: 2)
             try statement.run()
@@ -43,7 +43,7 @@ private struct CommitWriter {
         try write(changes.updates, isInsert: false)
         for touch in changes.touches {
             let table = try engine.table(touch.entity)
-            let statement = try connection.statement(table.touch)
+            let statement = try connection.statement(table.touch, slot: table.slotBase + SQLiteStatementSlot.touch)
             try statement.bind(touch.key, at: 1)
             try statement.bind(touch.expectedVersion, at: 2)
             try statement.run()
@@ -51,7 +51,7 @@ private struct CommitWriter {
         }
         try write(changes.inserts, isInsert: true)
         for link in changes.links {
-            let statement = try connection.statement(try engine.join(link.join).link)
+            let statement = try linkStatement(link.join)
             try statement.bind(link.leftKey, at: 1)
             try statement.bind(link.rightKey, at: 2)
             try statement.run()
@@ -60,7 +60,7 @@ private struct CommitWriter {
 
     private mutating func delete(_ delete: RowVersionCheck) throws(StrataError) {
         let table = try engine.table(delete.entity)
-        let statement = try connection.statement(table.delete)
+        let statement = try connection.statement(table.delete, slot: table.slotBase + SQLiteStatementSlot.delete)
         try statement.bind(delete.key, at: 1)
         try statement.bind(delete.expectedVersion, at: 2)
         try statement.run()
@@ -70,12 +70,12 @@ private struct CommitWriter {
         }
         for join in engine.joins {
             if join.join.leftEntity == delete.entity {
-                let unlink = try connection.statement(join.deleteLeft)
+                let unlink = try connection.statement(join.deleteLeft, slot: join.slotBase + SQLiteStatementSlot.deleteLeft)
                 try unlink.bind(delete.key, at: 1)
                 try unlink.run()
             }
             if join.join.rightEntity == delete.entity {
-                let unlink = try connection.statement(join.deleteRight)
+                let unlink = try connection.statement(join.deleteRight, slot: join.slotBase + SQLiteStatementSlot.deleteRight)
                 try unlink.bind(delete.key, at: 1)
                 try unlink.run()
             }
@@ -92,7 +92,9 @@ private struct CommitWriter {
             if let cached = statements[row.entity] {
                 statement = cached
             } else {
-                statement = try connection.statement(isInsert ? table.insert : table.update)
+                statement = try isInsert
+                    ? connection.statement(table.insert, slot: table.slotBase + SQLiteStatementSlot.insert)
+                    : connection.statement(table.update, slot: table.slotBase + SQLiteStatementSlot.update)
                 statements[row.entity] = statement
             }
             try bind(row, table: table, to: statement, isInsert: isInsert)
@@ -135,9 +137,27 @@ private struct CommitWriter {
         if !isInsert { try statement.bind(row.expectedVersion, at: index) }
     }
 
+    private func linkStatement(_ number: Int) throws(StrataError) -> SQLiteStatement {
+        let join = try engine.join(number)
+        return try connection.statement(join.link, slot: join.slotBase + SQLiteStatementSlot.link)
+    }
+
+    private func unlinkStatement(_ number: Int) throws(StrataError) -> SQLiteStatement {
+        let join = try engine.join(number)
+        return try connection.statement(join.unlink, slot: join.slotBase + SQLiteStatementSlot.unlink)
+    }
+
+    private func storedVersion(_ table: SQLiteTableLayout, key: Int64) throws(StrataError) -> Int64? {
+        let statement = try connection.statement(table.versionOf, slot: table.slotBase + SQLiteStatementSlot.versionOf)
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        guard try statement.step() else { return nil }
+        return statement.int64(at: 0)
+    }
+
     /// Records a version mismatch, reading the stored version (nil when the row is missing).
     private mutating func recordConflict(_ table: SQLiteTableLayout, key: Int64, expected: Int64) throws(StrataError) {
-        let stored = try connection.queryInt64(table.versionOf, [.integer(key)])
+        let stored = try storedVersion(table, key: key)
         guard key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(key)") }
         let id = ObjectID(storeIdentifier: engine.storeIdentifier, entityName: table.entity.name, primaryKey: key)
         conflicts.append(VersionConflict(objectID: id, expectedVersion: expected, storedVersion: stored))

@@ -39,7 +39,7 @@ final class SQLiteEngine: StorageEngine {
         self.schema = schema
         self.options = options
         tables = schema.entities.map(SQLiteTableLayout.init(entity:))
-        joins = schema.joins.map(SQLiteJoinLayout.init(join:))
+        joins = schema.joins.map { SQLiteJoinLayout(join: $0, entityCount: schema.entities.count) }
         try Self.probeFile(at: path)
         let connection = try SQLiteConnection(path: path, readOnly: false, busyTimeout: options.busyTimeoutMilliseconds)
         do throws(StrataError) {

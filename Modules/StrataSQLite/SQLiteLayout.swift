@@ -14,9 +14,22 @@ extension String {
     }
 }
 
+/// Statement kinds with a fixed slot in each connection's statement table.
+enum SQLiteStatementSlot {
+    static let perOwner = 6
+    // Entity statements.
+    static let selectByKey = 0, insert = 1, update = 2, touch = 3, delete = 4, versionOf = 5
+    // Join statements.
+    static let link = 0, unlink = 1, deleteLeft = 2, deleteRight = 3, rightsOfLeft = 4, leftsOfRight = 5
+}
+
 /// The SQL text for one entity's table, computed once at open.
-struct SQLiteTableLayout: Sendable {
+///
+/// A class so that handing it around per row costs one retain, not one per string.
+final class SQLiteTableLayout: Sendable {
     let entity: EntitySchema
+    /// This entity's first slot in a connection's statement table (see ``SQLiteStatementSlot``).
+    let slotBase: Int
     let table: String
     /// `"id", "version", "c1", …` in row order.
     let selectList: String
@@ -27,10 +40,18 @@ struct SQLiteTableLayout: Sendable {
     let delete: String
     let versionOf: String
     let storageClasses: [StorageClass]
-    let isBool: [Bool]
+    /// What decoding needs per column, in one array (one retain per row).
+    let decoding: [ColumnDecoding]
+
+    struct ColumnDecoding: Sendable {
+        let storageClass: StorageClass
+        let isBool: Bool
+        let isOptional: Bool
+    }
 
     init(entity: EntitySchema) {
         self.entity = entity
+        slotBase = entity.number * SQLiteStatementSlot.perOwner
         table = quoted(entity.name)
         let columns = entity.columns.map { quoted($0.name) }
         selectList = (["\"id\"", "\"version\""] + columns).joined(separator: ", ")
@@ -44,7 +65,9 @@ struct SQLiteTableLayout: Sendable {
         delete = "DELETE FROM \(table) WHERE \"id\" = ?1 AND \"version\" = ?2"
         versionOf = "SELECT \"version\" FROM \(table) WHERE \"id\" = ?1"
         storageClasses = entity.columns.map(\.type.storageClass)
-        isBool = entity.columns.map { $0.type == .bool }
+        decoding = entity.columns.map {
+            ColumnDecoding(storageClass: $0.type.storageClass, isBool: $0.type == .bool, isOptional: $0.isOptional)
+        }
     }
 
     /// `CREATE TABLE` for the entity.
@@ -80,8 +103,10 @@ struct SQLiteTableLayout: Sendable {
 }
 
 /// The SQL text for one many-to-many join table.
-struct SQLiteJoinLayout: Sendable {
+final class SQLiteJoinLayout: Sendable {
     let join: JoinSchema
+    /// This join's first slot in a connection's statement table, after every entity's.
+    let slotBase: Int
     let table: String
     let link: String
     let unlink: String
@@ -90,8 +115,9 @@ struct SQLiteJoinLayout: Sendable {
     let rightsOfLeft: String
     let leftsOfRight: String
 
-    init(join: JoinSchema) {
+    init(join: JoinSchema, entityCount: Int) {
         self.join = join
+        slotBase = (entityCount + join.number) * SQLiteStatementSlot.perOwner
         table = quoted(join.name)
         link = "INSERT OR IGNORE INTO \(table) (\"left\", \"right\") VALUES (?1, ?2)"
         unlink = "DELETE FROM \(table) WHERE \"left\" = ?1 AND \"right\" = ?2"

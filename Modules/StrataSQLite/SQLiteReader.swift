@@ -30,7 +30,7 @@ final class SQLiteReader: StoreReader {
     func row(entity: Int, key: Int64) throws -> StoredRow? {
         let connection = try open()
         let table = try engine.table(entity)
-        let statement = try connection.statement(table.selectByKey)
+        let statement = try connection.statement(table.selectByKey, slot: table.slotBase + SQLiteStatementSlot.selectByKey)
         defer { statement.reset() }
         try statement.bind(key, at: 1)
         guard try statement.step() else { return nil }
@@ -91,7 +91,9 @@ final class SQLiteReader: StoreReader {
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
         let connection = try open()
         let layout = try engine.join(join)
-        let statement = try connection.statement(side == .left ? layout.rightsOfLeft : layout.leftsOfRight)
+        let statement = try side == .left
+            ? connection.statement(layout.rightsOfLeft, slot: layout.slotBase + SQLiteStatementSlot.rightsOfLeft)
+            : connection.statement(layout.leftsOfRight, slot: layout.slotBase + SQLiteStatementSlot.leftsOfRight)
         defer { statement.reset() }
         try statement.bind(key, at: 1)
         var keys: [Int64] = []
@@ -117,15 +119,14 @@ final class SQLiteReader: StoreReader {
     /// Decodes the current row: id, version, then every column checked against its class.
     private func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout) throws(StrataError) -> StoredRow {
         let key = statement.int64(at: 0)
-        let classes = table.storageClasses
-        let isBool = table.isBool
+        let columns = table.decoding
         var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(classes.count)
-        for column in classes.indices {
-            let value = try statement.value(at: Int32(column + 2), as: classes[column], isBool: isBool[column]) {
+        values.reserveCapacity(columns.count)
+        for (column, decoding) in columns.enumerated() {
+            let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
                 "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
             }
-            if value.isNull && !table.entity.columns[column].isOptional {
+            if value.isNull && !decoding.isOptional {
                 throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
             }
             values.append(value)

@@ -110,7 +110,26 @@ final class SQLiteStatement {
     func text(at column: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
-        return String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        // ASCII needs no validation; anything else must be valid UTF-8 (never repaired).
+        if Self.isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
+        return String(validating: buffer, as: UTF8.self)
+    }
+
+    private static func isASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = buffer.count
+        guard let base = buffer.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= count {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            if base[index] & 0x80 != 0 { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Decodes a column whose storage class must be `storageClass`, or throws `.storeCorrupt`.

@@ -102,6 +102,7 @@ struct SQLiteEngineFileTests {
         let raw = try RawSQLite(path: store.path)
         try raw.execute("UPDATE Account SET balance = 'lots' WHERE id = 2")
         try raw.execute("UPDATE Account SET active = 2 WHERE id = 3")
+        try raw.execute("INSERT INTO Account (id, version, name, balance, active) VALUES (4, 1, CAST(x'61FF62' AS TEXT), 0, 1)")
 
         let reader = try engine.makeReader()
         defer { reader.close() }
@@ -111,6 +112,9 @@ struct SQLiteEngineFileTests {
         #expect(detail.contains("Account.balance") && detail.contains("2"))
         guard case .storeCorrupt = strataError({ _ = try reader.row(entity: Fixtures.account, key: 3) }) else {
             Issue.record("a Bool column holding 2 was accepted"); return
+        }
+        guard case .storeCorrupt = strataError({ _ = try reader.row(entity: Fixtures.account, key: 4) }) else {
+            Issue.record("invalid UTF-8 was accepted as text"); return
         }
         guard case .storeCorrupt = strataError({ _ = try reader.rows(for: FetchPlan(entity: Fixtures.account)) }) else {
             Issue.record("a fetch returned damaged rows"); return
