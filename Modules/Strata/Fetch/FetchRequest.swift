@@ -21,7 +21,7 @@ public import Foundation
 ///   Anything else is evaluated in memory with the same results; no part of a predicate is dropped.
 /// - Unsaved changes in the context are included: inserted objects that match, changed values,
 ///   and no deleted objects.
-public struct FetchRequest<Entity: ManagedObject> {
+public struct FetchRequest<Entity: ManagedObject>: Sendable {
     public var predicate: Predicate<Entity>?
     public var sortBy: [SortDescriptor<Entity>]
     /// At most this many results; nil for all.
