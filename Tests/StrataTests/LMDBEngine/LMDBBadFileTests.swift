@@ -58,7 +58,12 @@ struct LMDBBadFileTests {
         #expect(size > 8 * 4096)
         try handle.truncate(atOffset: size / 2)
         try handle.close()
-        #expect(Self.isTyped(LMDBFixture.strataError { _ = try LMDBFixture.open(directory) }))
+        let error = LMDBFixture.strataError { _ = try LMDBFixture.open(directory) }
+        guard case .storeCorrupt(let detail)? = error else {
+            Issue.record("expected .storeCorrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("truncated"))
     }
 
     @Test("garbage, empty and SQLite data.mdb files and a SQLite file as the path are refused", arguments: ["garbage", "empty", "sqlite", "short"])
