@@ -60,11 +60,27 @@ enum LMDBRegistry {
         }
     }
 
+    /// The device and inode of the directory, after resolving symlinks.
     private static func identify(_ directory: URL) throws(StrataError) -> Identity {
-        var info = stat()
-        guard stat(directory.path, &info) == 0 else {
-            throw .io("cannot stat \(directory.path): \(String(cString: strerror(errno)))")
+        let resolved = directory.resolvingSymlinksInPath().path
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: resolved)
+        } catch {
+            throw .io("cannot read the attributes of \(directory.path): \(error.localizedDescription)")
         }
-        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        guard let device = number(attributes[.systemNumber]), let inode = number(attributes[.systemFileNumber]) else {
+            throw .io("cannot identify the store directory \(directory.path) (no device or inode number)")
+        }
+        return Identity(device: device, inode: inode)
+    }
+
+    private static func number(_ value: Any?) -> UInt64? {
+        switch value {
+        case let value as UInt64: value
+        case let value as Int: UInt64(bitPattern: Int64(value))
+        case let value as NSNumber: value.uint64Value
+        default: nil
+        }
     }
 }

@@ -108,9 +108,7 @@ enum RowCodec {
                 offset &+= Int(length)
                 if tag == tagText {
                     guard expected == .text else { throw corrupt("column \(column) holds text") }
-                    guard let text = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
-                        throw corrupt("column \(column) holds invalid UTF-8")
-                    }
+                    guard let text = makeString(slice) else { throw corrupt("column \(column) holds invalid UTF-8") }
                     values.append(.text(text))
                 } else {
                     guard expected == .blob else { throw corrupt("column \(column) holds a blob") }
@@ -122,6 +120,24 @@ enum RowCodec {
         }
         guard offset == body else { throw corrupt("trailing bytes") }
         return StoredRow(key: key, version: version, values: values)
+    }
+
+    /// A string from UTF-8 bytes, or nil when they are not valid UTF-8 (never repaired).
+    @inline(__always)
+    static func makeString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let units = bytes.bindMemory(to: UInt8.self)
+        var index = 0
+        var isASCII = true
+        while index &+ 8 <= units.count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { isASCII = false; break }
+            index &+= 8
+        }
+        while isASCII && index < units.count {
+            if units[index] >= 0x80 { isASCII = false }
+            index &+= 1
+        }
+        // ASCII is valid UTF-8, so decoding cannot repair anything; otherwise validate.
+        return isASCII ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
     }
 
     @inline(__always)

@@ -35,6 +35,22 @@ struct LMDBRowCodecTests {
         #expect(LMDBFixture.strataError { _ = try encoded.withUnsafeBytes { try RowCodec.decode($0, key: 9, layout: wrongClass) } } != nil)
     }
 
+    @Test("invalid UTF-8 behind a valid checksum is corruption, never repaired text")
+    func invalidUTF8() throws {
+        var encoded = RowCodec.encode(version: 1, values: [.text("abcdefghé"), .integer(1), .null, .real(1), .blob(Data())])
+        let index = try #require(encoded.firstIndex(of: 0xC3))
+        encoded[index + 1] = 0x41
+        let body = encoded.count - 4
+        let crc = encoded.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body])) }
+        withUnsafeBytes(of: crc.littleEndian) { encoded.replaceSubrange(body..., with: $0) }
+        let error = LMDBFixture.strataError { _ = try encoded.withUnsafeBytes { try RowCodec.decode($0, key: 5, layout: Self.layout) } }
+        guard case .storeCorrupt(let detail)? = error else {
+            Issue.record("expected .storeCorrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("UTF-8"))
+    }
+
     @Test("decode cost of a 5-column row (printed, not asserted)")
     func decodeCost() throws {
         let encoded = RowCodec.encode(version: 1, values: Self.values)
