@@ -1,0 +1,57 @@
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), computed slicing-by-8.
+///
+/// Every stored row carries this checksum so that damaged bytes become
+/// `StrataError.storeCorrupt` instead of wrong data.
+enum CRC32C {
+    /// Eight 256-entry tables, laid out one after another (table `t` starts at `t * 256`).
+    static let table: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: 8 * 256)
+        for byte in 0..<256 {
+            var crc = UInt32(byte)
+            for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            table[byte] = crc
+        }
+        for byte in 0..<256 {
+            var crc = table[byte]
+            for slice in 1..<8 {
+                crc = table[Int(crc & 0xFF)] ^ (crc >> 8)
+                table[slice * 256 + byte] = crc
+            }
+        }
+        return table
+    }()
+
+    /// The checksum of `count` bytes at `start`.
+    static func checksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
+        table.withUnsafeBufferPointer { tablePointer in
+            let t = tablePointer.baseAddress.unsafelyUnwrapped
+            var crc: UInt32 = 0xFFFF_FFFF
+            var p = start
+            var remaining = count
+            while remaining >= 8 {
+                let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+                let low = UInt32(truncatingIfNeeded: word) ^ crc
+                let high = UInt32(truncatingIfNeeded: word &>> 32)
+                let a = t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int((low &>> 8) & 0xFF)]
+                let b = t[5 * 256 + Int((low &>> 16) & 0xFF)] ^ t[4 * 256 + Int(low &>> 24)]
+                let c = t[3 * 256 + Int(high & 0xFF)] ^ t[2 * 256 + Int((high &>> 8) & 0xFF)]
+                let d = t[1 * 256 + Int((high &>> 16) & 0xFF)] ^ t[Int(high &>> 24)]
+                crc = a ^ b ^ c ^ d
+                p += 8
+                remaining &-= 8
+            }
+            while remaining > 0 {
+                crc = t[Int((crc ^ UInt32(p.load(as: UInt8.self))) & 0xFF)] ^ (crc &>> 8)
+                p += 1
+                remaining &-= 1
+            }
+            return ~crc
+        }
+    }
+
+    /// The checksum of a byte buffer.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        return checksum(base, count: bytes.count)
+    }
+}

@@ -1,0 +1,143 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// The named databases of a store and what each holds, opened from a `StoreSchema`.
+///
+/// - `strata.meta`: store UUID, schema version, format version, key counters.
+/// - `e.<Entity>`: rows by 8-byte big-endian primary key (``RowCodec``).
+/// - `i.<Index>`: one per `IndexSchema`, plus `r.<Entity>.<column>` for any reference column
+///   no index starts with (``IndexKeyCodec`` keys, primary key as value).
+/// - `j.<Join>.l` / `j.<Join>.r`: join pairs keyed (this side, other side), empty values.
+struct LMDBCatalog: Sendable {
+    struct Index: Sendable {
+        var name: String
+        var dbi: MDB_dbi
+        var columns: [Int]
+        var isUnique: Bool
+        var columnNames: [String]
+    }
+
+    struct Entity: Sendable {
+        var dbi: MDB_dbi
+        var layout: EntityLayout
+        var columns: [ColumnSchema]
+        var indexes: [Index]
+        var name: String { layout.name }
+    }
+
+    struct Join: Sendable {
+        var name: String
+        var left: MDB_dbi
+        var right: MDB_dbi
+        var leftEntity: Int
+        var rightEntity: Int
+    }
+
+    var meta: MDB_dbi
+    var entities: [Entity]
+    var joins: [Join]
+
+    static let formatVersion: Int64 = 1
+    static let metaName = "strata.meta"
+
+    /// The indexes an entity gets: its declared ones plus one per unindexed reference column.
+    static func indexes(of entity: EntitySchema) -> [(name: String, columns: [Int], isUnique: Bool)] {
+        var result = entity.indexes.map { (name: "i.\($0.name)", columns: $0.columns, isUnique: $0.isUnique) }
+        for (number, column) in entity.columns.enumerated() where column.type == .reference {
+            if !entity.indexes.contains(where: { $0.columns.first == number }) {
+                result.append((name: "r.\(entity.name).\(column.name)", columns: [number], isUnique: false))
+            }
+        }
+        return result
+    }
+
+    /// How many named databases a schema needs (for `mdb_env_set_maxdbs`), with room to spare.
+    static func databaseCount(_ schema: StoreSchema) -> Int {
+        1 + schema.entities.reduce(0) { $0 + 1 + indexes(of: $1).count } + 2 * schema.joins.count + 8
+    }
+
+    /// What the metadata database records.
+    struct Metadata {
+        var storeIdentifier: UUID
+        var schemaVersion: Int
+    }
+
+    /// Reads (or, for a new store, writes) the metadata and opens every database.
+    /// - Throws: `.notAStore` (an LMDB environment without Strata metadata or of an unknown
+    ///   format), `.schemaMismatch`, LMDB errors.
+    static func open(_ txn: LMDBTransaction, schema: StoreSchema, path: String) throws -> (LMDBCatalog, Metadata) {
+        var meta: MDB_dbi = 0
+        var rc = mdb_dbi_open(txn.raw, metaName, 0, &meta)
+        if rc == MDB_NOTFOUND {
+            var main: MDB_dbi = 0
+            try lmdbCheck(mdb_dbi_open(txn.raw, nil, 0, &main))
+            guard try txn.count(main) == 0 else {
+                throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
+            }
+            try lmdbCheck(mdb_dbi_open(txn.raw, metaName, UInt32(MDB_CREATE), &meta))
+            var uuid = UUID().uuid
+            try txn.put(meta, Array("store_uuid".utf8), withUnsafeBytes(of: &uuid) { Array($0) })
+            try txn.put(meta, Array("schema_version".utf8), IndexKeyCodec.primaryKey(Int64(schema.version)))
+            try txn.put(meta, Array("format_version".utf8), IndexKeyCodec.primaryKey(formatVersion))
+            rc = 0
+        }
+        if rc == MDB_INCOMPATIBLE {
+            throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
+        }
+        try lmdbCheck(rc)
+        let metadata = try readMetadata(txn, meta: meta, schema: schema, path: path)
+        var entities: [Entity] = []
+        for entity in schema.entities {
+            let dbi = try openDatabase(txn, "e.\(entity.name)")
+            var indexes: [Index] = []
+            for index in Self.indexes(of: entity) {
+                indexes.append(Index(
+                    name: index.name, dbi: try openDatabase(txn, index.name), columns: index.columns,
+                    isUnique: index.isUnique, columnNames: index.columns.map { entity.columns[$0].name }))
+            }
+            let classes = ContiguousArray(entity.columns.map(\.type.storageClass))
+            entities.append(Entity(dbi: dbi, layout: EntityLayout(name: entity.name, classes: classes), columns: entity.columns, indexes: indexes))
+        }
+        var joins: [Join] = []
+        for join in schema.joins {
+            joins.append(Join(
+                name: join.name, left: try openDatabase(txn, "j.\(join.name).l"), right: try openDatabase(txn, "j.\(join.name).r"),
+                leftEntity: join.leftEntity, rightEntity: join.rightEntity))
+        }
+        return (LMDBCatalog(meta: meta, entities: entities, joins: joins), metadata)
+    }
+
+    private static func openDatabase(_ txn: LMDBTransaction, _ name: String) throws -> MDB_dbi {
+        var dbi: MDB_dbi = 0
+        try lmdbCheck(mdb_dbi_open(txn.raw, name, UInt32(MDB_CREATE), &dbi))
+        return dbi
+    }
+
+    private static func readMetadata(_ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, path: String) throws -> Metadata {
+        let format = try txn.get(meta, Array("format_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+        guard let format else {
+            throw StrataError.notAStore(path: path, reason: "the Strata metadata has no format version")
+        }
+        guard format == formatVersion else {
+            throw StrataError.notAStore(path: path, reason: "Strata LMDB format \(format) is not supported (this build reads format \(formatVersion))")
+        }
+        let version = try txn.get(meta, Array("schema_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+        let uuid = try txn.get(meta, Array("store_uuid".utf8)) { bytes -> UUID? in
+            guard bytes.count == 16 else { return nil }
+            var raw = UUID().uuid
+            withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: bytes) }
+            return UUID(uuid: raw)
+        } ?? nil
+        guard let version, let uuid else {
+            throw StrataError.storeCorrupt("\(path): the Strata metadata is incomplete")
+        }
+        guard version == Int64(schema.version) else {
+            throw StrataError.schemaMismatch(storeVersion: Int(version), modelVersion: schema.version)
+        }
+        return Metadata(storeIdentifier: uuid, schemaVersion: Int(version))
+    }
+
+    /// The metadata key of an entity's key counter.
+    static func counterKey(_ entity: String) -> [UInt8] { Array("counter.\(entity)".utf8) }
+}

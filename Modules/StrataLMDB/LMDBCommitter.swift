@@ -1,0 +1,223 @@
+import Foundation
+import Strata
+
+/// Applies one `ChangeSet` inside a write transaction: deletes, unlinks, updates, touches,
+/// inserts, links, keeping every index and join database in step.
+///
+/// Version mismatches are collected (not thrown at the first one) so that the thrown
+/// `.conflict` lists all of them; a unique-index violation is reported when there is no
+/// conflict. Either way the caller aborts the transaction, so nothing is written.
+struct LMDBCommitter {
+    let txn: LMDBTransaction
+    let catalog: LMDBCatalog
+    let storeIdentifier: UUID
+    let maxKeySize: Int
+    private var conflicts: [VersionConflict] = []
+    private var violation: StrataError?
+
+    init(txn: LMDBTransaction, catalog: LMDBCatalog, storeIdentifier: UUID, maxKeySize: Int) {
+        self.txn = txn
+        self.catalog = catalog
+        self.storeIdentifier = storeIdentifier
+        self.maxKeySize = maxKeySize
+    }
+
+    mutating func apply(_ changes: ChangeSet) throws {
+        for check in changes.deletes { try delete(check) }
+        for link in changes.unlinks { try unlink(link) }
+        for write in changes.updates { try update(write) }
+        for check in changes.touches { try touch(check) }
+        for write in changes.inserts { try insert(write) }
+        for link in changes.links { try self.link(link) }
+        if !conflicts.isEmpty { throw StrataError.conflict(conflicts) }
+        if let violation { throw violation }
+    }
+
+    // MARK: Rows
+
+    private func entity(_ number: Int) throws -> LMDBCatalog.Entity {
+        guard catalog.entities.indices.contains(number) else { throw StrataError.misuse("no entity number \(number) in this store's schema") }
+        return catalog.entities[number]
+    }
+
+    private func storedRow(_ entity: LMDBCatalog.Entity, _ key: Int64) throws -> StoredRow? {
+        try txn.get(entity.dbi, IndexKeyCodec.primaryKey(key)) { bytes in
+            try RowCodec.decode(bytes, key: key, layout: entity.layout)
+        }
+    }
+
+    /// The stored row when its version is `expected`; otherwise records a conflict.
+    private mutating func checkedRow(_ entity: LMDBCatalog.Entity, _ key: Int64, expected: Int64) throws -> StoredRow? {
+        try checkKey(key)
+        let row = try storedRow(entity, key)
+        guard let row, row.version == expected else {
+            conflicts.append(VersionConflict(
+                objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: key),
+                expectedVersion: expected, storedVersion: row?.version))
+            return nil
+        }
+        return row
+    }
+
+    private func checkKey(_ key: Int64) throws {
+        guard key > 0 else { throw StrataError.misuse("primary keys are positive; got \(key)") }
+    }
+
+    private func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity) throws {
+        guard write.values.count == entity.columns.count else {
+            throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "expected \(entity.columns.count) values, got \(write.values.count)")])
+        }
+        for (column, value) in zip(entity.columns, write.values) {
+            if !column.type.storageClass.admits(value) {
+                throw StrataError.validation([ValidationIssue(entity: entity.name, property: column.name, message: "expected a \(column.type.storageClass.rawValue) value, got \(value)")])
+            }
+            if case .real(let real) = value, real.isNaN {
+                throw StrataError.validation([ValidationIssue(entity: entity.name, property: column.name, message: "NaN cannot be stored")])
+            }
+        }
+    }
+
+    private mutating func delete(_ check: RowVersionCheck) throws {
+        let entity = try entity(check.entity)
+        guard let row = try checkedRow(entity, check.key, expected: check.expectedVersion) else { return }
+        for index in entity.indexes {
+            try txn.delete(index.dbi, indexKey(index, entity, row.values, check.key))
+        }
+        try txn.delete(entity.dbi, IndexKeyCodec.primaryKey(check.key))
+        try removeLinks(entityNumber: check.entity, key: check.key)
+    }
+
+    private mutating func update(_ write: RowWrite) throws {
+        let entity = try entity(write.entity)
+        try validate(write, entity)
+        guard let old = try checkedRow(entity, write.key, expected: write.expectedVersion) else { return }
+        for index in entity.indexes {
+            let oldKey = try indexKey(index, entity, old.values, write.key)
+            let newKey = try indexKey(index, entity, write.values, write.key)
+            if oldKey == newKey { continue }
+            try txn.delete(index.dbi, oldKey)
+            try putIndex(index, entity, newKey, write.key)
+        }
+        try txn.put(entity.dbi, IndexKeyCodec.primaryKey(write.key), RowCodec.encode(version: write.expectedVersion + 1, values: write.values))
+    }
+
+    private mutating func touch(_ check: RowVersionCheck) throws {
+        let entity = try entity(check.entity)
+        guard let old = try checkedRow(entity, check.key, expected: check.expectedVersion) else { return }
+        try txn.put(entity.dbi, IndexKeyCodec.primaryKey(check.key), RowCodec.encode(version: old.version + 1, values: old.values))
+    }
+
+    private mutating func insert(_ write: RowWrite) throws {
+        let entity = try entity(write.entity)
+        try checkKey(write.key)
+        try validate(write, entity)
+        let key = IndexKeyCodec.primaryKey(write.key)
+        if try txn.get(entity.dbi, key, { _ in true }) != nil {
+            conflicts.append(VersionConflict(
+                objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: write.key),
+                expectedVersion: write.expectedVersion, storedVersion: nil))
+            return
+        }
+        for index in entity.indexes {
+            try putIndex(index, entity, try indexKey(index, entity, write.values, write.key), write.key)
+        }
+        try txn.put(entity.dbi, key, RowCodec.encode(version: 1, values: write.values))
+    }
+
+    // MARK: Indexes
+
+    /// The index key of a row: encoded column values, then the primary key unless the index
+    /// is unique and no value is null (nulls never conflict).
+    /// - Throws: `.validation` when the key exceeds LMDB's key size limit.
+    private func indexKey(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64) throws -> [UInt8] {
+        var out: [UInt8] = []
+        var hasNull = false
+        for column in index.columns {
+            IndexKeyCodec.append(values[column], to: &out)
+            if values[column].isNull { hasNull = true }
+        }
+        if !index.isUnique || hasNull { IndexKeyCodec.appendBigEndian(UInt64(bitPattern: key), to: &out) }
+        guard out.count <= maxKeySize else {
+            throw StrataError.validation([ValidationIssue(
+                entity: entity.name, property: index.columnNames.joined(separator: ", "),
+                message: "the value is too long to index: its index key needs \(out.count) bytes but LMDB keys hold at most \(maxKeySize) (index \(index.name)); shorten the value or drop the index")])
+        }
+        return out
+    }
+
+    private mutating func putIndex(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64) throws {
+        do {
+            try txn.put(index.dbi, indexKey, IndexKeyCodec.primaryKey(key), noOverwrite: true)
+        } catch .keyExists {
+            let owner = try txn.get(index.dbi, indexKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+            if index.isUnique, owner != key, violation == nil {
+                violation = .constraintViolation(entity: entity.name, attributes: index.columnNames)
+            }
+        }
+    }
+
+    // MARK: Joins
+
+    private func join(_ number: Int) throws -> LMDBCatalog.Join {
+        guard catalog.joins.indices.contains(number) else { throw StrataError.misuse("no join number \(number) in this store's schema") }
+        return catalog.joins[number]
+    }
+
+    static func pairKey(_ a: Int64, _ b: Int64) -> [UInt8] {
+        var out = IndexKeyCodec.primaryKey(a)
+        IndexKeyCodec.appendBigEndian(UInt64(bitPattern: b), to: &out)
+        return out
+    }
+
+    private func link(_ link: JoinLink) throws {
+        let join = try join(link.join)
+        try checkKey(link.leftKey)
+        try checkKey(link.rightKey)
+        for (dbi, key) in [(join.left, Self.pairKey(link.leftKey, link.rightKey)), (join.right, Self.pairKey(link.rightKey, link.leftKey))] {
+            do {
+                try txn.put(dbi, key, [], noOverwrite: true)
+            } catch .keyExists {
+                continue
+            }
+        }
+    }
+
+    private func unlink(_ link: JoinLink) throws {
+        let join = try join(link.join)
+        try txn.delete(join.left, Self.pairKey(link.leftKey, link.rightKey))
+        try txn.delete(join.right, Self.pairKey(link.rightKey, link.leftKey))
+    }
+
+    /// Removes every join pair that names the deleted row.
+    private func removeLinks(entityNumber: Int, key: Int64) throws {
+        for join in catalog.joins {
+            if join.leftEntity == entityNumber {
+                for other in try linked(join.left, key) {
+                    try txn.delete(join.left, Self.pairKey(key, other))
+                    try txn.delete(join.right, Self.pairKey(other, key))
+                }
+            }
+            if join.rightEntity == entityNumber {
+                for other in try linked(join.right, key) {
+                    try txn.delete(join.right, Self.pairKey(key, other))
+                    try txn.delete(join.left, Self.pairKey(other, key))
+                }
+            }
+        }
+    }
+
+    private func linked(_ dbi: UInt32, _ key: Int64) throws -> [Int64] {
+        try Self.linkedKeys(txn, dbi, key)
+    }
+
+    /// The other-side keys stored under `key` in one join direction, ascending.
+    static func linkedKeys(_ txn: LMDBTransaction, _ dbi: UInt32, _ key: Int64) throws -> [Int64] {
+        let prefix = IndexKeyCodec.primaryKey(key)
+        var keys: [Int64] = []
+        try txn.scan(dbi, from: prefix, before: IndexKeyCodec.successor(ofPrefix: prefix)) { pair, _ in
+            if let other = IndexKeyCodec.readPrimaryKey(pair, at: 8) { keys.append(other) }
+            return true
+        }
+        return keys
+    }
+}

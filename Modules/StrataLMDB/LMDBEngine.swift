@@ -1,0 +1,110 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// The LMDB `StorageEngine`. Created through `EngineConfiguration.lmdb(at:options:)`.
+///
+/// Reads run on `MDB_RDONLY` snapshots (``LMDBReader``); commits and key allocation run as write
+/// transactions on the environment's writer thread (``LMDBEnvironment/write(_:_:)``).
+final class LMDBEngine: StorageEngine {
+    let storeIdentifier: UUID
+    let schemaVersion: Int
+    let environment: LMDBEnvironment
+    let catalog: LMDBCatalog
+    private let closed = Mutex(false)
+
+    private init(environment: LMDBEnvironment, catalog: LMDBCatalog, metadata: LMDBCatalog.Metadata) {
+        self.environment = environment
+        self.catalog = catalog
+        storeIdentifier = metadata.storeIdentifier
+        schemaVersion = metadata.schemaVersion
+    }
+
+    /// Opens (creating if needed) the store in `directory`.
+    static func open(directory: URL, options: LMDBOptions, schema: StoreSchema) throws(StrataError) -> LMDBEngine {
+        guard options.initialMapSize > 0, options.maximumMapSize >= options.initialMapSize,
+              options.maxMapGrowthRetries >= 0, options.maxReaders > 0 else {
+            throw .misuse("LMDBOptions need 0 < initialMapSize <= maximumMapSize, maxMapGrowthRetries >= 0 and maxReaders > 0")
+        }
+        let databases = LMDBCatalog.databaseCount(schema)
+        let environment = try LMDBRegistry.acquire(directory: directory, options: options, databases: databases)
+        do {
+            let path = directory.path
+            let (catalog, metadata) = try environment.write("opening \(path)") { txn in
+                try LMDBCatalog.open(txn, schema: schema, path: path)
+            }
+            return LMDBEngine(environment: environment, catalog: catalog, metadata: metadata)
+        } catch {
+            LMDBRegistry.release(environment)
+            throw error
+        }
+    }
+
+    /// Throws `.misuse` once the engine is closed.
+    func checkOpen() throws(StrataError) {
+        if closed.withLock({ $0 }) { throw .misuse("the LMDB store at \(environment.path) was closed") }
+    }
+
+    func entity(_ number: Int) throws(StrataError) -> LMDBCatalog.Entity {
+        guard catalog.entities.indices.contains(number) else { throw .misuse("no entity number \(number) in this store's schema") }
+        return catalog.entities[number]
+    }
+
+    func makeReader() throws -> any StoreReader {
+        try checkOpen()
+        return try LMDBReader(engine: self)
+    }
+
+    func commit(_ changes: ChangeSet) throws {
+        try checkOpen()
+        if changes.isEmpty { return }
+        let catalog = catalog
+        let storeIdentifier = storeIdentifier
+        let maxKeySize = environment.maxKeySize
+        try environment.write("committing to \(environment.path)") { txn in
+            var committer = LMDBCommitter(txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)
+            try committer.apply(changes)
+        }
+    }
+
+    func allocateKeys(entity number: Int, count: Int) throws -> Range<Int64> {
+        try checkOpen()
+        guard count >= 0 else { throw StrataError.misuse("allocateKeys needs a count >= 0, got \(count)") }
+        let entity = try entity(number)
+        let name = entity.name
+        if let range = environment.keyCache.withLock({ cache -> Range<Int64>? in
+            guard let cached = cache[name], cached.count >= count else { return nil }
+            cache[name] = (cached.lowerBound + Int64(count))..<cached.upperBound
+            return cached.lowerBound..<(cached.lowerBound + Int64(count))
+        }) {
+            return range
+        }
+        let block = Int64(max(count, 256))
+        let meta = catalog.meta
+        let reserved = try environment.write("allocating keys for \(name)") { txn -> Range<Int64> in
+            let counterKey = LMDBCatalog.counterKey(name)
+            let counter = try txn.get(meta, counterKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+            let last = try txn.lastKey(entity.dbi) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+            let next = max(counter ?? 1, (last ?? 0) + 1, 1)
+            let (end, overflow) = next.addingReportingOverflow(block)
+            guard !overflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
+            try txn.put(meta, counterKey, IndexKeyCodec.primaryKey(end))
+            return next..<end
+        }
+        let handedOut = reserved.lowerBound..<(reserved.lowerBound + Int64(count))
+        environment.keyCache.withLock { $0[name] = handedOut.upperBound..<reserved.upperBound }
+        return handedOut
+    }
+
+    func close() {
+        let wasClosed = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return closed
+        }
+        if !wasClosed { LMDBRegistry.release(environment) }
+    }
+
+    deinit {
+        close()
+    }
+}

@@ -1,0 +1,195 @@
+import CLMDB
+import Foundation
+import Strata
+import Synchronization
+
+/// One open LMDB environment (one store directory), shared by every engine of this process
+/// that opens the directory (see ``LMDBRegistry``).
+///
+/// It owns the writer thread (every write transaction runs there) and grows the map.
+///
+/// Map growth: `mdb_env_set_mapsize` remaps the file, so no read may touch the map meanwhile.
+/// Every reader call runs inside ``withReadOperation(_:)``; growth (on the writer thread,
+/// between write transactions) waits until no read operation is in flight and holds new ones
+/// back until the map is replaced. Idle read snapshots keep no pointers into the map between
+/// calls (cursors are closed, values are copied out), which is what LMDB 0.9 needs to
+/// survive the remap.
+final class LMDBEnvironment: @unchecked Sendable {
+    let raw: OpaquePointer
+    let path: String
+    let options: LMDBOptions
+    let maxKeySize: Int
+    let writer: LMDBWriterThread
+    /// Keys reserved in the store but not handed out yet, by entity name.
+    let keyCache = Mutex<[String: Range<Int64>]>([:])
+
+    private let gate = NSCondition()
+    /// Read operations in flight; guarded by `gate`.
+    private var readOperations = 0
+    /// Whether the writer is replacing the map; guarded by `gate`.
+    private var resizing = false
+
+    /// Opens the environment in a directory that ``LMDBFileCheck`` accepted.
+    init(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) {
+        path = directory.path
+        self.options = options
+        var env: OpaquePointer?
+        if let error = Self.fail(mdb_env_create(&env), path) { throw error }
+        guard let env else { throw .io("\(directory.path): mdb_env_create returned no environment") }
+        let opened: Int32 = {
+            var rc = mdb_env_set_maxreaders(env, UInt32(clamping: options.maxReaders))
+            if rc == 0 { rc = mdb_env_set_maxdbs(env, MDB_dbi(clamping: databases)) }
+            if rc == 0 { rc = mdb_env_set_mapsize(env, Self.roundToPages(options.initialMapSize)) }
+            if rc == 0 { rc = mdb_env_open(env, directory.path, UInt32(MDB_NOTLS), 0o644) }
+            return rc
+        }()
+        if let error = Self.fail(opened, path) {
+            mdb_env_close(env)
+            throw error
+        }
+        var dead: Int32 = 0
+        _ = mdb_reader_check(env, &dead)
+        raw = env
+        maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        writer = LMDBWriterThread(name: "strata.lmdb.writer")
+    }
+
+    private static func fail(_ rc: Int32, _ path: String) -> StrataError? {
+        rc == 0 ? nil : LMDBError(code: rc).strataError(path)
+    }
+
+    static func roundToPages(_ size: Int) -> Int {
+        let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+        return max((size + page - 1) / page * page, page * 16)
+    }
+
+    /// Stops the writer thread and closes the environment. Call once, with no reader left.
+    func shutdown() {
+        writer.stop()
+        mdb_env_close(raw)
+    }
+
+    // MARK: Reads
+
+    /// Runs one read operation; map growth waits for it and it waits for map growth.
+    func withReadOperation<T>(_ body: () throws -> T) rethrows -> T {
+        gate.lock()
+        while resizing { gate.wait() }
+        readOperations += 1
+        gate.unlock()
+        defer {
+            gate.lock()
+            readOperations -= 1
+            if readOperations == 0 { gate.broadcast() }
+            gate.unlock()
+        }
+        return try body()
+    }
+
+    /// Begins a read-only transaction (adopting a map grown by another process if needed).
+    func beginRead() throws(StrataError) -> OpaquePointer {
+        for _ in 0..<4 {
+            var txn: OpaquePointer?
+            let rc = withReadOperation { mdb_txn_begin(raw, nil, UInt32(MDB_RDONLY), &txn) }
+            if rc == MDB_MAP_RESIZED {
+                do {
+                    try writer.perform { [self] in try replaceMap(size: 0) }
+                } catch {
+                    throw strataError(error, "adopting the map size of \(path)")
+                }
+                continue
+            }
+            if let error = Self.fail(rc, "beginning a read of \(path)") { throw error }
+            if let txn { return txn }
+        }
+        throw .busy("\(path): the map keeps being resized by another process")
+    }
+
+    /// Ends a read-only transaction.
+    func endRead(_ txn: OpaquePointer) {
+        withReadOperation { mdb_txn_abort(txn) }
+    }
+
+    // MARK: Writes
+
+    /// Runs `body` in a write transaction on the writer thread and commits it.
+    ///
+    /// Any error aborts the transaction. `MDB_MAP_FULL` aborts, doubles the map (up to
+    /// `maximumMapSize`, at most `maxMapGrowthRetries` times) and runs `body` again.
+    /// - Throws: `StrataError` only: what `body` throws, `.storeFull`, `.io`, ...
+    func write<T>(_ context: String, _ body: @escaping (LMDBTransaction) throws -> T) throws(StrataError) -> T {
+        do {
+            return try writer.perform { [self] in try writeOnWriterThread(context, body) }
+        } catch {
+            throw strataError(error, context)
+        }
+    }
+
+    private func writeOnWriterThread<T>(_ context: String, _ body: (LMDBTransaction) throws -> T) throws -> T {
+        var growths = 0
+        var adoptions = 0
+        while true {
+            var txn: OpaquePointer?
+            var rc = mdb_txn_begin(raw, nil, 0, &txn)
+            if rc == MDB_MAP_RESIZED, adoptions < 4 {
+                adoptions += 1
+                try replaceMap(size: 0)
+                continue
+            }
+            try lmdbCheck(rc)
+            guard let txn else { throw StrataError.io("\(context): mdb_txn_begin returned no transaction") }
+            let value: T
+            do {
+                value = try body(LMDBTransaction(raw: txn))
+            } catch LMDBError.mapFull {
+                mdb_txn_abort(txn)
+                try grow(&growths, context)
+                continue
+            } catch {
+                mdb_txn_abort(txn)
+                throw error
+            }
+            rc = mdb_txn_commit(txn)
+            if rc == MDB_MAP_FULL {
+                try grow(&growths, context)
+                continue
+            }
+            try lmdbCheck(rc)
+            return value
+        }
+    }
+
+    /// Doubles the map, or throws `.storeFull` when it may not grow any more.
+    private func grow(_ growths: inout Int, _ context: String) throws {
+        var info = MDB_envinfo()
+        try lmdbCheck(mdb_env_info(raw, &info))
+        let current = info.me_mapsize
+        let limit = Self.roundToPages(options.maximumMapSize)
+        guard growths < options.maxMapGrowthRetries, current < limit else {
+            throw StrataError.storeFull("\(context): the LMDB map is full at \(current) bytes (maximumMapSize \(options.maximumMapSize), \(growths) growth(s) tried)")
+        }
+        let doubled = current > limit / 2 ? limit : current * 2
+        try replaceMap(size: min(doubled, limit))
+        growths += 1
+    }
+
+    /// Calls `mdb_env_set_mapsize` once no read operation is in flight. Writer thread only,
+    /// between write transactions.
+    private func replaceMap(size: Int) throws {
+        gate.lock()
+        resizing = true
+        while readOperations > 0 { gate.wait() }
+        let rc = mdb_env_set_mapsize(raw, size)
+        resizing = false
+        gate.broadcast()
+        gate.unlock()
+        try lmdbCheck(rc)
+    }
+
+    /// The current map size in bytes.
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        _ = mdb_env_info(raw, &info)
+        return info.me_mapsize
+    }
+}

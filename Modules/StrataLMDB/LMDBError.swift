@@ -1,0 +1,117 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// One LMDB result code (or errno), before it is classified as a `StrataError`.
+///
+/// This is the only place that maps LMDB codes: ``strataError(_:)`` turns each into the
+/// engine-neutral error callers see.
+enum LMDBError: Error, Equatable, CustomStringConvertible {
+    case keyExists, notFound, pageNotFound, corrupted, panic, versionMismatch, invalid
+    case mapFull, dbsFull, readersFull, txnFull, cursorFull, pageFull, mapResized
+    case incompatible, badReaderSlot, badTransaction, badValueSize, badDatabase
+    case noSpace, accessDenied, readOnlyFileSystem, noMemory, invalidArgument, ioFailure, busy
+    case other(Int32)
+
+    init(code: Int32) {
+        switch code {
+        case MDB_KEYEXIST: self = .keyExists
+        case MDB_NOTFOUND: self = .notFound
+        case MDB_PAGE_NOTFOUND: self = .pageNotFound
+        case MDB_CORRUPTED: self = .corrupted
+        case MDB_PANIC: self = .panic
+        case MDB_VERSION_MISMATCH: self = .versionMismatch
+        case MDB_INVALID: self = .invalid
+        case MDB_MAP_FULL: self = .mapFull
+        case MDB_DBS_FULL: self = .dbsFull
+        case MDB_READERS_FULL: self = .readersFull
+        case MDB_TXN_FULL: self = .txnFull
+        case MDB_CURSOR_FULL: self = .cursorFull
+        case MDB_PAGE_FULL: self = .pageFull
+        case MDB_MAP_RESIZED: self = .mapResized
+        case MDB_INCOMPATIBLE: self = .incompatible
+        case MDB_BAD_RSLOT: self = .badReaderSlot
+        case MDB_BAD_TXN: self = .badTransaction
+        case MDB_BAD_VALSIZE: self = .badValueSize
+        case MDB_BAD_DBI: self = .badDatabase
+        case ENOSPC, EDQUOT, EFBIG: self = .noSpace
+        case EACCES, EPERM: self = .accessDenied
+        case EROFS: self = .readOnlyFileSystem
+        case ENOMEM: self = .noMemory
+        case EINVAL: self = .invalidArgument
+        case EIO: self = .ioFailure
+        case EBUSY, EAGAIN: self = .busy
+        default: self = .other(code)
+        }
+    }
+
+    var code: Int32 {
+        switch self {
+        case .keyExists: MDB_KEYEXIST
+        case .notFound: MDB_NOTFOUND
+        case .pageNotFound: MDB_PAGE_NOTFOUND
+        case .corrupted: MDB_CORRUPTED
+        case .panic: MDB_PANIC
+        case .versionMismatch: MDB_VERSION_MISMATCH
+        case .invalid: MDB_INVALID
+        case .mapFull: MDB_MAP_FULL
+        case .dbsFull: MDB_DBS_FULL
+        case .readersFull: MDB_READERS_FULL
+        case .txnFull: MDB_TXN_FULL
+        case .cursorFull: MDB_CURSOR_FULL
+        case .pageFull: MDB_PAGE_FULL
+        case .mapResized: MDB_MAP_RESIZED
+        case .incompatible: MDB_INCOMPATIBLE
+        case .badReaderSlot: MDB_BAD_RSLOT
+        case .badTransaction: MDB_BAD_TXN
+        case .badValueSize: MDB_BAD_VALSIZE
+        case .badDatabase: MDB_BAD_DBI
+        case .noSpace: ENOSPC
+        case .accessDenied: EACCES
+        case .readOnlyFileSystem: EROFS
+        case .noMemory: ENOMEM
+        case .invalidArgument: EINVAL
+        case .ioFailure: EIO
+        case .busy: EBUSY
+        case .other(let code): code
+        }
+    }
+
+    var description: String { String(cString: mdb_strerror(code)) }
+
+    /// Classifies the code as a `StrataError`.
+    /// - Parameter context: what was being done, e.g. "committing" or the store path.
+    func strataError(_ context: String) -> StrataError {
+        let detail = "\(context): \(description) (LMDB \(code))"
+        switch self {
+        case .mapFull, .noSpace, .txnFull, .dbsFull:
+            return .storeFull(detail)
+        case .readersFull, .busy:
+            return .busy(detail)
+        case .corrupted, .pageNotFound, .panic, .pageFull, .cursorFull:
+            return .storeCorrupt(detail)
+        case .invalid, .versionMismatch, .incompatible:
+            return .notAStore(path: context, reason: "\(description) (LMDB \(code))")
+        case .accessDenied, .readOnlyFileSystem, .ioFailure, .noMemory:
+            return .io(detail)
+        case .keyExists, .notFound, .mapResized, .badReaderSlot, .badTransaction, .badValueSize, .badDatabase,
+             .invalidArgument, .other:
+            return .io(detail)
+        }
+    }
+}
+
+/// Throws the `LMDBError` for a non-zero result code.
+@inline(__always)
+func lmdbCheck(_ rc: Int32) throws(LMDBError) {
+    if rc != 0 { throw LMDBError(code: rc) }
+}
+
+/// Maps any error met inside the engine to the `StrataError` callers see.
+func strataError(_ error: any Error, _ context: String) -> StrataError {
+    switch error {
+    case let error as StrataError: error
+    case let error as LMDBError: error.strataError(context)
+    default: .io("\(context): \(error)")
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Strata
+
+/// Checks a store directory before LMDB maps it, since LMDB trusts its file: a truncated or
+/// foreign `data.mdb` could otherwise crash the process (SIGBUS) instead of failing.
+///
+/// LMDB 0.9 keeps two meta pages at the start of `data.mdb` (page 0 and page 1). Each is a page
+/// header (16 bytes on 64-bit: `mp_pgno`, `mp_pad`, `mp_flags` with `P_META`, `mp_lower/upper`)
+/// followed by `MDB_meta`: `mm_magic` (0xBEEFC0DE), `mm_version` (1), `mm_address`, `mm_mapsize`,
+/// two `MDB_db` records of 48 bytes (the free list's `md_pad` holds the page size), `mm_last_pg`
+/// and `mm_txnid`. The newest valid meta names the last used page; the file must reach it.
+enum LMDBFileCheck {
+    static let headerSize = 16
+    static let magic: UInt32 = 0xBEEF_C0DE
+    static let dataVersion: UInt32 = 1
+    static let metaFlag: UInt16 = 0x08
+
+    /// What a meta page says.
+    struct Meta {
+        var pageSize: Int
+        var lastPage: UInt64
+        var transactionID: UInt64
+    }
+
+    /// Throws when `directory` cannot hold an LMDB store or its `data.mdb` is damaged.
+    /// Creates the directory when nothing exists at the path.
+    /// - Throws: `StrataError.notAStore`, `.storeCorrupt` or `.io`.
+    static func prepare(directory: URL) throws(StrataError) {
+        let path = directory.path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                let kind = isSQLite(path) ? "it is a SQLite database file" : "it is a file, and an LMDB store is a directory"
+                throw .notAStore(path: path, reason: kind)
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw .io("cannot create the store directory \(path): \(error.localizedDescription)")
+            }
+        }
+        try checkDataFile(directory.appendingPathComponent("data.mdb").path)
+    }
+
+    static func isSQLite(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        return header == Data("SQLite format 3\0".utf8)
+    }
+
+    static func checkDataFile(_ path: String) throws(StrataError) {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .io("cannot read \(path): permission denied or not a regular file")
+        }
+        defer { try? handle.close() }
+        let size: UInt64
+        let first: Data
+        do {
+            size = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+            first = try handle.read(upToCount: 4096) ?? Data()
+        } catch {
+            throw .io("cannot read \(path): \(error.localizedDescription)")
+        }
+        if size == 0 { throw .notAStore(path: path, reason: "data.mdb is empty (0 bytes)") }
+        if isSQLite(path) { throw .notAStore(path: path, reason: "data.mdb is a SQLite database") }
+        guard let meta0 = parseMeta(first) else {
+            throw .notAStore(path: path, reason: "data.mdb does not start with an LMDB meta page")
+        }
+        let pageSize = meta0.pageSize
+        guard size >= UInt64(2 * pageSize) else {
+            throw .storeCorrupt("\(path) is truncated: \(size) bytes cannot hold its two meta pages of \(pageSize) bytes")
+        }
+        let second: Data
+        do {
+            try handle.seek(toOffset: UInt64(pageSize))
+            second = try handle.read(upToCount: 4096) ?? Data()
+        } catch {
+            throw .io("cannot read \(path): \(error.localizedDescription)")
+        }
+        guard let meta1 = parseMeta(second), meta1.pageSize == pageSize else {
+            throw .storeCorrupt("\(path): the second LMDB meta page is damaged")
+        }
+        let newest = meta1.transactionID > meta0.transactionID ? meta1 : meta0
+        let (pages, overflow) = newest.lastPage.addingReportingOverflow(1)
+        let (needed, overflow2) = pages.multipliedReportingOverflow(by: UInt64(pageSize))
+        guard !overflow, !overflow2, size >= needed else {
+            throw .storeCorrupt("\(path) is truncated: \(size) bytes, but its newest meta page (transaction \(newest.transactionID)) uses \(pages) pages of \(pageSize) bytes")
+        }
+    }
+
+    /// Parses the meta page at the start of `page`, or nil when it is not one.
+    static func parseMeta(_ page: Data) -> Meta? {
+        let metaOffset = headerSize
+        guard page.count >= metaOffset + 136 + 8 else { return nil }
+        return page.withUnsafeBytes { raw -> Meta? in
+            func u16(_ o: Int) -> UInt16 { UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt16.self)) }
+            func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
+            func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
+            guard u16(10) & metaFlag != 0 else { return nil }
+            guard u32(metaOffset) == magic, u32(metaOffset + 4) == dataVersion else { return nil }
+            let pageSize = Int(u32(metaOffset + 24))
+            guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
+            return Meta(pageSize: pageSize, lastPage: u64(metaOffset + 120), transactionID: u64(metaOffset + 128))
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Strata
+
+/// Chooses how to find the candidate rows of a filter: an index range scan when a leaf (or a
+/// conjunct) on an indexed column allows it, otherwise a scan of the entity database, bounded
+/// by any primary-key conditions.
+///
+/// Candidates are a superset of the matches: the reader still evaluates the whole filter with
+/// `Filter.matches(_:key:)` on every candidate row, so the plan only affects speed.
+struct LMDBFilterPlanner {
+    /// Keys `start ..< end` (end nil: to the end) in one index database.
+    struct KeyRange {
+        var start: [UInt8]
+        var end: [UInt8]?
+    }
+
+    struct IndexScan {
+        var index: LMDBCatalog.Index
+        var ranges: [KeyRange]
+        /// Lower is better: 0 unique equality, 1 equality, 2 several equalities, 3 a range.
+        var rank: Int
+    }
+
+    enum Plan {
+        /// No row can match.
+        case nothing
+        /// Scan primary keys `lower ... upper`.
+        case scan(lower: Int64, upper: Int64)
+        /// The union of the keys these index scans find.
+        case indexes([IndexScan])
+    }
+
+    let entity: LMDBCatalog.Entity
+
+    func plan(_ filter: Filter?) -> Plan {
+        guard let filter else { return .scan(lower: 1, upper: .max) }
+        switch filter {
+        case .constant(false):
+            return .nothing
+        case .and(let parts):
+            let best = parts.compactMap(indexScan).min { $0.rank < $1.rank }
+            if let best { return .indexes([best]) }
+            var lower: Int64 = 1
+            var upper: Int64 = .max
+            for case .primaryKey(let op, let key) in parts {
+                let bounds = Self.bounds(op, key)
+                lower = max(lower, bounds.lower)
+                upper = min(upper, bounds.upper)
+            }
+            return lower > upper ? .nothing : .scan(lower: lower, upper: upper)
+        case .or(let parts):
+            var scans: [IndexScan] = []
+            for part in parts {
+                switch plan(part) {
+                case .nothing: continue
+                case .indexes(let found): scans += found
+                case .scan: return .scan(lower: 1, upper: .max)
+                }
+            }
+            return scans.isEmpty ? .nothing : .indexes(scans)
+        case .primaryKey(let op, let key):
+            let bounds = Self.bounds(op, key)
+            return bounds.lower > bounds.upper ? .nothing : .scan(lower: bounds.lower, upper: bounds.upper)
+        default:
+            if let scan = indexScan(filter) { return .indexes([scan]) }
+            return .scan(lower: 1, upper: .max)
+        }
+    }
+
+    /// The primary-key interval a comparison allows (keys are positive).
+    static func bounds(_ op: ComparisonOperator, _ key: Int64) -> (lower: Int64, upper: Int64) {
+        switch op {
+        case .equal: (key, key)
+        case .notEqual: (1, .max)
+        case .lessThan: (1, key == .min ? .min : key - 1)
+        case .lessThanOrEqual: (1, key)
+        case .greaterThan: (key == .max ? .max : key + 1, key == .max ? 0 : .max)
+        case .greaterThanOrEqual: (max(key, 1), .max)
+        }
+    }
+
+    /// The index whose first column is `column`, preferring unique and single-column ones.
+    private func index(on column: Int) -> LMDBCatalog.Index? {
+        entity.indexes.filter { $0.columns.first == column }
+            .min { ($0.isUnique ? 0 : 1, $0.columns.count) < ($1.isUnique ? 0 : 1, $1.columns.count) }
+    }
+
+    private func encoded(_ value: StoredValue) -> [UInt8] {
+        var out: [UInt8] = []
+        IndexKeyCodec.append(value, to: &out)
+        return out
+    }
+
+    private func equalRange(_ value: StoredValue) -> KeyRange {
+        let key = encoded(value)
+        return KeyRange(start: key, end: IndexKeyCodec.successor(ofPrefix: key))
+    }
+
+    /// An index scan that finds every row the leaf can match, if an index fits.
+    private func indexScan(_ leaf: Filter) -> IndexScan? {
+        switch leaf {
+        case .compare(let column, let op, let value):
+            guard op != .notEqual, let index = index(on: column), entity.layout.classes.indices.contains(column) else { return nil }
+            let storageClass = entity.layout.classes[column]
+            guard !value.isNull, storageClass.admits(value) else { return nil }
+            let tag = IndexKeyCodec.tag(of: storageClass)
+            let key = encoded(value)
+            let after = IndexKeyCodec.successor(ofPrefix: key) ?? [tag + 1]
+            let range: KeyRange = switch op {
+            case .equal: KeyRange(start: key, end: after)
+            case .greaterThan: KeyRange(start: after, end: [tag + 1])
+            case .greaterThanOrEqual: KeyRange(start: key, end: [tag + 1])
+            case .lessThan: KeyRange(start: [tag], end: key)
+            case .lessThanOrEqual, .notEqual: KeyRange(start: [tag], end: after)
+            }
+            let rank = op == .equal ? (index.isUnique && index.columns.count == 1 ? 0 : 1) : 3
+            return IndexScan(index: index, ranges: [range], rank: rank)
+        case .isIn(let column, let values):
+            guard let index = index(on: column), entity.layout.classes.indices.contains(column) else { return nil }
+            let storageClass = entity.layout.classes[column]
+            guard values.allSatisfy({ !$0.isNull && storageClass.admits($0) }) else { return nil }
+            let distinct = Set(values.map(encoded))
+            let ranges = distinct.sorted { $0.lexicographicallyPrecedes($1) }.map {
+                KeyRange(start: $0, end: IndexKeyCodec.successor(ofPrefix: $0))
+            }
+            return IndexScan(index: index, ranges: ranges, rank: 2)
+        case .isNull(let column):
+            guard let index = index(on: column) else { return nil }
+            return IndexScan(index: index, ranges: [KeyRange(start: [IndexKeyCodec.tagNull], end: [IndexKeyCodec.tagNull + 1])], rank: 3)
+        case .hasPrefix(let column, let prefix):
+            guard let index = index(on: column), entity.layout.classes.indices.contains(column),
+                  entity.layout.classes[column] == .text else { return nil }
+            let start = IndexKeyCodec.textPrefix(prefix)
+            return IndexScan(index: index, ranges: [KeyRange(start: start, end: IndexKeyCodec.successor(ofPrefix: start))], rank: 3)
+        default:
+            return nil
+        }
+    }
+}

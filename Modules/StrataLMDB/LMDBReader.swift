@@ -1,0 +1,138 @@
+import Foundation
+import Strata
+
+/// A read snapshot: one `MDB_RDONLY` transaction (the environment uses `MDB_NOTLS`, so the
+/// reader may move between threads, one at a time).
+///
+/// Every call runs inside ``LMDBEnvironment/withReadOperation(_:)`` and copies what it reads
+/// out of the map before returning.
+final class LMDBReader: StoreReader {
+    private let engine: LMDBEngine
+    private let environment: LMDBEnvironment
+    private var txn: OpaquePointer?
+
+    init(engine: LMDBEngine) throws(StrataError) {
+        self.engine = engine
+        environment = engine.environment
+        LMDBRegistry.retain(environment)
+        do {
+            txn = try environment.beginRead()
+        } catch {
+            LMDBRegistry.release(environment)
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    func close() {
+        guard let txn else { return }
+        self.txn = nil
+        environment.endRead(txn)
+        LMDBRegistry.release(environment)
+    }
+
+    /// Runs `body` on the open transaction inside a read operation.
+    private func reading<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        guard let txn else { throw StrataError.misuse("the reader was closed") }
+        do {
+            return try environment.withReadOperation { try body(LMDBTransaction(raw: txn)) }
+        } catch {
+            throw strataError(error, "reading \(environment.path)")
+        }
+    }
+
+    func row(entity number: Int, key: Int64) throws -> StoredRow? {
+        let entity = try engine.entity(number)
+        guard key > 0 else { return nil }
+        return try reading { txn in
+            try txn.get(entity.dbi, IndexKeyCodec.primaryKey(key)) { try RowCodec.decode($0, key: key, layout: entity.layout) }
+        }
+    }
+
+    func rows(for plan: FetchPlan) throws -> [StoredRow] {
+        let entity = try engine.entity(plan.entity)
+        let filter = plan.filter
+        // Without a sort, candidates arrive in primary-key order: stop once the window is full.
+        let needed: Int? = plan.sort.isEmpty ? plan.limit.map { max(plan.offset, 0) + max($0, 0) } : nil
+        if needed == 0 { return [] }
+        var matches: [StoredRow] = []
+        try reading { txn in
+            try forEachCandidate(txn, entity, filter) { row in
+                if let filter, !filter.matches(row.values, key: row.key) { return true }
+                matches.append(row)
+                if let needed, matches.count >= needed { return false }
+                return true
+            }
+        }
+        if !plan.sort.isEmpty { matches.sort(by: plan.rowPrecedes) }
+        return Array(plan.window(of: matches))
+    }
+
+    func count(entity number: Int, filter: Filter?) throws -> Int {
+        let entity = try engine.entity(number)
+        return try reading { txn in
+            guard let filter else { return try txn.count(entity.dbi) }
+            var count = 0
+            try forEachCandidate(txn, entity, filter) { row in
+                if filter.matches(row.values, key: row.key) { count += 1 }
+                return true
+            }
+            return count
+        }
+    }
+
+    func linkedKeys(join number: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
+        guard engine.catalog.joins.indices.contains(number) else { throw StrataError.misuse("no join number \(number) in this store's schema") }
+        let join = engine.catalog.joins[number]
+        return try reading { txn in
+            try LMDBCommitter.linkedKeys(txn, side == .left ? join.left : join.right, key)
+        }
+    }
+
+    /// Calls `body` with every candidate row of `filter` in primary-key order until it
+    /// returns false.
+    private func forEachCandidate(
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, _ body: (StoredRow) throws -> Bool
+    ) throws {
+        switch LMDBFilterPlanner(entity: entity).plan(filter) {
+        case .nothing:
+            return
+        case .scan(let lower, let upper):
+            let end = upper == .max ? nil : IndexKeyCodec.primaryKey(upper + 1)
+            try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(max(lower, 1)), before: end) { keyBytes, value in
+                guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.count == 8 else {
+                    throw StrataError.storeCorrupt("entity \(entity.name) holds a malformed key of \(keyBytes.count) bytes")
+                }
+                return try body(RowCodec.decode(value, key: key, layout: entity.layout))
+            }
+        case .indexes(let scans):
+            var keys: [Int64] = []
+            for scan in scans {
+                for range in scan.ranges {
+                    try txn.scan(scan.index.dbi, from: range.start, before: range.end) { _, value in
+                        guard let key = IndexKeyCodec.readPrimaryKey(value), value.count == 8 else {
+                            throw StrataError.storeCorrupt("index \(scan.index.name) holds a malformed entry")
+                        }
+                        keys.append(key)
+                        return true
+                    }
+                }
+            }
+            keys.sort()
+            var previous: Int64?
+            for key in keys where key != previous {
+                previous = key
+                let row = try txn.get(entity.dbi, IndexKeyCodec.primaryKey(key)) {
+                    try RowCodec.decode($0, key: key, layout: entity.layout)
+                }
+                guard let row else {
+                    throw StrataError.storeCorrupt("index \(entity.name) points at row \(key), which does not exist")
+                }
+                if try !body(row) { return }
+            }
+        }
+    }
+}

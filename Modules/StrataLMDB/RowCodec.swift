@@ -1,0 +1,162 @@
+import Foundation
+import Strata
+
+/// The binary row format stored in an entity database.
+///
+/// ```
+/// format:u8(=1) version:i64le columnCount:varint { tag:u8 payload }* crc32c:u32le
+/// tag 0 null | 1 integer i64le | 2 real f64 bit pattern le | 3 text varint-len utf8 | 4 blob varint-len bytes
+/// ```
+/// The CRC covers every byte before it. Reals keep their exact bit pattern (-0.0, infinities).
+enum RowCodec {
+    static let formatVersion: UInt8 = 1
+    static let tagNull: UInt8 = 0, tagInteger: UInt8 = 1, tagReal: UInt8 = 2, tagText: UInt8 = 3, tagBlob: UInt8 = 4
+
+    /// Encodes a row: version plus values in column order.
+    static func encode(version: Int64, values: ContiguousArray<StoredValue>) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(16 + values.count * 10)
+        out.append(formatVersion)
+        appendFixed(&out, UInt64(bitPattern: version))
+        appendVarint(&out, UInt64(values.count))
+        for value in values {
+            switch value {
+            case .null:
+                out.append(tagNull)
+            case .integer(let v):
+                out.append(tagInteger)
+                appendFixed(&out, UInt64(bitPattern: v))
+            case .real(let v):
+                out.append(tagReal)
+                appendFixed(&out, v.bitPattern)
+            case .text(let text):
+                out.append(tagText)
+                var copy = text
+                copy.withUTF8 { bytes in
+                    appendVarint(&out, UInt64(bytes.count))
+                    out.append(contentsOf: bytes)
+                }
+            case .blob(let data):
+                out.append(tagBlob)
+                appendVarint(&out, UInt64(data.count))
+                out.append(contentsOf: data)
+            }
+        }
+        let crc = out.withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: crc.littleEndian) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    static func appendFixed(_ out: inout [UInt8], _ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+    }
+
+    static func appendVarint(_ out: inout [UInt8], _ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    /// Decodes a stored row, checking its checksum and every value's storage class.
+    /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off.
+    static func decode(_ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+        func corrupt(_ why: String) -> StrataError {
+            .storeCorrupt("row \(key) of entity \(layout.name) cannot be decoded (\(why))")
+        }
+        let count = bytes.count
+        guard count >= 14, let base = bytes.baseAddress else { throw corrupt("\(count) bytes is too short") }
+        let body = count &- 4
+        let storedCRC = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
+        guard CRC32C.checksum(base, count: body) == storedCRC else { throw corrupt("checksum mismatch") }
+        guard base.load(as: UInt8.self) == formatVersion else { throw corrupt("unknown row format") }
+        let version = Int64(bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
+        var offset = 9
+        guard let columnCount = readVarint(base, &offset, end: body), columnCount == UInt64(layout.classes.count) else {
+            throw corrupt("wrong column count")
+        }
+        var values = ContiguousArray<StoredValue>()
+        values.reserveCapacity(Int(columnCount))
+        for column in 0..<Int(columnCount) {
+            guard offset < body else { throw corrupt("truncated") }
+            let tag = base.load(fromByteOffset: offset, as: UInt8.self)
+            offset &+= 1
+            let expected = layout.classes[column]
+            switch tag {
+            case tagNull:
+                values.append(.null)
+            case tagInteger, tagReal:
+                guard offset &+ 8 <= body else { throw corrupt("truncated") }
+                let raw = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset &+= 8
+                if tag == tagInteger {
+                    guard expected == .integer else { throw corrupt("column \(column) holds an integer") }
+                    values.append(.integer(Int64(bitPattern: raw)))
+                } else {
+                    guard expected == .real else { throw corrupt("column \(column) holds a real") }
+                    let real = Double(bitPattern: raw)
+                    guard !real.isNaN else { throw corrupt("column \(column) holds NaN") }
+                    values.append(.real(real))
+                }
+            case tagText, tagBlob:
+                guard let length = readVarint(base, &offset, end: body), length <= UInt64(body &- offset) else {
+                    throw corrupt("bad length")
+                }
+                let slice = UnsafeRawBufferPointer(start: base + offset, count: Int(length))
+                offset &+= Int(length)
+                if tag == tagText {
+                    guard expected == .text else { throw corrupt("column \(column) holds text") }
+                    guard let text = makeString(slice) else { throw corrupt("column \(column) holds invalid UTF-8") }
+                    values.append(.text(text))
+                } else {
+                    guard expected == .blob else { throw corrupt("column \(column) holds a blob") }
+                    values.append(.blob(Data(bytes: base + (offset &- Int(length)), count: Int(length))))
+                }
+            default:
+                throw corrupt("unknown tag \(tag) in column \(column)")
+            }
+        }
+        guard offset == body else { throw corrupt("trailing bytes") }
+        return StoredRow(key: key, version: version, values: values)
+    }
+
+    /// A string from UTF-8 bytes, or nil when they are not valid UTF-8 (never repaired).
+    @inline(__always)
+    static func makeString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let units = bytes.bindMemory(to: UInt8.self)
+        var index = 0
+        var isASCII = true
+        while index &+ 8 <= units.count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { isASCII = false; break }
+            index &+= 8
+        }
+        while isASCII && index < units.count {
+            if units[index] >= 0x80 { isASCII = false }
+            index &+= 1
+        }
+        // ASCII is valid UTF-8, so decoding cannot repair anything; otherwise validate.
+        return isASCII ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func readVarint(_ base: UnsafeRawPointer, _ offset: inout Int, end: Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < end, shift < 64 {
+            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+            offset &+= 1
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+        return nil
+    }
+}
+
+/// What decoding needs to know about an entity: its name and each column's storage class.
+struct EntityLayout: Sendable {
+    var name: String
+    var classes: ContiguousArray<StorageClass>
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Strata
+@testable import StrataLMDB
+import Synchronization
+import Testing
+
+@Suite("LMDB map growth and concurrency")
+struct LMDBResilienceTests {
+    static func blobRow(_ key: Int64, bytes: Int) -> RowWrite {
+        RowWrite(entity: LMDBFixture.sample, key: key, expectedVersion: 0,
+                 values: [.integer(key), .null, .null, .blob(Data(repeating: UInt8(key & 0xFF), count: bytes)), .null])
+    }
+
+    @Test("a tiny map grows until the data fits")
+    func mapGrowth() throws {
+        let directory = LMDBFixture.directory()
+        let engine = try LMDBFixture.open(directory, options: LMDBOptions(initialMapSize: 1 << 20))
+        defer { engine.close() }
+        for key in Int64(1)...24 {
+            var changes = ChangeSet()
+            changes.inserts = [Self.blobRow(key, bytes: 256 << 10)]
+            try engine.commit(changes)
+        }
+        var big = ChangeSet()
+        big.inserts = (Int64(100)..<Int64(104)).map { Self.blobRow($0, bytes: 1 << 20) }
+        try engine.commit(big)
+        #expect(try LMDBFixture.allRows(engine, LMDBFixture.sample).count == 28)
+        let lmdb = try #require(engine as? LMDBEngine)
+        #expect(lmdb.environment.mapSize > 8 << 20)
+    }
+
+    @Test("past the maximum map size a commit fails with .storeFull and the store stays usable")
+    func storeFull() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory(), options: LMDBOptions(initialMapSize: 1 << 20, maximumMapSize: 2 << 20))
+        defer { engine.close() }
+        try LMDBFixture.insert(engine, LMDBFixture.account, 1, [.text("before"), .integer(1), .null])
+        var huge = ChangeSet()
+        huge.inserts = (Int64(1)...4).map { Self.blobRow($0, bytes: 1 << 20) }
+        let error = LMDBFixture.strataError { try engine.commit(huge) }
+        guard case .storeFull = error else {
+            Issue.record("expected .storeFull, got \(String(describing: error))")
+            return
+        }
+        #expect(try LMDBFixture.allRows(engine, LMDBFixture.sample).isEmpty)
+        try LMDBFixture.insert(engine, LMDBFixture.account, 2, [.text("after"), .integer(2), .null])
+        #expect(try LMDBFixture.allRows(engine, LMDBFixture.account).map(\.key) == [1, 2])
+    }
+
+    @Test("2,000 commits from 8 concurrent tasks all finish (watchdog: 120 s)")
+    func concurrentCommits() async throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory(), options: LMDBOptions(initialMapSize: 1 << 20))
+        defer { engine.close() }
+        let finished = Mutex(false)
+        let executor = BlockingWorkExecutor()
+        let work = Task(executorPreference: executor) {
+            defer { finished.withLock { $0 = true } }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for step in 0..<250 {
+                            let key = try engine.allocateKeys(entity: LMDBFixture.txn, count: 1).lowerBound
+                            var changes = ChangeSet()
+                            changes.inserts = [RowWrite(entity: LMDBFixture.txn, key: key, expectedVersion: 0, values: [.integer(Int64(worker * 1000 + step)), .null])]
+                            try engine.commit(changes)
+                            if step % 25 == 0 {
+                                let reader = try engine.makeReader()
+                                _ = try reader.count(entity: LMDBFixture.txn, filter: nil)
+                                reader.close()
+                            }
+                            await Task.yield()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !finished.withLock({ $0 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let done = finished.withLock { $0 }
+        #expect(done, "the 2,000 commits did not finish within 120 s: a writer is stuck")
+        guard done else { return }
+        try await work.value
+        let reader = try engine.makeReader()
+        defer { reader.close() }
+        #expect(try reader.count(entity: LMDBFixture.txn, filter: nil) == 2000)
+    }
+
+    @Test("one store opened twice, also through a symlink, shares one environment")
+    func sharedEnvironment() throws {
+        let directory = LMDBFixture.directory()
+        let first = try LMDBFixture.open(directory)
+        let link = directory.deletingLastPathComponent().appendingPathComponent("link-\(UUID().uuidString)")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: directory)
+        defer { try? FileManager.default.removeItem(at: link) }
+        let second = try LMDBFixture.open(link)
+        let third = try LMDBFixture.open(URL(fileURLWithPath: directory.path + "/./"))
+        let a = try #require(first as? LMDBEngine), b = try #require(second as? LMDBEngine), c = try #require(third as? LMDBEngine)
+        #expect(a.environment === b.environment)
+        #expect(a.environment === c.environment)
+        #expect(first.storeIdentifier == second.storeIdentifier)
+        try LMDBFixture.insert(first, 0, 1, [.text("one"), .integer(1), .null])
+        try LMDBFixture.insert(second, 0, 2, [.text("two"), .integer(2), .null])
+        let keys = try first.allocateKeys(entity: 0, count: 3)
+        let more = try second.allocateKeys(entity: 0, count: 3)
+        #expect(!keys.overlaps(more))
+        first.close()
+        #expect(try LMDBFixture.allRows(second, 0).map(\.key) == [1, 2])
+        second.close()
+        #expect(try LMDBFixture.allRows(third, 0).count == 2)
+        third.close()
+        let reopened = try LMDBFixture.open(link)
+        #expect(try LMDBFixture.allRows(reopened, 0).count == 2)
+        reopened.close()
+    }
+}
