@@ -5,6 +5,7 @@
 import Foundation
 import Strata
 
+import StrataLMDB
 import StrataSQLite
 
 final class Account: ManagedObject {
@@ -31,7 +32,7 @@ do {
     let engine: EngineConfiguration
     switch engineName {
     case "sqlite": engine = .sqlite(at: storeURL)
-    case "lmdb": fatalError("soon")
+    case "lmdb": engine = .lmdb(at: storeURL)
     default:
         FileHandle.standardError.write(Data("unknown engine \(engineName); use sqlite or lmdb\n".utf8))
         exit(2)

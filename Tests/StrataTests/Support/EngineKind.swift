@@ -1,11 +1,13 @@
 import Testing
 import Foundation
 import Strata
+import StrataLMDB
 import StrataSQLite
 
 /// The engines every engine-level and service-level test runs on.
 enum EngineKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
+    case lmdb
 
     var testDescription: String { rawValue }
 
@@ -13,6 +15,7 @@ enum EngineKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func configuration(in directory: URL) -> EngineConfiguration {
         switch self {
         case .sqlite: .sqlite(at: directory.appendingPathComponent("store.sqlite"))
+        case .lmdb: .lmdb(at: directory.appendingPathComponent("store.lmdb"))
         }
     }
 }
