@@ -165,12 +165,7 @@ extension ObjectContext {
             object.committedValues = nil
             object.state.remove([.inserted, .updated, .touched, .relationDirty])
         }
-        inserted = []
-        updated = []
-        touched = []
-        deleted = []
-        relationDirty = []
-        pendingLinks = [:]
+        clearChangeTracking()
     }
 
     /// Discards every unsaved change: inserted objects are dropped, updated objects get their
@@ -191,12 +186,7 @@ extension ObjectContext {
             if !object.state.contains(.gone) { object.state.remove(.deleted) }
         }
         for entity in registry { for object in entity.values { object.relations = nil } }
-        inserted = []
-        updated = []
-        touched = []
-        deleted = []
-        relationDirty = []
-        pendingLinks = [:]
+        clearChangeTracking()
     }
 
     /// Forgets every object and unsaved change; objects fetched before are no longer valid.
@@ -211,12 +201,17 @@ extension ObjectContext {
         }
         registry = Array(repeating: [:], count: registry.count)
         temporaries = [:]
+        clearChangeTracking()
+        endSnapshot()
+    }
+
+    /// Forgets every pending change list (the objects' own flags are handled by the caller).
+    private func clearChangeTracking() {
         inserted = []
         updated = []
         touched = []
         deleted = []
         relationDirty = []
         pendingLinks = [:]
-        endSnapshot()
     }
 }
