@@ -87,7 +87,7 @@ struct StoreFileTests {
     func schemaVersionMismatch(kind: EngineKind) throws {
         let store = try TestStore(kind)
         _ = try store.open()
-        let newer = try Schema(version: 2, [Account.self, Entry.self, Tag.self, Sample.self, Owner.self, Pet.self, Passport.self])
+        let newer = try Schema(version: 2, [Account.self, Entry.self, Tag.self, Sample.self, Owner.self, Pet.self, Passport.self, Seat.self])
         let error = #expect(throws: StrataError.self) { _ = try store.open(schema: newer) }
         #expect(error == .schemaMismatch(storeVersion: 1, modelVersion: 2))
     }

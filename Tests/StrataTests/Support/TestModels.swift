@@ -6,7 +6,7 @@ import Strata
 enum TestModels {
     static let schema: Schema = {
         do {
-            return try Schema(version: 1, [Account.self, Entry.self, Tag.self, Sample.self, Owner.self, Pet.self, Passport.self])
+            return try Schema(version: 1, [Account.self, Entry.self, Tag.self, Sample.self, Owner.self, Pet.self, Passport.self, Seat.self])
         } catch {
             fatalError("fixture schema: \(error)")
         }
@@ -69,4 +69,13 @@ final class Pet: ManagedObject {
 final class Passport: ManagedObject {
     @Attribute var number = ""
     @Relationship var holder: Owner?
+}
+
+/// A compound uniqueness constraint and a secondary index.
+final class Seat: ManagedObject {
+    @Attribute var row = ""
+    @Attribute var number = 0
+    @Attribute(.indexed) var holder = ""
+
+    override class var indexes: [EntityIndex] { [.unique(\Seat.row, \Seat.number), .index(\Seat.holder, \Seat.number)] }
 }
