@@ -16,6 +16,11 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
+        .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        .library(name: "Ledger", targets: ["Ledger"]),
+        .executable(name: "ledger", targets: ["ledger"]),
+        .executable(name: "responsiveness", targets: ["responsiveness"]),
+        .executable(name: "strata-bench", targets: ["strata-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +37,23 @@ let package = Package(
         .target(name: "Strata", path: "Modules/Strata"),
         .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
         .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB"], path: "Modules/StrataLMDB"),
+        .target(name: "StrataConformance", dependencies: ["Strata"], path: "Modules/StrataConformance"),
+        .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
+        .executableTarget(
+            name: "ledger",
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB"],
+            path: "Examples/Ledger"
+        ),
+        .executableTarget(
+            name: "responsiveness",
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB"],
+            path: "Examples/Responsiveness"
+        ),
+        .executableTarget(
+            name: "strata-bench",
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
+            path: "Benchmarks"
+        ),
         .executableTarget(
             name: "strata-quickstart",
             dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
@@ -39,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataConformance", "Ledger", "CSQLite", "CLMDB"],
             path: "Tests/StrataTests"
         ),
     ],

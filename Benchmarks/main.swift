@@ -1,0 +1,1 @@
+print("strata-bench: not yet implemented")

@@ -1,0 +1,1 @@
+print("ledger: not yet implemented")

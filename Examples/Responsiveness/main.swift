@@ -1,0 +1,1 @@
+print("responsiveness: not yet implemented")

@@ -1,0 +1,2 @@
+/// Placeholder until the ledger domain lands.
+enum LedgerPlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the conformance kit lands.
+enum ConformancePlaceholder {}
