@@ -9,13 +9,13 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The longest back-off.
     public var maxDelay: Duration
 
-    public init(maxRetries: Int = 32, baseDelay: Duration = .microseconds(100), maxDelay: Duration = .milliseconds(20)) {
+    public init(maxRetries: Int = 50, baseDelay: Duration = .microseconds(100), maxDelay: Duration = .milliseconds(50)) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
     }
 
-    /// The default: 32 retries, 0.1 ms doubling up to 20 ms, with full jitter.
+    /// The default: 50 retries, 0.1 ms doubling up to 50 ms, with full jitter.
     public static let standard = RetryPolicy()
 
     /// No retries: a conflict is thrown at once.

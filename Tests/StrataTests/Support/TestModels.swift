@@ -1,12 +1,12 @@
 import Foundation
 import Strata
 
-/// A small chart of accounts with transactions, tags (many-to-many), and an entity with every
-/// attribute type, shared by the tests.
+/// A small chart of accounts with entries and tags, for the tests outside the conformance kit
+/// (which has its own models).
 enum TestModels {
     static let schema: Schema = {
         do {
-            return try Schema(version: 1, [Account.self, Entry.self, Tag.self, Sample.self, Owner.self, Pet.self, Passport.self, Seat.self])
+            return try Schema(version: 1, [Account.self, Entry.self, Tag.self])
         } catch {
             fatalError("fixture schema: \(error)")
         }
@@ -32,50 +32,4 @@ final class Entry: ManagedObject {
 final class Tag: ManagedObject {
     @Attribute var label = ""
     @Relationship var accounts: RelatedObjects<Account>
-}
-
-/// One attribute of every supported type, optional and not.
-final class Sample: ManagedObject {
-    @Attribute var flag = false
-    @Attribute var int = 0
-    @Attribute var int64: Int64 = 0
-    @Attribute var double = 0.0
-    @Attribute var text = ""
-    @Attribute var date = Date(timeIntervalSinceReferenceDate: 0)
-    @Attribute var data = Data()
-    @Attribute var uuid = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!
-    @Attribute var optionalFlag: Bool?
-    @Attribute var optionalInt: Int?
-    @Attribute var optionalInt64: Int64?
-    @Attribute var optionalDouble: Double?
-    @Attribute var optionalText: String?
-    @Attribute var optionalDate: Date?
-    @Attribute var optionalData: Data?
-    @Attribute var optionalUUID: UUID?
-}
-
-/// Delete-rule fixtures: an owner cascades to pets and nullifies its passport.
-final class Owner: ManagedObject {
-    @Attribute var name = ""
-    @Relationship(inverse: \Pet.owner, deleteRule: .cascade) var pets: RelatedObjects<Pet>
-    @Relationship(inverse: \Passport.holder, deleteRule: .nullify) var passport: Passport?
-}
-
-final class Pet: ManagedObject {
-    @Attribute var name = ""
-    @Relationship var owner: Owner?
-}
-
-final class Passport: ManagedObject {
-    @Attribute var number = ""
-    @Relationship var holder: Owner?
-}
-
-/// A compound uniqueness constraint and a secondary index.
-final class Seat: ManagedObject {
-    @Attribute var row = ""
-    @Attribute var number = 0
-    @Attribute(.indexed) var holder = ""
-
-    override class var indexes: [EntityIndex] { [.unique(\Seat.row, \Seat.number), .index(\Seat.holder, \Seat.number)] }
 }

@@ -1,12 +1,16 @@
 import Foundation
 import Strata
-import Testing
 
-/// `#Predicate` fetches against the same filter computed in plain Swift with the documented
-/// semantics (binary string order, nil first, ties by primary key).
-@Suite("fetch requests")
-struct FetchTests {
-    /// A value copy of an account, for the in-memory reference.
+/// `#Predicate` fetches — every filter form, sort, limit, offset and nil handling — against the
+/// same selection computed in plain Swift with the documented semantics: binary (Unicode
+/// scalar) string order, nil first, ties by primary key.
+enum FetchChecks {
+    static let all: [ConformanceCheck] = [
+        ConformanceCheck("Fetch semantics", "predicates, sorts, limits and offsets match a plain-Swift reference", reference),
+        ConformanceCheck("Fetch semantics", "fetches include the context's unsaved changes", unsavedChanges),
+        ConformanceCheck("Fetch semantics", "relationship-key equality selects the related objects", relationshipKey),
+    ]
+
     struct Row: Sendable, Equatable {
         let key: Int64
         let name: String
@@ -33,7 +37,7 @@ struct FetchTests {
 
     struct Case: Sendable {
         let label: String
-        let request: FetchRequest<Account>
+        let request: FetchRequest<KitAccount>
         let reference: @Sendable ([Row]) -> [Row]
     }
 
@@ -86,9 +90,9 @@ struct FetchTests {
 
     static func seed(_ container: PersistentContainer) async throws -> [Row] {
         try await container.performUnitOfWork { context in
-            var accounts: [Account] = []
+            var accounts: [KitAccount] = []
             for (index, name) in names.enumerated() {
-                let account = Account(context: context)
+                let account = KitAccount(context: context)
                 account.name = name
                 account.currency = index % 3 == 0 ? "USD" : "EUR"
                 account.balance = Int64((index * 137) % 700) - 200
@@ -100,66 +104,57 @@ struct FetchTests {
         }
     }
 
-    @Test("#Predicate fetches match an in-memory filter of the same objects", arguments: EngineKind.allCases)
-    func predicatesMatchReference(kind: EngineKind) async throws {
-        let store = try TestStore(kind)
-        let container = try store.open()
-        let rows = try await Self.seed(container)
-        for testCase in Self.cases {
-            let context = container.newBackgroundContext()
+    static func reference(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let rows = try await seed(container)
+        for testCase in cases {
             let request = testCase.request
-            let keys = try await context.perform { try context.fetch(request).map { $0.objectID.primaryKey! } }
-            let count = try await context.perform { try context.count(for: request) }
+            let (keys, count) = try await container.read { context in
+                (try context.fetch(request).map { $0.objectID.primaryKey! }, try context.count(for: request))
+            }
             let expected = testCase.reference(rows).map(\.key)
-            #expect(keys == expected, "\(testCase.label)")
-            #expect(count == expected.count, "\(testCase.label) count")
+            try kit.expectEqual(keys, expected, "keys fetched for \(testCase.label)")
+            try kit.expectEqual(count, expected.count, "count for \(testCase.label)")
         }
     }
 
-    @Test("fetches include the context's unsaved changes", arguments: EngineKind.allCases)
-    func fetchSeesUnsavedChanges(kind: EngineKind) async throws {
-        let store = try TestStore(kind)
-        let container = try store.open()
-        _ = try await Self.seed(container)
-        let context = container.newBackgroundContext()
-        let (names, count) = try await context.perform {
-            let new = Account(context: context)
+    static func unsavedChanges(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        _ = try await seed(container)
+        let (names, count) = try await container.read { context in
+            let new = KitAccount(context: context)
             new.name = "newcomer"
             new.balance = 10_000
-            let rich = try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.balance > 300 }))
+            let rich = try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.balance > 300 }))
             for account in rich where account.name != "newcomer" { account.balance = 0 }
-            let beta = try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == "beta" }))
-            beta.forEach { context.delete($0) }
-            let request = FetchRequest<Account>(predicate: #Predicate { $0.balance > 300 || $0.name == "beta" }, sortBy: [SortDescriptor(\.name)])
+            try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "beta" })).forEach { context.delete($0) }
+            let request = FetchRequest<KitAccount>(predicate: #Predicate { $0.balance > 300 || $0.name == "beta" }, sortBy: [SortDescriptor(\.name)])
             return (try context.fetch(request).map(\.name), try context.count(for: request))
         }
-        #expect(names == ["newcomer"])
-        #expect(count == 1)
+        try kit.expectEqual(names, ["newcomer"], "names seen with unsaved changes")
+        try kit.expectEqual(count, 1, "count with unsaved changes")
     }
 
-    @Test("relationship-key equality runs as a filter", arguments: EngineKind.allCases)
-    func relationshipKeyPredicate(kind: EngineKind) async throws {
-        let store = try TestStore(kind)
-        let container = try store.open()
+    static func relationshipKey(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
         let accountID = try await container.performUnitOfWork { context in
-            let a = Account(context: context)
+            let a = KitAccount(context: context)
             a.name = "A"
-            let b = Account(context: context)
+            let b = KitAccount(context: context)
             b.name = "B"
             for index in 0..<6 {
-                let entry = Entry(context: context)
+                let entry = KitEntry(context: context)
                 entry.amount = Int64(index)
                 entry.account = index.isMultiple(of: 2) ? a : b
             }
             try context.save()
             return a.objectID
         }
-        let context = container.newBackgroundContext()
-        let amounts = try await context.perform {
-            let optionalID: ObjectID? = accountID
-            return try context.fetch(FetchRequest<Entry>(predicate: #Predicate { $0.$account == optionalID }, sortBy: [SortDescriptor(\.amount)])).map(\.amount)
+        let amounts = try await container.read { context in
+            let id: ObjectID? = accountID
+            return try context.fetch(FetchRequest<KitEntry>(predicate: #Predicate { $0.$account == id }, sortBy: [SortDescriptor(\.amount)])).map(\.amount)
         }
-        #expect(amounts == [0, 2, 4])
+        try kit.expectEqual(amounts, [0, 2, 4], "amounts of the entries of account A")
     }
 }
 

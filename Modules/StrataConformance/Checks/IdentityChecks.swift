@@ -1,0 +1,76 @@
+import Foundation
+import Strata
+
+/// Object IDs: temporary, then permanent; URIs round-trip and bad ones give typed errors.
+enum IdentityChecks {
+    static let all: [ConformanceCheck] = [
+        ConformanceCheck("IDs and URIs", "IDs turn permanent at save and URIs round-trip, also as JSON", roundTrip),
+        ConformanceCheck("IDs and URIs", "malformed, foreign and unknown URIs give typed errors", badURIs),
+        ConformanceCheck("IDs and URIs", "IDs and URIs stay valid across close and reopen", stableAcrossReopen),
+    ]
+
+    static func roundTrip(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let context = container.newBackgroundContext()
+        let (temporary, permanent) = try await context.perform {
+            let account = KitAccount(context: context)
+            account.name = "Checking"
+            let temporary = account.objectID
+            try context.save()
+            return (temporary, account.objectID)
+        }
+        try kit.expect(temporary.isTemporary && !permanent.isTemporary && permanent.primaryKey != nil, "temporary before save, permanent after")
+        try kit.expect(permanent.uriString.hasPrefix("strata://\(container.storeIdentifier.uuidString)/Account/p"), "URI \(permanent.uriString)")
+        try kit.expectEqual(try ObjectID(uriString: permanent.uriString), permanent, "the parsed URI")
+        let decoded = try JSONDecoder().decode([ObjectID].self, from: try JSONEncoder().encode([permanent]))
+        try kit.expectEqual(decoded, [permanent], "the JSON round trip")
+        let name = try await container.read { try $0.object(forURIString: permanent.uriString, as: KitAccount.self).name }
+        try kit.expectEqual(name, "Checking", "the account found by URI")
+    }
+
+    static func badURIs(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let other = try PersistentContainer(schema: KitModels.schema, engine: try kit.otherConfiguration("other"))
+        let store = container.storeIdentifier.uuidString
+        let cases: [(String, InvalidURIReason)] = [
+            ("", .malformed), ("not a uri", .malformed), ("strata://\(store)/Account", .malformed),
+            ("strata://\(store)/Account/p", .malformed), ("strata://\(store)/Account/p0", .malformed),
+            ("strata://\(store)/Account/p-3", .malformed), ("strata://\(store)/Account/p01", .malformed),
+            ("strata://\(store)/Account/p99999999999999999999", .malformed), ("strata://\(store)/Account/x1", .malformed),
+            ("strata://\(store)/Acc ount/p1", .malformed), ("strata://not-a-uuid/Account/p1", .malformed),
+            ("https://\(store)/Account/p1", .malformed), ("strata://\(store)/Account/p1/extra", .malformed),
+            ("strata://\(store)/Nope/p1", .unknownEntity), ("strata://\(other.storeIdentifier.uuidString)/Account/p1", .otherStore),
+        ]
+        for (uri, expected) in cases {
+            let error = try await kit.expectStrataError("looking up \(String(reflecting: uri))") {
+                _ = try await container.read { try $0.object(forURIString: uri, as: KitAccount.self).objectID }
+            }
+            guard case .invalidURI(_, let reason) = error else { throw kit.fail("\(uri): expected .invalidURI, got \(error)") }
+            try kit.expectEqual(reason, expected, "the reason for \(String(reflecting: uri))")
+        }
+        let missing = "strata://\(store)/Account/p12345"
+        let error = try await kit.expectStrataError("a well-formed URI of a missing row") {
+            _ = try await container.read { try $0.object(forURIString: missing, as: KitAccount.self).objectID }
+        }
+        try kit.expectEqual(error, .objectNotFound(try ObjectID(uriString: missing)), "the error")
+        let accountURI = try await container.makeAccount("A").uriString
+        _ = try await kit.expectStrataError("asking for an account as an entry") {
+            _ = try await container.read { try $0.object(forURIString: accountURI, as: KitEntry.self).objectID }
+        }
+    }
+
+    static func stableAcrossReopen(_ kit: ConformanceHarness) async throws {
+        var uri = ""
+        var storeID = UUID()
+        do {
+            let container = try kit.open()
+            uri = try await container.makeAccount("Stable", balance: 42).uriString
+            storeID = container.storeIdentifier
+        }
+        let reopened = try kit.open()
+        try kit.expectEqual(reopened.storeIdentifier, storeID, "the store identifier after reopening")
+        let link = uri
+        let balance = try await reopened.read { try $0.object(forURIString: link, as: KitAccount.self).balance }
+        try kit.expectEqual(balance, 42, "the balance found by the old URI")
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Strata
+
+/// Data survives close and reopen; keys are never reused; the schema version is enforced.
+enum PersistenceChecks {
+    static let all: [ConformanceCheck] = [
+        ConformanceCheck("Persistence", "data and relationships survive close and reopen", survives),
+        ConformanceCheck("Persistence", "primary keys are never reused, even after deletes and reopening", keysNotReused),
+        ConformanceCheck("Persistence", "opening a store with another schema version is a typed error", schemaVersion),
+    ]
+
+    static func survives(_ kit: ConformanceHarness) async throws {
+        var sampleID: ObjectID?
+        var accountID: ObjectID?
+        do {
+            let container = try kit.open()
+            (sampleID, accountID) = try await container.performUnitOfWork { context in
+                let sample = KitSample(context: context)
+                sample.text = CRUDChecks.oddText
+                sample.data = CRUDChecks.bigData
+                sample.date = CRUDChecks.early
+                sample.optionalInt64 = .min
+                let account = KitAccount(context: context)
+                account.name = "Kept"
+                for amount in 1...3 {
+                    let entry = KitEntry(context: context)
+                    entry.amount = Int64(amount)
+                    entry.account = account
+                }
+                try context.save()
+                return (sample.objectID, account.objectID)
+            }
+        }
+        let reopened = try kit.open()
+        guard let sampleID, let accountID else { throw kit.fail("nothing was saved") }
+        let ok = try await reopened.read { context in
+            let sample = try context.existingObject(with: sampleID, as: KitSample.self)
+            let account = try context.existingObject(with: accountID, as: KitAccount.self)
+            return [sample.text.utf8.elementsEqual(CRUDChecks.oddText.utf8), sample.data == CRUDChecks.bigData, sample.date == CRUDChecks.early,
+                    sample.optionalInt64 == .min, account.name == "Kept", account.entries.map(\.amount).sorted() == [1, 2, 3]]
+        }
+        try kit.expect(!ok.contains(false), "values after reopening: \(ok)")
+    }
+
+    static func keysNotReused(_ kit: ConformanceHarness) async throws {
+        var highest: Int64 = 0
+        do {
+            let container = try kit.open()
+            for index in 0..<3 { highest = max(highest, try await container.makeAccount("k\(index)").primaryKey!) }
+            try await container.performUnitOfWork { context in
+                for account in try context.fetch(FetchRequest<KitAccount>()) { context.delete(account) }
+                try context.save()
+            }
+        }
+        let reopened = try kit.open()
+        let next = try await reopened.makeAccount("after").primaryKey!
+        try kit.expect(next > highest, "a key after reopening (\(next)) must exceed every earlier key (\(highest))")
+    }
+
+    static func schemaVersion(_ kit: ConformanceHarness) async throws {
+        _ = try kit.open()
+        let newer = try Schema(version: 2, KitModels.types)
+        let error = try kit.expectStrataError("opening with version 2", sync: { _ = try kit.open(schema: newer) })
+        try kit.expectEqual(error, .schemaMismatch(storeVersion: 1, modelVersion: 2), "the error")
+    }
+}

@@ -1,0 +1,77 @@
+public import Foundation
+public import Strata
+
+/// What a check works with: a temporary directory, the engine under test, and expectations
+/// that throw ``ConformanceFailure``.
+public final class ConformanceHarness: Sendable {
+    /// The temporary directory the check's stores live in.
+    public let directory: URL
+    let engine: EngineFactory
+    let check: String
+
+    init(engine: @escaping EngineFactory, check: String) throws {
+        self.engine = engine
+        self.check = check
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func removeFiles() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The engine configuration for the check's main store.
+    public var configuration: EngineConfiguration { engine(directory) }
+
+    /// The engine configuration for a second, separate store.
+    public func otherConfiguration(_ name: String) throws -> EngineConfiguration {
+        let other = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        return engine(other)
+    }
+
+    /// Opens (or reopens) the main store with a schema (the kit's own by default).
+    public func open(schema: Schema? = nil) throws -> PersistentContainer {
+        try PersistentContainer(schema: schema ?? KitModels.schema, engine: configuration)
+    }
+
+    // MARK: Expectations
+
+    func fail(_ message: String, file: String = #fileID, line: Int = #line) -> ConformanceFailure {
+        ConformanceFailure(check: check, message: message, file: file, line: line)
+    }
+
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String, file: String = #fileID, line: Int = #line) throws {
+        if !condition { throw fail(message(), file: file, line: line) }
+    }
+
+    func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line) throws {
+        if actual != expected { throw fail("\(what()): expected \(expected), got \(actual)", file: file, line: line) }
+    }
+
+    /// Runs `body` and returns the `StrataError` it throws; fails if it throws nothing or another error.
+    @discardableResult
+    func expectStrataError(_ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line, _ body: () async throws -> Void) async throws -> StrataError {
+        do {
+            try await body()
+        } catch let error as StrataError {
+            return error
+        } catch {
+            throw fail("\(what()): expected a StrataError, got \(type(of: error)): \(error)", file: file, line: line)
+        }
+        throw fail("\(what()): expected a StrataError, but nothing was thrown", file: file, line: line)
+    }
+
+    /// Synchronous form of ``expectStrataError(_:file:line:_:)``.
+    @discardableResult
+    func expectStrataError(_ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line, sync body: () throws -> Void) throws -> StrataError {
+        do {
+            try body()
+        } catch let error as StrataError {
+            return error
+        } catch {
+            throw fail("\(what()): expected a StrataError, got \(type(of: error)): \(error)", file: file, line: line)
+        }
+        throw fail("\(what()): expected a StrataError, but nothing was thrown", file: file, line: line)
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the conformance kit lands.
-enum ConformancePlaceholder {}

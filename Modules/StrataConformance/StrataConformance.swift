@@ -1,0 +1,65 @@
+import Foundation
+import Strata
+
+/// The engine conformance kit: the executable form of the ``StorageEngine`` contract.
+///
+/// Every check runs the Strata core on real stores of the engine under test and asserts what
+/// users rely on: CRUD of every attribute type and edge value, relationships and delete
+/// rules, fetch semantics, uniqueness and indexes, atomicity, snapshot isolation, optimistic
+/// conflicts, IDs and URIs, persistence, concurrency, and typed errors for bad store files.
+///
+/// Run it in one line from any test target:
+///
+/// ```swift
+/// let report = await StrataConformance.run(engine: { .lmdb(at: $0.appendingPathComponent("store")) })
+/// precondition(report.failures.isEmpty, report.description)
+/// ```
+///
+/// or one test per check with Swift Testing:
+///
+/// ```swift
+/// @Test(arguments: StrataConformance.checks)
+/// func conformance(_ check: ConformanceCheck) async throws {
+///     try await check.run(engine: { .myEngine(at: $0) })
+/// }
+/// ```
+public enum StrataConformance {
+    /// Every check, grouped, in a stable order.
+    public static let checks: [ConformanceCheck] =
+        CRUDChecks.all + RelationshipChecks.all + FetchChecks.all + UniquenessChecks.all + AtomicityChecks.all
+        + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
+        + StoreFileChecks.all + ContextChecks.all
+
+    /// Runs every check against an engine, one after another.
+    /// - Parameter engine: makes the engine's configuration for a store inside a temporary directory.
+    /// - Returns: the failures, empty when the engine conforms.
+    public static func run(engine: @escaping EngineFactory) async -> ConformanceReport {
+        var failures: [ConformanceFailure] = []
+        for check in checks {
+            do {
+                try await check.run(engine: engine)
+            } catch let failure as ConformanceFailure {
+                failures.append(failure)
+            } catch {
+                failures.append(ConformanceFailure(check: check.description, message: "\(error)", file: #fileID, line: #line))
+            }
+        }
+        return ConformanceReport(checkCount: checks.count, failures: failures)
+    }
+}
+
+/// The outcome of ``StrataConformance/run(engine:)``.
+public struct ConformanceReport: Sendable, CustomStringConvertible {
+    /// How many checks ran.
+    public let checkCount: Int
+    /// The checks that failed, with what did not hold.
+    public let failures: [ConformanceFailure]
+
+    /// Whether every check passed.
+    public var conforms: Bool { failures.isEmpty }
+
+    public var description: String {
+        if failures.isEmpty { return "\(checkCount) passed, 0 failed" }
+        return (failures.map(\.description) + ["\(checkCount - failures.count) passed, \(failures.count) failed"]).joined(separator: "\n")
+    }
+}
