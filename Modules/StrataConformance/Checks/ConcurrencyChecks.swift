@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Synchronization
 
 /// Eight concurrent contexts writing disjoint and overlapping objects, and readers running
 /// during writes.
@@ -8,6 +9,7 @@ enum ConcurrencyChecks {
         ConformanceCheck("Concurrency", "8 concurrent contexts writing disjoint objects lose nothing", disjoint),
         ConformanceCheck("Concurrency", "8 concurrent contexts updating shared objects lose no update", overlapping),
         ConformanceCheck("Concurrency", "readers running during writes always see a consistent total", readersDuringWrites),
+        ConformanceCheck("Concurrency", "2,000 saves from 8 tasks hopping threads between awaits all finish (watchdog 120 s)", manySaves),
     ]
 
     static func disjoint(_ kit: ConformanceHarness) async throws {
@@ -92,5 +94,53 @@ enum ConcurrencyChecks {
         }
         try kit.expectEqual(sums.count, 120, "snapshots read")
         try kit.expect(sums.allSatisfy { $0 == 400 }, "every snapshot must total 400; saw \(Set(sums).sorted())")
+    }
+
+    /// Saves through `perform` from tasks that suspend and resume on other threads between
+    /// saves; an engine that ties a write transaction to a thread would hang here. The check
+    /// races the work against a watchdog so a hang fails instead of stalling the run.
+    static func manySaves(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let work = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<8 {
+                    group.addTask {
+                        for step in 0..<250 {
+                            let context = container.newBackgroundContext()
+                            try await context.perform {
+                                let entry = KitEntry(context: context)
+                                entry.amount = Int64(task * 1000 + step)
+                                try context.save()
+                            }
+                            await Task.yield()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            return true
+        }
+        let finished = await finishes(work, within: .seconds(120))
+        try kit.expect(finished, "2,000 saves did not finish within 120 s: a write is stuck")
+        _ = try await work.value
+        try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitEntry>()) }, 2000, "entries stored")
+    }
+
+    /// Whether `work` ends before `limit`. A hung task is left behind rather than awaited.
+    static func finishes(_ work: Task<Bool, any Error>, within limit: Duration) async -> Bool {
+        let outcome = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        return await withCheckedContinuation { continuation in
+            outcome.withLock { $0 = continuation }
+            let resume: @Sendable (Bool) -> Void = { value in outcome.withLock { $0.take() }?.resume(returning: value) }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                resume(false)
+            }
+            Task {
+                _ = try? await work.value
+                timer.cancel()
+                resume(true)
+            }
+        }
     }
 }
