@@ -7,6 +7,9 @@ extension ObjectContext {
     /// set — every row carrying the version it was read at — goes to the engine, which commits
     /// all of it or nothing.
     ///
+    /// With a ``mergePolicy`` other than `.error`, conflicting objects are merged and the
+    /// commit is retried (a bounded number of times).
+    ///
     /// After a failed save the context keeps its unsaved changes (including the effects of
     /// delete rules), so you can inspect them, fix and retry, or discard the context.
     /// After a successful save the next read sees a fresh snapshot.
@@ -28,9 +31,19 @@ extension ObjectContext {
         try applyDeleteRules()
         try validatePendingObjects()
         try assignPermanentKeys(inserted.filter { !$0.state.contains(.deleted) })
-        let changes = try buildChangeSet()
+        var changes = try buildChangeSet()
         endSnapshot()
-        if !changes.isEmpty { try engine.commit(changes) }
+        var merges = 0
+        while !changes.isEmpty {
+            do {
+                try engine.commit(changes)
+                break
+            } catch StrataError.conflict(let conflicts) where policy != .error && merges < 16 {
+                merges += 1
+                try merge(conflicts)
+                changes = try buildChangeSet()
+            }
+        }
         didCommit()
     }
 

@@ -43,6 +43,7 @@ public final class ObjectContext: @unchecked Sendable {
     var temporaries: [UInt64: ManagedObject] = [:]
     var pendingLinks: [JoinChangeKey: JoinChange] = [:]
     var reader: (any StoreReader)?
+    var policy: MergePolicy = .error
 
     init(engine: any StorageEngine, schema: Schema, name: String?) {
         self.engine = engine

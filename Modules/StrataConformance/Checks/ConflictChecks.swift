@@ -7,6 +7,8 @@ enum ConflictChecks {
         ConformanceCheck("Optimistic conflicts", "a concurrent update makes the later save fail, listing it, and write nothing", update),
         ConformanceCheck("Optimistic conflicts", "updating a row another context deleted is a conflict", deleted),
         ConformanceCheck("Optimistic conflicts", "every conflicting object is listed", listsAll),
+        ConformanceCheck("Optimistic conflicts", "the store-wins policy keeps stored values and saves the rest", storeWins),
+        ConformanceCheck("Optimistic conflicts", "the object-wins policy merges property by property", objectWins),
     ]
 
     static func update(_ kit: ConformanceHarness) async throws {
@@ -70,5 +72,41 @@ enum ConflictChecks {
         }
         guard case .conflict(let conflicts) = error else { throw kit.fail("expected .conflict, got \(error)") }
         try kit.expectEqual(Set(conflicts.map(\.objectID)), [all[1], all[3]], "the conflicting objects")
+    }
+
+    /// Two contexts read the same account; the first changes balance and note, the second
+    /// changes currency and note (and creates another account) with `policy`.
+    static func mergeScenario(_ kit: ConformanceHarness, policy: MergePolicy) async throws -> [String] {
+        let container = try kit.open()
+        let id = try await container.makeAccount("Merged", balance: 10, note: "original")
+        let late = container.newBackgroundContext()
+        try await late.perform { _ = try late.existingObject(with: id, as: KitAccount.self).balance }
+        try await container.performUnitOfWork { context in
+            let account = try context.existingObject(with: id, as: KitAccount.self)
+            account.balance = 20
+            account.note = "first"
+            try context.save()
+        }
+        try await late.perform {
+            late.mergePolicy = policy
+            let account = try late.existingObject(with: id, as: KitAccount.self)
+            account.currency = "USD"
+            account.note = "second"
+            KitAccount(context: late).name = "Extra"
+            try late.save()
+        }
+        return try await container.read { context in
+            try context.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name)|\($0.balance)|\($0.currency)|\($0.note ?? "nil")" }
+        }
+    }
+
+    static func storeWins(_ kit: ConformanceHarness) async throws {
+        let rows = try await mergeScenario(kit, policy: .storeWins)
+        try kit.expectEqual(rows, ["Extra|0|EUR|nil", "Merged|20|EUR|first"], "accounts after a store-wins save")
+    }
+
+    static func objectWins(_ kit: ConformanceHarness) async throws {
+        let rows = try await mergeScenario(kit, policy: .objectWins)
+        try kit.expectEqual(rows, ["Extra|0|EUR|nil", "Merged|20|USD|second"], "accounts after an object-wins save")
     }
 }
