@@ -55,6 +55,11 @@ let package = Package(
             path: "Benchmarks"
         ),
         .executableTarget(
+            name: "strata-crash-writer",
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
+            path: "Tests/CrashWriter"
+        ),
+        .executableTarget(
             name: "strata-quickstart",
             dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
             path: "Examples/QuickStart"

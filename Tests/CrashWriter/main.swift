@@ -1,0 +1,80 @@
+// A helper for the crash-safety tests: saves transfers in a loop on a chosen engine and prints
+// the sequence number of each save after `save()` returns ("acknowledged"). The test kills it
+// with SIGKILL at random moments and checks the store afterwards.
+//
+//   strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]
+
+import Foundation
+import Strata
+import StrataLMDB
+import StrataSQLite
+
+final class CrashAccount: ManagedObject {
+    override class var entityName: String { "Account" }
+    @Attribute(.unique) var number = 0
+    @Attribute var balance: Int64 = 0
+    @Relationship(inverse: \CrashEntry.account, deleteRule: .deny) var entries: RelatedObjects<CrashEntry>
+}
+
+final class CrashEntry: ManagedObject {
+    override class var entityName: String { "Entry" }
+    @Attribute(.unique) var sequence: Int64 = 0
+    @Attribute var amount: Int64 = 0
+    @Relationship var account: CrashAccount?
+}
+
+let accountCount = 10
+let openingBalance: Int64 = 1_000
+
+func argument(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+guard let storePath = argument("--store"), let engineName = argument("--engine") else {
+    FileHandle.standardError.write(Data("usage: strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]\n".utf8))
+    exit(2)
+}
+let url = URL(fileURLWithPath: storePath)
+let engine: EngineConfiguration = engineName == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
+var generator = SystemRandomNumberGenerator()
+
+do {
+    let container = try PersistentContainer(schema: try Schema(version: 1, [CrashAccount.self, CrashEntry.self]), engine: engine)
+    try await container.performUnitOfWork { context in
+        guard try context.count(for: FetchRequest<CrashAccount>()) == 0 else { return }
+        for number in 0..<accountCount {
+            let account = CrashAccount(context: context)
+            account.number = number
+            account.balance = openingBalance
+        }
+        try context.save()
+    }
+    while true {
+        let from = Int.random(in: 0..<accountCount, using: &generator)
+        let to = (from + Int.random(in: 1..<accountCount, using: &generator)) % accountCount
+        let amount = Int64.random(in: 1...50, using: &generator)
+        let sequence = try await container.performUnitOfWork { context in
+            let last = try context.fetch(FetchRequest<CrashEntry>(sortBy: [SortDescriptor(\.sequence, order: .reverse)], fetchLimit: 1)).first?.sequence ?? 0
+            let accounts = try context.fetch(FetchRequest<CrashAccount>(predicate: #Predicate { $0.number == from || $0.number == to }))
+            guard let source = accounts.first(where: { $0.number == from }), let target = accounts.first(where: { $0.number == to }) else {
+                throw StrataError.objectNotFound(try ObjectID(uriString: "strata://00000000-0000-0000-0000-000000000000/Account/p1"))
+            }
+            // Two entries per transfer, one per account, so each balance is opening + its entries.
+            for (account, signed) in [(source, -amount), (target, amount)] {
+                let entry = CrashEntry(context: context)
+                entry.sequence = last + (signed < 0 ? 1 : 2)
+                entry.amount = signed
+                entry.account = account
+                account.balance += signed
+            }
+            try context.save()
+            return last + 2
+        }
+        FileHandle.standardOutput.write(Data("\(sequence)\n".utf8))
+    }
+} catch {
+    FileHandle.standardError.write(Data("strata-crash-writer: \(error)\n".utf8))
+    exit(1)
+}
