@@ -66,6 +66,11 @@ enum LMDBFileCheck {
             throw .io("cannot read \(path): \(error.localizedDescription)")
         }
         if size == 0 { throw .notAStore(path: path, reason: "data.mdb is empty (0 bytes)") }
+        // Each directory has its own lock file: a data file reachable from two directories
+        // would be written without shared locking.
+        if let links = (try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int, links > 1 {
+            throw .misuse("\(path) has \(links) hard links. LMDB keeps its lock file beside the data file, so two directories sharing one data.mdb would write it without common locking: remove the extra links and open the store through one directory")
+        }
         if isSQLite(path) { throw .notAStore(path: path, reason: "data.mdb is a SQLite database") }
         guard let meta0 = parseMeta(first) else {
             throw .notAStore(path: path, reason: "data.mdb does not start with an LMDB meta page")

@@ -2,9 +2,9 @@ import Foundation
 import Strata
 import Synchronization
 
-/// The process-wide table of open environments, keyed by the store directory's device and
-/// inode, so that two paths to one directory (a symlink, `..` spellings) share one
-/// `MDB_env`. LMDB forbids opening one environment twice in a process: closing the second
+/// The process-wide table of open environments, keyed by the device and inode of the store's
+/// `data.mdb`, so that every path to one store (a symlinked directory, `..` spellings, a
+/// hard-linked data file) shares one `MDB_env`. LMDB forbids opening one environment twice in a process: closing the second
 /// handle would drop the first one's file locks.
 ///
 /// Each engine and each open reader is a user; the environment closes with its last user.
@@ -24,14 +24,26 @@ enum LMDBRegistry {
     /// Opens (or shares) the environment of `directory` and counts one user.
     static func acquire(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) -> LMDBEnvironment {
         try LMDBFileCheck.prepare(directory: directory)
-        let identity = try identify(directory)
+        let dataFile = directory.appendingPathComponent("data.mdb")
         return try entries.withLock { (entries) throws(StrataError) -> LMDBEnvironment in
-            if var entry = entries[identity] {
+            // Keyed by the data file, so a symlinked directory or a hard-linked data.mdb
+            // reaches the environment that is already open.
+            if FileManager.default.fileExists(atPath: dataFile.path), case let identity = try identify(dataFile), var entry = entries[identity] {
                 entry.users += 1
                 entries[identity] = entry
                 return entry.environment
             }
             let environment = try LMDBEnvironment(directory: directory, options: options, databases: databases)
+            let identity: Identity
+            do {
+                identity = try identify(dataFile)
+            } catch let error as StrataError {
+                environment.shutdown()
+                throw error
+            } catch {
+                environment.shutdown()
+                throw .io("cannot identify \(dataFile.path): \(error)")
+            }
             entries[identity] = Entry(environment: environment, users: 1)
             return environment
         }
@@ -60,7 +72,7 @@ enum LMDBRegistry {
         }
     }
 
-    /// The device and inode of the directory, after resolving symlinks.
+    /// The device and inode of a file or directory, after resolving symlinks.
     private static func identify(_ directory: URL) throws(StrataError) -> Identity {
         let resolved = directory.resolvingSymlinksInPath().path
         let attributes: [FileAttributeKey: Any]

@@ -40,6 +40,11 @@ extension SQLiteEngine {
         guard header == Data("SQLite format 3\0".utf8) else {
             throw .notAStore(path: path, reason: "the file does not start with the SQLite header")
         }
+        // SQLite names its WAL after the path it was given: two names for one file get two
+        // WALs, which corrupts the database.
+        if let links = (try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int, links > 1 {
+            throw .misuse("\(path) has \(links) hard links. SQLite keeps its write-ahead log next to the name it was opened by, so two names for one store would corrupt it: remove the extra links and open the store by one name")
+        }
     }
 
     /// Configures a fresh writer connection, then creates the store or checks the existing one.

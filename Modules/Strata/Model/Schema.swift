@@ -14,7 +14,8 @@ public struct Schema: Sendable {
     /// The version recorded in new stores; opening a store of another version fails.
     public let version: Int
     let models: [EntityModel]
-    let storeSchema: StoreSchema
+    /// The engines' view of this schema: tables or databases, columns, indexes and joins.
+    public let storeSchema: StoreSchema
     private let numbers: [ObjectIdentifier: Int]
     private let joinNumbers: [String: Int]
 

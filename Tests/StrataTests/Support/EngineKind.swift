@@ -5,7 +5,7 @@ import StrataLMDB
 import StrataSQLite
 
 /// The engines every engine-level and service-level test runs on.
-enum EngineKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sendable {
     case sqlite
     case lmdb
 
