@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        .library(name: "StrataTestSupport", targets: ["StrataTestSupport"]),
         .library(name: "Ledger", targets: ["Ledger"]),
         .executable(name: "ledger", targets: ["ledger"]),
         .executable(name: "responsiveness", targets: ["responsiveness"]),
@@ -38,6 +39,7 @@ let package = Package(
         .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
         .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB"], path: "Modules/StrataLMDB"),
         .target(name: "StrataConformance", dependencies: ["Strata"], path: "Modules/StrataConformance"),
+        .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Modules/StrataTestSupport"),
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
         .executableTarget(
             name: "ledger",
@@ -66,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataConformance", "Ledger", "CSQLite", "CLMDB"],
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger", "CSQLite", "CLMDB"],
             path: "Tests/StrataTests"
         ),
     ],
