@@ -5,7 +5,7 @@ import Strata
 enum AtomicityChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck("Atomicity", "a two-object change saves completely or not at all", twoObjects),
-        ConformanceCheck("Atomicity", "a commit that fails on its last row leaves no trace of the others", failsLate),
+        ConformanceCheck("Atomicity", "a 400-row commit with one stale row leaves no trace of the others", failsLate),
     ]
 
     static func twoObjects(_ kit: ConformanceHarness) async throws {
