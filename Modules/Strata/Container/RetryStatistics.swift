@@ -1,11 +1,13 @@
 import Synchronization
 
-/// Process-wide counters of conflict handling by ``ContextFactory/performUnitOfWork(retries:_:)``.
+/// Counters of conflict handling by ``ContextFactory/performUnitOfWork(retries:_:)``:
+/// process-wide, or for one piece of work and every task it starts.
 ///
 /// ```swift
-/// let before = RetryStatistics.snapshot()
-/// // … run work …
-/// let retried = RetryStatistics.snapshot().retries - before.retries
+/// let (_, counts) = try await RetryStatistics.observing {
+///     try await runTransfers()
+/// }
+/// print(counts.conflicts, counts.retries, counts.exhausted)
 /// ```
 public enum RetryStatistics {
     /// Counter values at one moment.
@@ -18,18 +20,40 @@ public enum RetryStatistics {
         public var exhausted: Int
     }
 
-    private static let conflicts = Atomic<Int>(0)
-    private static let retries = Atomic<Int>(0)
-    private static let exhausted = Atomic<Int>(0)
+    /// A set of counters.
+    final class Counters: Sendable {
+        let conflicts = Atomic<Int>(0)
+        let retries = Atomic<Int>(0)
+        let exhausted = Atomic<Int>(0)
 
-    /// The current counters.
-    public static func snapshot() -> Snapshot {
-        Snapshot(
-            conflicts: conflicts.load(ordering: .relaxed), retries: retries.load(ordering: .relaxed),
-            exhausted: exhausted.load(ordering: .relaxed))
+        var snapshot: Snapshot {
+            Snapshot(conflicts: conflicts.load(ordering: .relaxed), retries: retries.load(ordering: .relaxed), exhausted: exhausted.load(ordering: .relaxed))
+        }
     }
 
-    static func recordConflict() { conflicts.add(1, ordering: .relaxed) }
-    static func recordRetry() { retries.add(1, ordering: .relaxed) }
-    static func recordExhausted() { exhausted.add(1, ordering: .relaxed) }
+    private static let global = Counters()
+    @TaskLocal private static var scope: Counters?
+
+    /// The process-wide counters.
+    public static func snapshot() -> Snapshot { global.snapshot }
+
+    /// Runs `body` and returns its result with the counts of the conflict handling it (and every
+    /// child task it starts) caused, unaffected by other work running at the same time.
+    public static func observing<T: Sendable>(_ body: () async throws -> T) async rethrows -> (result: T, counts: Snapshot) {
+        let counters = Counters()
+        let result = try await $scope.withValue(counters) { try await body() }
+        return (result, counters.snapshot)
+    }
+
+    static func recordConflict() {
+        for counters in [global, scope].compactMap({ $0 }) { counters.conflicts.add(1, ordering: .relaxed) }
+    }
+
+    static func recordRetry() {
+        for counters in [global, scope].compactMap({ $0 }) { counters.retries.add(1, ordering: .relaxed) }
+    }
+
+    static func recordExhausted() {
+        for counters in [global, scope].compactMap({ $0 }) { counters.exhausted.add(1, ordering: .relaxed) }
+    }
 }
