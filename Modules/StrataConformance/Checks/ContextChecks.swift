@@ -86,7 +86,9 @@ enum ContextChecks {
             for _ in 0..<8 {
                 group.addTask {
                     for _ in 0..<25 {
-                        try await container.performUnitOfWork { context in
+                        // Eight writers on one row is the worst case: give each unit of work a
+                        // budget that makes running out practically impossible.
+                        try await container.performUnitOfWork(retries: RetryPolicy(maxRetries: 200)) { context in
                             try context.existingObject(with: id, as: KitAccount.self).balance += 1
                             try context.save()
                         }
