@@ -45,7 +45,7 @@ extension LedgerError: CustomStringConvertible {
         case .unknownTransaction(let uri):
             return "No transaction has the URI \(uri). It may have been deleted; show the account's history to find the right URI."
         case .invalidURI(let uri, let reason):
-            return "\(String(reflecting: uri)) is not a usable URI: \(reason). Copy the URI exactly as the ledger printed it (strata://<store>/<Entity>/p<number>)."
+            return "\(String(reflecting: uri)) is not a usable URI: \(reason). Use a URI exactly as the ledger gave it (an AccountSnapshot or TransactionRecord id)."
         case .invalidAmount(let amount, let reason):
             return "Invalid amount \(String(reflecting: amount)): \(reason)."
         case .invalidName(let name):

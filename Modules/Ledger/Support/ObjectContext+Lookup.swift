@@ -25,7 +25,8 @@ extension ObjectContext {
             throw LedgerError.invalidURI(uri, reason: reason.rawValue)
         }
         guard id.entityName == Object.entityName else {
-            throw LedgerError.invalidURI(uri, reason: "it names a \(id.entityName), not \(kind)")
+            let article = id.entityName.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
+            throw LedgerError.invalidURI(uri, reason: "it names \(article) \(id.entityName), not \(kind)")
         }
         guard !id.isTemporary else {
             throw LedgerError.invalidURI(uri, reason: InvalidURIReason.temporary.rawValue)
