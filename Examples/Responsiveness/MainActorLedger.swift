@@ -30,8 +30,7 @@ final class MainActorLedger {
                 let transaction = Transaction(context: context)
                 transaction.amount = delta
                 transaction.memo = memo
-                transaction.account = account
-                try account.recalculateBalances()
+                try account.post(transaction)
             }
             try context.save()
         }

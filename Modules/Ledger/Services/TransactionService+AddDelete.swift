@@ -26,8 +26,7 @@ extension TransactionService {
             transaction.amount = amount
             transaction.memo = memo
             if let date { transaction.date = date }
-            transaction.account = account
-            try account.recalculateBalances()
+            try account.post(transaction)
             try context.saveLedger()
             return TransactionRecord(transaction)
         }

@@ -39,14 +39,12 @@ extension TransactionService {
             let withdrawal = Transaction(context: context)
             withdrawal.amount = -amount
             withdrawal.memo = memo
-            withdrawal.account = source
             let deposit = Transaction(context: context)
             deposit.amount = amount
             deposit.memo = memo
             deposit.date = withdrawal.date
-            deposit.account = target
-            try source.recalculateBalances()
-            try target.recalculateBalances()
+            try source.post(withdrawal)
+            try target.post(deposit)
 
             try context.saveLedger()
             return TransferReceipt(withdrawal: TransactionRecord(withdrawal), deposit: TransactionRecord(deposit))

@@ -54,7 +54,7 @@ struct AccountServiceTests {
             Issue.record("expected invalidURI, got \(String(describing: malformed))")
             return
         }
-        #expect(malformed?.description.contains("Copy the URI exactly") == true)
+        #expect(malformed?.description.contains("Use a URI exactly as the ledger gave it") == true)
 
         // A well-formed URI of this store whose account does not exist.
         let missing = chart.wallet.id.replacingOccurrences(of: "/Account/p", with: "/Account/p99")
