@@ -26,6 +26,7 @@ public struct AccountSnapshot: Sendable, Hashable, Identifiable {
     /// How many transactions the account has.
     public var transactionCount: Int
 
+    /// Creates a snapshot; services make these for you.
     public init(
         id: String, name: String, currency: String, openingBalance: Int64, balance: Int64,
         allowsOverdraft: Bool, transactionCount: Int

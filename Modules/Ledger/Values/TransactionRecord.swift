@@ -28,6 +28,8 @@ public struct TransactionRecord: Sendable, Hashable, Identifiable {
     /// The account's balance just after this transaction, in minor units.
     public var runningBalance: Int64
 
+    /// Creates a record; services make these for you, and you edit copies to call
+    /// ``TransactionService/update(transaction:originalAccountID:)``.
     public init(id: String, accountID: String, amount: Int64, memo: String, date: Date, runningBalance: Int64) {
         self.id = id
         self.accountID = accountID
@@ -43,19 +45,5 @@ public struct TransactionRecord: Sendable, Hashable, Identifiable {
             id: transaction.objectID.uriString, accountID: transaction.account?.objectID.uriString ?? "",
             amount: transaction.amount, memo: transaction.memo, date: transaction.date,
             runningBalance: transaction.runningBalance)
-    }
-}
-
-/// The two halves of a transfer, as saved together by
-/// ``TransactionService/transfer(from:to:amount:memo:)``.
-public struct TransferReceipt: Sendable, Hashable {
-    /// The negative transaction on the source account.
-    public var withdrawal: TransactionRecord
-    /// The positive transaction on the target account.
-    public var deposit: TransactionRecord
-
-    public init(withdrawal: TransactionRecord, deposit: TransactionRecord) {
-        self.withdrawal = withdrawal
-        self.deposit = deposit
     }
 }

@@ -4,7 +4,8 @@ import Strata
 import Testing
 
 /// Many transfers at once over a few accounts: every transfer is all-or-nothing, conflicts are
-/// re-run by the core, and the books still balance.
+/// re-run by the core, and the books still balance. The two engines' cases run one after the
+/// other (`.serialized`) so that 8, not 16, writers compete for the machine at once.
 @Suite("ledger: concurrent transfers")
 struct ConcurrentTransferTests {
     static let accountCount = 20
@@ -12,7 +13,7 @@ struct ConcurrentTransferTests {
     static let transfersPerTask = 200
     static let openingBalance: Int64 = 100_000
 
-    @Test("8 tasks × 200 random transfers among 20 accounts keep every balance and the total", arguments: EngineKind.allCases)
+    @Test("8 tasks × 200 random transfers among 20 accounts keep every balance and the total", .serialized, arguments: EngineKind.allCases)
     func concurrentTransfers(kind: EngineKind) async throws {
         let ledger = try LedgerFixture(kind)
         var ids: [String] = []
