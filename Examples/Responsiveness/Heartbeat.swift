@@ -35,6 +35,8 @@ struct GapSummary {
     var longest: Duration
     var p99: Duration
     var median: Duration
+    /// Gaps of 5 ms or more: moments a user could notice.
+    var late: Int
 
     init(_ gaps: [Duration]) {
         let sorted = gaps.sorted()
@@ -47,6 +49,7 @@ struct GapSummary {
         longest = sorted.last ?? .zero
         p99 = percentile(0.99)
         median = percentile(0.5)
+        late = gaps.count { $0 >= .milliseconds(5) }
     }
 }
 

@@ -21,7 +21,7 @@ func option(_ name: String) -> String? {
 }
 let engine = option("--engine") ?? "sqlite"
 let operations = Int(option("--operations") ?? "") ?? 100
-let history = Int(option("--history") ?? "") ?? 2_000
+let history = Int(option("--history") ?? "") ?? 5_000
 guard engine == "sqlite" || engine == "lmdb", operations > 0, history >= 0 else {
     FileHandle.standardError.write(Data("usage: responsiveness [--engine sqlite|lmdb] [--operations N] [--history N]\n".utf8))
     exit(64)
@@ -66,10 +66,10 @@ do {
 
     func row(_ label: String, _ summary: GapSummary, _ elapsed: Duration) -> String {
         label.padding(toLength: 40, withPad: " ", startingAt: 0)
-            + [elapsed.milliseconds, String(summary.ticks), summary.median.milliseconds, summary.p99.milliseconds, summary.longest.milliseconds]
+            + [elapsed.milliseconds, String(summary.ticks), summary.median.milliseconds, summary.p99.milliseconds, summary.longest.milliseconds, String(summary.late)]
             .map { $0.leftPadded(to: 13) }.joined()
     }
-    print("".padding(toLength: 40, withPad: " ", startingAt: 0) + ["burst time", "ticks", "median gap", "p99 gap", "longest gap"].map { $0.leftPadded(to: 13) }.joined())
+    print("".padding(toLength: 40, withPad: " ", startingAt: 0) + ["burst time", "ticks", "median gap", "p99 gap", "longest gap", "gaps ≥ 5 ms"].map { $0.leftPadded(to: 13) }.joined())
     print(row("@MainActor service, one shared context", blocked, blockedTime))
     print(row("fresh background context + perform", free, freeTime))
     print("\nLongest heartbeat gap: \(blocked.longest.milliseconds) on the main actor vs \(free.longest.milliseconds) with background contexts;")
