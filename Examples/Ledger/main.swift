@@ -1,1 +1,38 @@
-print("ledger: not yet implemented")
+// The ledger example: the Ledger module's services behind a small command line.
+//
+//   swift run ledger [--engine sqlite|lmdb] [--store PATH] <command> [arguments]
+//   swift run ledger --help
+//
+// This file only parses, dispatches and reports errors. The engine is chosen in
+// LedgerStore.swift; everything else goes through AccountService and TransactionService.
+
+import Foundation
+import Ledger
+import Strata
+
+/// Writes an error to standard error and exits with `code`.
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("ledger: error: \(message)\n".utf8))
+    exit(code)
+}
+
+do {
+    let arguments = try CLIArguments(Array(CommandLine.arguments.dropFirst()))
+    if arguments.help || arguments.words == ["help"] {
+        print(Usage.text)
+    } else {
+        try await Commands(arguments: arguments).run()
+    }
+} catch let error as CLIError {
+    switch error {
+    case .usage: fail(error.description, code: 64)
+    case .badInput: fail(error.description, code: 65)
+    case .noStore: fail(error.description, code: 1)
+    }
+} catch let error as LedgerError {
+    fail(error.description, code: 65)
+} catch let error as StrataError {
+    fail(error.description, code: 1)
+} catch {
+    fail("\(error)", code: 1)
+}

@@ -1,0 +1,77 @@
+/// The command line, split into global options, command options and positional words.
+struct CLIArguments {
+    var engine = "sqlite"
+    var store: String?
+    var help = false
+    /// Values of command options such as `--currency EUR`.
+    var options: [String: String] = [:]
+    /// Command flags such as `--no-overdraft`.
+    var flags: Set<String> = []
+    /// The command and its arguments, in order.
+    var words: [String] = []
+
+    static let valueOptions: Set<String> = ["--engine", "--store", "--currency", "--opening"]
+    static let flagOptions: Set<String> = ["--no-overdraft"]
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``CLIError/usage(_:)`` for an unknown option or a missing value.
+    init(_ arguments: [String]) throws(CLIError) {
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            index += 1
+            if word == "-h" || word == "--help" {
+                help = true
+            } else if Self.valueOptions.contains(word) {
+                guard index < arguments.count else { throw .usage("\(word) needs a value") }
+                let value = arguments[index]
+                index += 1
+                switch word {
+                case "--engine": engine = value
+                case "--store": store = value
+                default: options[word] = value
+                }
+            } else if Self.flagOptions.contains(word) {
+                flags.insert(word)
+            } else if word.hasPrefix("--") || (word.hasPrefix("-") && !Self.looksNumeric(word)) {
+                throw .usage("unknown option \(word)")
+            } else {
+                words.append(word)
+            }
+        }
+        guard engine == "sqlite" || engine == "lmdb" else {
+            throw .usage("unknown engine \(String(reflecting: engine)); use --engine sqlite or --engine lmdb")
+        }
+    }
+
+    /// `-12.50` is an amount, not an option.
+    private static func looksNumeric(_ word: String) -> Bool {
+        word.dropFirst().first.map { $0.isNumber || $0 == "." } ?? false
+    }
+
+    /// The positional words after the command, checked against a count range.
+    /// - Throws: ``CLIError/usage(_:)`` naming the expected form.
+    func operands(after commandWords: Int, count: ClosedRange<Int>, form: String) throws(CLIError) -> [String] {
+        let operands = Array(words.dropFirst(commandWords))
+        guard count.contains(operands.count) else { throw .usage("expected: ledger \(form)") }
+        return operands
+    }
+}
+
+/// Errors of the command line itself (as opposed to ledger errors).
+enum CLIError: Error, CustomStringConvertible {
+    /// The arguments do not form a command.
+    case usage(String)
+    /// The store does not exist for a command that needs one.
+    case noStore(path: String)
+    /// An argument names nothing usable (an unknown account name…), already worded.
+    case badInput(String)
+
+    var description: String {
+        switch self {
+        case .usage(let detail): "\(detail). Run `swift run ledger --help` for usage."
+        case .noStore(let path): "No ledger store at \(path). Create it with `swift run ledger init`, or pass --store PATH (and --engine) of an existing one."
+        case .badInput(let text): text
+        }
+    }
+}

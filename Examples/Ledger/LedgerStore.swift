@@ -1,0 +1,48 @@
+import Foundation
+import Ledger
+import Strata
+import StrataLMDB
+import StrataSQLite
+
+/// The one place the example chooses an engine: the services below never see it.
+struct LedgerStore {
+    let engineName: String
+    let url: URL
+    let container: PersistentContainer
+    let accounts: AccountService
+    let transactions: TransactionService
+
+    /// The default location for an engine: `./ledger.sqlite` or `./ledger.lmdb`.
+    static func defaultPath(engine: String) -> String {
+        engine == "lmdb" ? "ledger.lmdb" : "ledger.sqlite"
+    }
+
+    /// A fresh temporary location, for `demo` without `--store`.
+    static func temporaryPath(engine: String) -> String {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-demo-\(UUID().uuidString.prefix(8))")
+        return base.path + (engine == "lmdb" ? ".lmdb" : ".sqlite")
+    }
+
+    /// Opens (creating when `create` is true) the store at `path`.
+    /// - Throws: ``CLIError/noStore(path:)`` when it is missing and `create` is false, and
+    ///   `StrataError` from the engine (not a store, another engine's store, damaged…).
+    init(engine: String, path: String, create: Bool) throws {
+        let url = URL(fileURLWithPath: path)
+        if !create && !FileManager.default.fileExists(atPath: url.path) { throw CLIError.noStore(path: path) }
+        let configuration: EngineConfiguration = engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
+        engineName = engine
+        self.url = url
+        container = try PersistentContainer(schema: .ledger, engine: configuration)
+        accounts = AccountService(contexts: container)
+        transactions = TransactionService(contexts: container)
+    }
+
+    /// The URI of the account `reference` names: a URI as given, or the account with exactly
+    /// that name.
+    /// - Throws: ``CLIError/badInput(_:)`` when no account has that name, and service errors.
+    func accountURI(_ reference: String) async throws -> String {
+        if reference.hasPrefix("strata:") { return reference }
+        if let match = try await accounts.list().first(where: { $0.name == reference }) { return match.id }
+        throw CLIError.badInput("No account is named \(String(reflecting: reference)), and it is not an account URI (strata://…/Account/p…). Run `swift run ledger account list` to see the accounts.")
+    }
+}

@@ -1,0 +1,44 @@
+/// The `--help` text.
+enum Usage {
+    static let text = """
+        ledger: accounts and transactions in a Strata store, through the Ledger module's services.
+
+        USAGE
+          swift run ledger [--engine sqlite|lmdb] [--store PATH] <command> [arguments]
+
+        OPTIONS
+          --engine sqlite|lmdb   storage engine (default: sqlite)
+          --store PATH           the store: a file for sqlite, a directory for lmdb
+                                 (default: ./ledger.sqlite or ./ledger.lmdb; demo: a new temporary store)
+          -h, --help             show this help
+
+        COMMANDS
+          init                                     create the store if needed and show where it is
+          account add NAME [--currency USD] [--opening AMOUNT] [--no-overdraft]
+                                                   open an account
+          account list                             list accounts with balances and URIs
+          account show ACCOUNT                     one account, with its history
+          add ACCOUNT AMOUNT [MEMO]                add a transaction; negative AMOUNT takes money out
+          move TRANSACTION ACCOUNT                 move a transaction to another account
+          transfer FROM TO AMOUNT [MEMO]           move money between two accounts, atomically
+          history ACCOUNT                          an account's transactions, newest first
+          demo                                     seed accounts, move a transaction, print the balances
+
+        ACCOUNT is an account URI as printed by `account list` (strata://…/Account/p1) or an
+        exact account name. TRANSACTION is a transaction URI as printed by `history`.
+        AMOUNT is a decimal with up to two digits after the point, such as 12.50 or -3; it is
+        stored as integer minor units (cents).
+
+        EXIT STATUS
+          0 success, 64 bad usage, 65 refused by the ledger (bad amount or URI, unknown
+          account, insufficient funds…), 1 any other failure (store missing or unreadable).
+
+        EXAMPLES
+          swift run ledger demo
+          swift run ledger --engine lmdb --store /tmp/books demo
+          swift run ledger init
+          swift run ledger account add Checking --opening 1500
+          swift run ledger add Checking -12.50 "Lunch"
+          swift run ledger history Checking
+        """
+}

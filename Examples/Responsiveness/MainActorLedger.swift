@@ -1,0 +1,81 @@
+import Dispatch
+import Foundation
+import Ledger
+import Strata
+import Synchronization
+
+/// The article's anti-pattern, kept here on purpose so the two can be measured side by side.
+/// Do not copy it.
+///
+/// A `@MainActor` service with one long-lived context that every call reuses, used the way a
+/// `viewContext` is: synchronously, from the main actor. Strata never runs a context on the
+/// main thread, so the nearest equivalent is to hold the main actor until the shared context
+/// has finished the work (`performAndWait`). For the main actor the effect is the same as
+/// doing the work on it: nothing else runs there, the heartbeat included, until the whole unit
+/// of work is done. Mapping and sorting the results also happen on the main actor.
+@MainActor
+final class MainActorLedger {
+    private let context: ObjectContext
+
+    init(container: PersistentContainer) {
+        context = container.newBackgroundContext(named: "shared")
+    }
+
+    /// The same work as `TransactionService.transfer`, on the shared context.
+    func transfer(from sourceURI: String, to targetURI: String, amount: Int64, memo: String) throws {
+        try performAndWait { context in
+            let source = try context.object(forURIString: sourceURI, as: Account.self)
+            let target = try context.object(forURIString: targetURI, as: Account.self)
+            for (account, delta) in [(source, -amount), (target, amount)] {
+                let transaction = Transaction(context: context)
+                transaction.amount = delta
+                transaction.memo = memo
+                try account.post(transaction)
+            }
+            try context.save()
+        }
+    }
+
+    /// The same work as `TransactionService.transactions(for:)`: the article's fetch.
+    func transactions(for accountURI: String) throws -> [TransactionRecord] {
+        let records = try performAndWait { context in
+            let account = try context.object(forURIString: accountURI, as: Account.self)
+            return account.transactions.allObjects.map {
+                TransactionRecord(
+                    id: $0.objectID.uriString, accountID: accountURI, amount: $0.amount, memo: $0.memo, date: $0.date,
+                    runningBalance: $0.runningBalance)
+            }
+        }
+        return records.sorted { $0.date > $1.date }
+    }
+
+    /// Runs `body` on the shared context and keeps the main actor waiting until it is done.
+    private func performAndWait<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) throws -> T {
+        let context = self.context
+        let handoff = Handoff<T>()
+        Task.detached {
+            do {
+                handoff.finish(.success(try await context.perform { try body(context) }))
+            } catch {
+                handoff.finish(.failure(error))
+            }
+        }
+        return try handoff.wait()
+    }
+}
+
+/// A result handed from a task to a thread that blocks for it.
+private final class Handoff<T: Sendable>: Sendable {
+    private let result = Mutex<Result<T, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ outcome: Result<T, any Error>) {
+        result.withLock { $0 = outcome }
+        done.signal()
+    }
+
+    func wait() throws -> T {
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+}

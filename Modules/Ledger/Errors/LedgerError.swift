@@ -1,0 +1,67 @@
+/// Everything the ledger refuses to do, with a message that says what to do instead.
+///
+/// Services throw these for domain problems. Storage problems (a full disk, a busy store, an
+/// I/O failure) come through unchanged as `StrataError`, and save conflicts never reach you:
+/// the services re-run the unit of work.
+///
+/// ```swift
+/// do {
+///     try await transactions.transfer(from: wallet.id, to: savings.id, amount: 50_000, memo: "Save")
+/// } catch let error as LedgerError {
+///     print(error)   // "Insufficient funds in Wallet: …"
+/// }
+/// ```
+public enum LedgerError: Error, Sendable, Hashable {
+    /// No account has this URI (it was deleted, or the URI is from another store's history).
+    case unknownAccount(String)
+    /// No transaction has this URI.
+    case unknownTransaction(String)
+    /// The text is not the URI of an object of the expected kind in this store.
+    case invalidURI(String, reason: String)
+    /// The amount is unusable: zero, negative where a positive one is needed, malformed, or
+    /// beyond 64 bits.
+    case invalidAmount(String, reason: String)
+    /// An account name is empty or too long.
+    case invalidName(String)
+    /// A currency code is not three uppercase ASCII letters.
+    case invalidCurrency(String)
+    /// Money would move between accounts of different currencies.
+    case currencyMismatch(source: String, sourceCurrency: String, target: String, targetCurrency: String)
+    /// The account does not allow overdraft and the change would make its balance negative.
+    case insufficientFunds(account: String, available: Int64, attemptedBalance: Int64, currency: String)
+    /// Another account already has this name.
+    case duplicateAccountName(String)
+    /// A transfer names the same account on both sides.
+    case sameAccount(String)
+    /// The account still has transactions, so it cannot be deleted.
+    case accountHasTransactions(account: String, count: Int)
+}
+
+extension LedgerError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unknownAccount(let uri):
+            return "No account has the URI \(uri). It may have been deleted; list the accounts to find the right URI."
+        case .unknownTransaction(let uri):
+            return "No transaction has the URI \(uri). It may have been deleted; show the account's history to find the right URI."
+        case .invalidURI(let uri, let reason):
+            return "\(String(reflecting: uri)) is not a usable URI: \(reason). Use a URI exactly as the ledger gave it (an AccountSnapshot or TransactionRecord id)."
+        case .invalidAmount(let amount, let reason):
+            return "Invalid amount \(String(reflecting: amount)): \(reason)."
+        case .invalidName(let name):
+            return "Invalid account name \(String(reflecting: name)): use 1 to 100 characters that are not all spaces."
+        case .invalidCurrency(let code):
+            return "Invalid currency \(String(reflecting: code)): use a three-letter ISO 4217 code in capitals, such as USD or EUR."
+        case .currencyMismatch(let source, let sourceCurrency, let target, let targetCurrency):
+            return "\(source) is in \(sourceCurrency) but \(target) is in \(targetCurrency); the ledger does not convert currencies. Use accounts with the same currency."
+        case .insufficientFunds(let account, let available, let attempted, let currency):
+            return "Insufficient funds in \(account): the balance is \(MinorUnits.format(available)) \(currency) and this would take it to \(MinorUnits.format(attempted)) \(currency), but the account does not allow overdraft. Use a smaller amount or add money first."
+        case .duplicateAccountName(let name):
+            return "An account named \(String(reflecting: name)) already exists. Choose another name."
+        case .sameAccount(let name):
+            return "A transfer needs two different accounts, but both sides are \(name). Choose another target account."
+        case .accountHasTransactions(let account, let count):
+            return "\(account) still has \(count) transaction(s), so it cannot be deleted. Delete or move its transactions first."
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Strata
+
+extension Account {
+    /// Recomputes every transaction's running balance, oldest first, and the account's
+    /// ``balance``, from ``openingBalance`` and the transactions as this context sees them
+    /// (unsaved changes included).
+    ///
+    /// Call it after adding, removing, moving or changing a transaction, before saving. Only
+    /// values that change are written, so an unchanged history costs no writes.
+    ///
+    /// ```swift
+    /// transaction.account = newAccount
+    /// try oldAccount.recalculateBalances()
+    /// try newAccount.recalculateBalances()
+    /// try context.save()
+    /// ```
+    ///
+    /// Lifetime rule: call it inside the `perform` of the account's context.
+    /// - Throws: ``LedgerError/insufficientFunds(account:available:attemptedBalance:currency:)``
+    ///   when the account does not allow overdraft and the new balance would be negative (the
+    ///   balances are left as they were, and nothing should be saved), and
+    ///   ``LedgerError/invalidAmount(_:reason:)`` when the sum overflows 64 bits.
+    public func recalculateBalances() throws {
+        let ordered = chronologicalTransactions
+        var running = openingBalance
+        var runningBalances: [Int64] = []
+        runningBalances.reserveCapacity(ordered.count)
+        for transaction in ordered {
+            let (sum, overflow) = running.addingReportingOverflow(transaction.amount)
+            guard !overflow else {
+                throw LedgerError.invalidAmount(String(transaction.amount), reason: "the balance of \(name) would overflow 64-bit minor units")
+            }
+            running = sum
+            runningBalances.append(running)
+        }
+        if !allowsOverdraft && running < 0 {
+            throw LedgerError.insufficientFunds(account: name, available: balance, attemptedBalance: running, currency: currency)
+        }
+        for (transaction, runningBalance) in zip(ordered, runningBalances) where transaction.runningBalance != runningBalance {
+            transaction.runningBalance = runningBalance
+        }
+        if balance != running { balance = running }
+    }
+
+    /// The transactions oldest first: by date; ties by primary key, unsaved ones last in
+    /// insertion order. Call inside `perform`.
+    var chronologicalTransactions: [Transaction] {
+        transactions.allObjects.enumerated()
+            .map { (transaction: $0.element, date: $0.element.date, key: $0.element.objectID.primaryKey ?? .max, offset: $0.offset) }
+            .sorted { ($0.date, $0.key, $0.offset) < ($1.date, $1.key, $1.offset) }
+            .map(\.transaction)
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the ledger domain lands.
-enum LedgerPlaceholder {}
