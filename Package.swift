@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "Strata", path: "Modules/Strata"),
         .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
         .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB"], path: "Modules/StrataLMDB"),
-        .target(name: "StrataConformance", dependencies: ["Strata"], path: "Modules/StrataConformance"),
+        .target(name: "StrataConformance", dependencies: ["Strata", "StrataTestSupport"], path: "Modules/StrataConformance"),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Modules/StrataTestSupport"),
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
         .executableTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 /// The context contract the engines must support: `perform` off the main thread, unsaved
 /// state that dies with its context, rollback, reset, early permanent IDs, retried units of work.
@@ -17,8 +18,11 @@ enum ContextChecks {
     static func offMain(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
         let context = container.newBackgroundContext()
-        let fromTask = try await context.perform { Thread.isMainThread }
-        let fromMain = try await Task { @MainActor in try await context.perform { Thread.isMainThread } }.value
+        let fromTask = try await context.perform { MainQueue.isCurrent }
+        let fromMain = try await Task { @MainActor in
+            precondition(MainQueue.isCurrent, "the caller must be on the main actor")
+            return try await context.perform { MainQueue.isCurrent }
+        }.value
         try kit.expect(!fromTask && !fromMain, "perform ran on the main thread (from a task: \(fromTask), from the main actor: \(fromMain))")
         try kit.expect(try await context.perform { context.isInsidePerform } && !context.isInsidePerform, "isInsidePerform is true only inside perform")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Strata
+import StrataTestSupport
 
 // The test target has its own `Account` fixture model; these name the ledger's.
 typealias LedgerAccount = Ledger.Account
@@ -10,7 +11,7 @@ typealias LedgerTransaction = Ledger.Transaction
 /// engine wrapper, with the two services over it.
 struct LedgerFixture: Sendable {
     let store: TestStore
-    let faults = FaultPlan()
+    let faults = FaultController()
     let container: PersistentContainer
     let accounts: AccountService
     let transactions: TransactionService

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Strata
+import StrataTestSupport
 import Testing
 
 extension LedgerTests {

@@ -77,10 +77,10 @@ struct FailedSaveTests {
         for n in 1...100 {
             let store = try TestStore(kind)
             let faults = FaultController()
-            let container = try PersistentContainer(schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults))
+            let container = try store.open(schema: TestModels.schema, faults: faults)
             try await Self.seed(container)
             let before = try await Self.storeContents(container)
-            faults.inject(.failWrite(n))
+            faults.failWrite(n)
             let context = container.newBackgroundContext()
             let outcome: (failed: Bool, pending: [Int], temporary: Int) = try await context.perform {
                 try Self.mutate(context)
@@ -93,7 +93,7 @@ struct FailedSaveTests {
                 }
             }
             if !outcome.failed {
-                #expect(faults.injectedCount == 0, "N=\(n): the fault fired but the save reported success")
+                #expect(faults.injectedFailures == 0, "N=\(n): the fault fired but the save reported success")
                 #expect(try await Self.storeContents(container) == expected, "N=\(n): the unfaulted save stored the wrong result")
                 break
             }
@@ -114,18 +114,18 @@ struct FailedSaveTests {
     func failWholeCommit(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let faults = FaultController()
-        let container = try PersistentContainer(schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults))
+        let container = try store.open(schema: TestModels.schema, faults: faults)
         try await Self.seed(container)
         let before = try await Self.storeContents(container)
-        faults.inject(.failCommit(1))
-        await #expect(throws: StrataError.io("injected failure: the commit failed before writing")) {
+        faults.failCommit()
+        await #expect(throws: StrataError.io("injected fault: commit #2 failed before writing anything")) {
             try await container.performUnitOfWork { context in
                 try Self.mutate(context)
                 try context.save()
             }
         }
         #expect(try await Self.storeContents(container) == before)
-        #expect(faults.injectedCount == 1)
+        #expect(faults.injectedFailures == 1)
     }
 
     /// SQLite's integrity check, or a full LMDB scan (every row's checksum is verified on read).

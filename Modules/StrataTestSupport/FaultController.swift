@@ -1,0 +1,91 @@
+import Synchronization
+
+/// A test's handle on a ``FaultInjectingEngine``: which commits, or which row write inside a
+/// commit, fail — and what the engine saw.
+///
+/// Share one controller between the test and the engine configuration:
+///
+/// ```swift
+/// let faults = FaultController()
+/// let container = try PersistentContainer(schema: schema, engine: .faultInjecting(.sqlite(at: url), faults: faults))
+/// faults.failCommit()          // the next commit throws StrataError.io, writing nothing
+/// faults.failWrite(3)          // in the next commit, the 3rd row write fails inside the transaction
+/// ```
+public final class FaultController: Sendable {
+    private struct State {
+        var commits = 0
+        var failingCommits: Set<Int> = []
+        var failingWrite: Int?
+        var injectedFailures = 0
+        var storeCalls = 0
+        var mainThreadCalls: [String] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Makes the `n`th commit from now (1 = the next) throw `StrataError.io` before anything
+    /// is written.
+    public func failCommit(_ n: Int = 1) {
+        precondition(n >= 1, "commits are counted from 1")
+        state.withLock { state in _ = state.failingCommits.insert(state.commits + n) }
+    }
+
+    /// In the next commit, makes the `n`th row write (in the engine's apply order: deletes,
+    /// updates, touches, inserts) fail inside the engine's transaction, after the writes before
+    /// it were applied; the engine must roll them back. If the commit has fewer writes it
+    /// succeeds and the fault is spent.
+    public func failWrite(_ n: Int) {
+        precondition(n >= 1, "writes are counted from 1")
+        state.withLock { $0.failingWrite = n }
+    }
+
+    /// Disarms every pending fault.
+    public func clear() {
+        state.withLock {
+            $0.failingCommits = []
+            $0.failingWrite = nil
+        }
+    }
+
+    /// Commits attempted so far, failed ones included.
+    public var commits: Int { state.withLock { $0.commits } }
+    /// Failures injected so far.
+    public var injectedFailures: Int { state.withLock { $0.injectedFailures } }
+    /// Engine and reader calls seen.
+    public var storeCalls: Int { state.withLock { $0.storeCalls } }
+    /// The engine and reader calls that ran on the main thread or the main queue (normally none).
+    public var mainThreadCalls: [String] { state.withLock { $0.mainThreadCalls } }
+
+    /// Records one call and whether it ran on the main thread.
+    func record(_ call: String) {
+        let onMain = MainQueue.isCurrent
+        state.withLock {
+            $0.storeCalls += 1
+            if onMain { $0.mainThreadCalls.append(call) }
+        }
+    }
+
+    /// What to do with the next commit, which has `writes` row writes.
+    func nextCommit(writes: Int) -> Action {
+        state.withLock { state in
+            state.commits += 1
+            if state.failingCommits.remove(state.commits) != nil {
+                state.injectedFailures += 1
+                return .failBeforeWriting(state.commits)
+            }
+            guard let n = state.failingWrite else { return .pass }
+            state.failingWrite = nil
+            guard n <= writes else { return .pass }
+            state.injectedFailures += 1
+            return .damageWrite(n)
+        }
+    }
+
+    enum Action {
+        case pass
+        case failBeforeWriting(Int)
+        case damageWrite(Int)
+    }
+}
