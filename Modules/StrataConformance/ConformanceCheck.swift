@@ -53,9 +53,11 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
 public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
     /// The check's ``ConformanceCheck/description``.
     public let check: String
+    /// What did not hold.
     public let message: String
     /// Where in the kit the failed expectation is.
     public let file: String
+    /// The line in ``file``.
     public let line: Int
 
     public var description: String { "[\(check)] \(message) (\(file):\(line))" }

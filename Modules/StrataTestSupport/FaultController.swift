@@ -23,6 +23,7 @@ public final class FaultController: Sendable {
 
     private let state = Mutex(State())
 
+    /// A controller with no fault armed.
     public init() {}
 
     /// Makes the `n`th commit from now (1 = the next) throw `StrataError.io` before anything

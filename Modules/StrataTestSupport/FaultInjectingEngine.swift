@@ -16,21 +16,28 @@ public final class FaultInjectingEngine: StorageEngine {
         self.faults = faults
     }
 
+    /// The wrapped engine's store identifier.
     public var storeIdentifier: UUID { base.storeIdentifier }
+    /// The wrapped engine's schema version.
     public var schemaVersion: Int { base.schemaVersion }
 
+    /// Begins a read snapshot on the wrapped engine, recording the call.
     public func makeReader() throws -> any StoreReader {
         faults.record("makeReader")
         return ObservedReader(base: try base.makeReader(), faults: faults)
     }
 
+    /// Allocates keys on the wrapped engine, recording the call.
     public func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> {
         faults.record("allocateKeys")
         return try base.allocateKeys(entity: entity, count: count)
     }
 
+    /// Closes the wrapped engine.
     public func close() { base.close() }
 
+    /// Commits through the wrapped engine unless the controller injects a fault.
+    /// - Throws: ``StrataError/io(_:)`` for an injected fault, and whatever the wrapped engine throws.
     public func commit(_ changes: ChangeSet) throws {
         faults.record("commit")
         let writes = changes.deletes.count + changes.updates.count + changes.touches.count + changes.inserts.count

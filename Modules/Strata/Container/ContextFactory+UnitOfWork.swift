@@ -9,6 +9,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The longest back-off.
     public var maxDelay: Duration
 
+    /// A retry policy.
     public init(maxRetries: Int = 50, baseDelay: Duration = .microseconds(100), maxDelay: Duration = .milliseconds(50)) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay

@@ -58,9 +58,12 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
 
 /// One sort key; engines append the primary key (ascending) as the final tie-breaker.
 public struct SortKey: Sendable, Hashable {
+    /// The column to sort by.
     public var column: Int
+    /// Ascending (nil first) or descending (nil last).
     public var ascending: Bool
 
+    /// A sort key.
     public init(column: Int, ascending: Bool) {
         self.column = column
         self.ascending = ascending
@@ -72,12 +75,18 @@ public struct SortKey: Sendable, Hashable {
 /// Engines return the rows matching ``filter``, ordered by ``sort`` then primary key
 /// ascending, skipping ``offset`` rows and returning at most ``limit``.
 public struct FetchPlan: Sendable, Hashable {
+    /// The entity number.
     public var entity: Int
+    /// Which rows; nil for all.
     public var filter: Filter?
+    /// The order before the primary-key tie-breaker.
     public var sort: [SortKey]
+    /// At most this many rows; nil for all.
     public var limit: Int?
+    /// Rows to skip first.
     public var offset: Int
 
+    /// A plan for one entity.
     public init(entity: Int, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
         self.entity = entity
         self.filter = filter

@@ -93,6 +93,7 @@ public struct EngineConfiguration: Sendable {
     /// Opens (creating if needed) the store for a schema.
     public var open: @Sendable (StoreSchema) throws -> any StorageEngine
 
+    /// A configuration; engines provide factories such as `.sqlite(at:)` that call this.
     public init(name: String, location: URL, open: @escaping @Sendable (StoreSchema) throws -> any StorageEngine) {
         self.name = name
         self.location = location

@@ -11,6 +11,7 @@ public struct StoreSchema: Sendable, Hashable {
     /// Join tables for many-to-many relationships.
     public var joins: [JoinSchema]
 
+    /// A store schema.
     public init(version: Int, entities: [EntitySchema], joins: [JoinSchema]) {
         self.version = version
         self.entities = entities
@@ -29,6 +30,7 @@ public struct EntitySchema: Sendable, Hashable {
     /// Secondary indexes, including uniqueness constraints.
     public var indexes: [IndexSchema]
 
+    /// An entity.
     public init(name: String, number: Int, columns: [ColumnSchema], indexes: [IndexSchema]) {
         self.name = name
         self.number = number
@@ -71,12 +73,14 @@ public enum StorageClass: String, Sendable, Hashable {
 public struct ColumnSchema: Sendable, Hashable {
     /// The attribute or relationship name, also the column name.
     public var name: String
+    /// The Swift type of the column's values.
     public var type: ColumnType
     /// Whether the column admits `.null`.
     public var isOptional: Bool
     /// For `.reference` columns, the entity number the key points at.
     public var referencedEntity: Int?
 
+    /// A column.
     public init(name: String, type: ColumnType, isOptional: Bool, referencedEntity: Int? = nil) {
         self.name = name
         self.type = type
@@ -94,8 +98,10 @@ public struct IndexSchema: Sendable, Hashable {
     public var name: String
     /// Column numbers, most significant first.
     public var columns: [Int]
+    /// Whether the index is a uniqueness constraint (nulls never conflict).
     public var isUnique: Bool
 
+    /// An index.
     public init(name: String, columns: [Int], isUnique: Bool) {
         self.name = name
         self.columns = columns
@@ -109,9 +115,12 @@ public struct JoinSchema: Sendable, Hashable {
     public var name: String
     /// Position in ``StoreSchema/joins``.
     public var number: Int
+    /// The entity number of the left keys.
     public var leftEntity: Int
+    /// The entity number of the right keys.
     public var rightEntity: Int
 
+    /// A join.
     public init(name: String, number: Int, leftEntity: Int, rightEntity: Int) {
         self.name = name
         self.number = number

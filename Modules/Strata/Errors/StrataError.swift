@@ -42,12 +42,14 @@ public enum StrataError: Error, Sendable, Hashable {
 
 /// One row whose stored version differs from the version a context read.
 public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
+    /// The conflicting object.
     public var objectID: ObjectID
     /// The version the saving context read.
     public var expectedVersion: Int64
     /// The version now stored, or nil when the row was deleted (or, for inserts, already exists).
     public var storedVersion: Int64?
 
+    /// Describes one conflicting row.
     public init(objectID: ObjectID, expectedVersion: Int64, storedVersion: Int64?) {
         self.objectID = objectID
         self.expectedVersion = expectedVersion
@@ -62,10 +64,14 @@ public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
 
 /// One broken model rule.
 public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
+    /// The entity whose rule was broken.
     public var entity: String
+    /// The property (attribute or relationship) concerned.
     public var property: String
+    /// What is wrong, in words.
     public var message: String
 
+    /// Describes one broken rule.
     public init(entity: String, property: String, message: String) {
         self.entity = entity
         self.property = property

@@ -22,13 +22,16 @@ public import Foundation
 /// - Unsaved changes in the context are included: inserted objects that match, changed values,
 ///   and no deleted objects.
 public struct FetchRequest<Entity: ManagedObject>: Sendable {
+    /// Which objects to fetch; nil for all.
     public var predicate: Predicate<Entity>?
+    /// The result order, most significant first; ties are broken by primary key.
     public var sortBy: [SortDescriptor<Entity>]
     /// At most this many results; nil for all.
     public var fetchLimit: Int?
     /// Skip this many results first.
     public var fetchOffset: Int
 
+    /// A request for objects of `Entity`.
     public init(
         predicate: Predicate<Entity>? = nil, sortBy: [SortDescriptor<Entity>] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0
     ) {

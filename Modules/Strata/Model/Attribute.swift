@@ -34,6 +34,7 @@ public struct Attribute<Value: AttributeValue> {
     }
 
     @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")
+    /// Unavailable: the value is reached through the enclosing object.
     public var wrappedValue: Value {
         get { fatalError("unavailable") }
         set { fatalError("unavailable") }
@@ -59,7 +60,9 @@ public struct Attribute<Value: AttributeValue> {
 
 /// Options for an ``Attribute``.
 public struct AttributeOptions: OptionSet, Sendable, Hashable {
+    /// The option bits.
     public let rawValue: UInt8
+    /// Options from raw bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// No two objects of the entity may share this value (checked at save).

@@ -55,9 +55,12 @@ public struct RelatedObjects<Target: ManagedObject>: Sequence {
 }
 
 extension RelatedObjects: RelationshipValue {
+    /// A to-many relationship projects its members' IDs.
     public typealias Projection = [ObjectID]
+    /// To-many.
     public static var isToMany: Bool { true }
 
+    /// Implementation detail of ``Relationship``.
     public static func _read(owner: ManagedObject, property: Int) -> RelatedObjects<Target> {
         RelatedObjects(owner: owner, property: property)
     }
@@ -67,6 +70,7 @@ extension RelatedObjects: RelationshipValue {
         owner.replaceToMany(property, with: value.allObjects)
     }
 
+    /// Implementation detail of ``Relationship``.
     public static func _project(owner: ManagedObject, property: Int) -> [ObjectID] {
         owner.toManyMembers(property).map(\.objectID)
     }

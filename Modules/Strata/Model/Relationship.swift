@@ -58,12 +58,14 @@ public struct Relationship<Value: RelationshipValue> {
     }
 
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+    /// Unavailable: the value is reached through the enclosing object.
     public var wrappedValue: Value {
         get { fatalError("unavailable") }
         set { fatalError("unavailable") }
     }
 
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+    /// Unavailable: the projection is reached through the enclosing object.
     public var projectedValue: Value.Projection {
         fatalError("unavailable")
     }
@@ -111,18 +113,24 @@ public protocol RelationshipValue {
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
+    /// The related class.
     public typealias Target = Wrapped
+    /// A to-one relationship projects the target's ID.
     public typealias Projection = ObjectID?
+    /// To-one.
     public static var isToMany: Bool { false }
 
+    /// Implementation detail of ``Relationship``.
     public static func _read(owner: ManagedObject, property: Int) -> Wrapped? {
         owner.toOneTarget(property).map { $0 as! Wrapped }
     }
 
+    /// Implementation detail of ``Relationship``.
     public static func _write(_ value: Wrapped?, owner: ManagedObject, property: Int) {
         owner.setToOneTarget(property, value)
     }
 
+    /// Implementation detail of ``Relationship``.
     public static func _project(owner: ManagedObject, property: Int) -> ObjectID? {
         owner.toOneTargetID(property)
     }

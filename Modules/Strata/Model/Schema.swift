@@ -19,6 +19,11 @@ public struct Schema: Sendable {
     private let numbers: [ObjectIdentifier: Int]
     private let joinNumbers: [String: Int]
 
+    /// A schema of the given model classes.
+    /// - Parameters:
+    ///   - version: the schema version recorded in new stores (at least 1).
+    ///   - types: every entity class, including every class a relationship reaches.
+    /// - Throws: ``StrataError/invalidSchema(_:)``.
     public init(version: Int = 1, _ types: [ManagedObject.Type]) throws(StrataError) {
         guard version >= 1 else { throw .invalidSchema("the schema version must be at least 1") }
         self.version = version
