@@ -6,6 +6,26 @@ import Testing
 /// Docs/Fuzzing.md). Add new crashers here with `FuzzRegressionTests.bytes(hex:)`.
 @Suite("fuzz crasher regressions")
 struct FuzzRegressionTests {
+    // MARK: LMDB row decoder — overlong varints (fixed in RowCodec.readVarint)
+
+    @Test("row: column count 0 written as the two-byte varint 80 00 is corrupt, not a second encoding")
+    func rowOverlongColumnCount() {
+        Self.expectClean(RowFuzzCheck.check, hex: "db000107cfffffff0001008000")
+    }
+
+    @Test("row: a text length written as the overlong varint c8 00 is corrupt")
+    func rowOverlongTextLength() {
+        Self.expectClean(
+            RowFuzzCheck.check,
+            hex: "0101020102000000000000000103c80078787878787878787878787878787878787878787878787878787878787878787878"
+                + "7878787878787878787878787878787878787878787878787878787878787878787878787878")
+    }
+
+    @Test("row: a ten-byte varint with bits past 64 is corrupt, not silently truncated (written by hand)")
+    func rowVarintPast64Bits() {
+        Self.expectClean(RowFuzzCheck.check, hex: "0100010000000000000000808080808080808080" + "02")
+    }
+
     static func bytes(hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
         return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
