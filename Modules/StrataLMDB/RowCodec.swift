@@ -140,6 +140,8 @@ enum RowCodec {
         return isASCII ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
     }
 
+    /// Reads a varint in its shortest form, the only one `appendVarint` writes: an overlong
+    /// encoding (a final zero group) or one with bits past 64 is nil, so a row has one encoding.
     @inline(__always)
     static func readVarint(_ base: UnsafeRawPointer, _ offset: inout Int, end: Int) -> UInt64? {
         var result: UInt64 = 0
@@ -147,8 +149,9 @@ enum RowCodec {
         while offset < end, shift < 64 {
             let byte = base.load(fromByteOffset: offset, as: UInt8.self)
             offset &+= 1
+            if shift == 63 && byte > 1 { return nil }
             result |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return result }
+            if byte < 0x80 { return byte == 0 && shift > 0 ? nil : result }
             shift += 7
         }
         return nil

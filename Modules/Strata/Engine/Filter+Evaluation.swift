@@ -14,6 +14,8 @@ extension Filter {
         case .compare(let column, let op, let expected):
             let actual = value(values, column)
             if actual.isNull { return op == .notEqual }
+            // Stores never hold NaN but unsaved objects can; as in Swift, it is unordered.
+            if case .real(let number) = actual, number.isNaN { return op == .notEqual }
             return op.holds(for: StoredValue.order(actual, expected))
         case .isNull(let column):
             return value(values, column).isNull

@@ -9,6 +9,8 @@ public import Foundation
 /// - `compare(c, .equal, v)` is false when column `c` is null; `.notEqual` is true then.
 /// - Ordering comparisons (`<`, `<=`, `>`, `>=`), `contains`, `hasPrefix` and `isIn` are false
 ///   when the column is null.
+/// - A NaN column value (only an unsaved object can hold one) is unordered, as in Swift: only
+///   `.notEqual` is true.
 /// - Texts compare by UTF-8 bytes (Unicode scalar order); `contains` and `hasPrefix` match bytes.
 /// - Comparison values are never `.null`; nil checks use `isNull` / `isNotNull`.
 ///
