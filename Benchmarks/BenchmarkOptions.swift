@@ -3,7 +3,7 @@ import Foundation
 /// The command line of `strata-bench`.
 ///
 ///     strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
-///                  [--json FILE] [--svg FILE] [--markdown FILE]
+///                  [--workloads 1,2,...] [--clock wall|cpu] [--json FILE] [--svg FILE] [--markdown FILE]
 struct BenchmarkOptions: Sendable {
     var rows = 100_000
     var engines: [EngineChoice] = EngineChoice.allCases
@@ -12,13 +12,20 @@ struct BenchmarkOptions: Sendable {
     var jsonPath: String?
     var svgPath: String?
     var markdownPath: String?
+    /// Wall time, or the process's CPU time (for a machine shared with other work).
+    var clock = ClockSource.wall
+    /// The workloads to measure (default: all). Stores are still filled when 1 is left out.
+    var workloads = Set(Workload.allCases)
 
     static let usage = """
         usage: strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
-                            [--json FILE] [--svg FILE] [--markdown FILE]
+                            [--workloads 1,2,...] [--clock wall|cpu] [--json FILE] [--svg FILE] [--markdown FILE]
           --rows N          rows in the data set (default 100000, at least 1000)
           --engine E        sqlite, lmdb or all (default all)
           --repetitions R   timed repetitions after one warm-up; the median is reported (default 5)
+          --workloads LIST  measure only these workloads, e.g. 2,3 (default all; for profiling)
+          --clock C         wall (default) or cpu: the process's CPU time, less disturbed by other
+                            load on the machine but blind to time spent waiting for the disk
           --json FILE       write the results as JSON
           --svg FILE        write a bar chart of the ratios to raw as SVG
           --markdown FILE   write the results table as Markdown
@@ -49,6 +56,15 @@ struct BenchmarkOptions: Sendable {
             case "--repetitions":
                 guard let count = Int(try value(for: flag)), count >= 1 else { throw .usage("--repetitions needs a whole number of at least 1") }
                 repetitions = count
+            case "--workloads":
+                let list = try value(for: flag)
+                let chosen = list.split(separator: ",").map { Int($0).flatMap(Workload.init(rawValue:)) }
+                guard !chosen.isEmpty, chosen.allSatisfy({ $0 != nil }) else { throw .usage("--workloads takes numbers 1 to 8 separated by commas, not \(list)") }
+                workloads = Set(chosen.compactMap { $0 })
+            case "--clock":
+                let name = try value(for: flag)
+                guard let source = ClockSource(rawValue: name) else { throw .usage("--clock takes wall or cpu, not \(name)") }
+                clock = source
             case "--json": jsonPath = try value(for: flag)
             case "--svg": svgPath = try value(for: flag)
             case "--markdown": markdownPath = try value(for: flag)

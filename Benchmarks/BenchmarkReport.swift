@@ -10,6 +10,8 @@ struct BenchmarkReport: Codable, Sendable {
     var repetitions: Int
     var warmUps: Int
     var machine: MachineInfo
+    /// What the times measure: wall time or the process's CPU time.
+    var clock: ClockSource
     /// Wall-clock seconds of the whole run.
     var seconds: Double
     var results: [WorkloadResult]
@@ -58,7 +60,7 @@ enum ReportTable {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
         var lines = [
-            "strata-bench: \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(format(report.seconds, digits: 0)) s",
+            "strata-bench: \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s",
             "machine: \(report.machine.summary)",
             "",
         ]
@@ -80,7 +82,7 @@ enum ReportTable {
         var lines = [
             "- Command: `\(report.command)`",
             "- Machine: \(report.machine.summary)",
-            "- Run: \(report.date), \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(format(report.seconds, digits: 0)) s in all",
+            "- Run: \(report.date), \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s in all",
             "",
             "| " + header.joined(separator: " | ") + " |",
             "|" + header.map { _ in " --- " }.joined(separator: "|") + "|",

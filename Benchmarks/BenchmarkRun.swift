@@ -6,7 +6,8 @@ struct BenchmarkRun {
     let command: String
 
     func run() async throws -> BenchmarkReport {
-        let started = Clock.now()
+        Clock.source = options.clock
+        let started = DispatchTime.now().uptimeNanoseconds
         let date = ISO8601DateFormatter().string(from: Date())
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -17,15 +18,16 @@ struct BenchmarkRun {
         var results: [WorkloadResult] = []
         for engine in options.engines {
             let benchmark = EngineBenchmark(
-                engine: engine, dataset: dataset, repetitions: options.repetitions,
+                engine: engine, dataset: dataset, repetitions: options.repetitions, workloads: options.workloads,
                 scratch: scratch.appendingPathComponent(engine.rawValue), progress: progress)
             results += try await benchmark.run()
         }
-        results += PendingWorkloads.results(for: options.engines)
+        results += PendingWorkloads.results(for: options.engines).filter { options.workloads.contains($0.workload) }
         results.sort { $0.workload.rawValue < $1.workload.rawValue }
         return BenchmarkReport(
             command: command, date: date, rows: options.rows, repetitions: options.repetitions, warmUps: 1,
-            machine: .current(), seconds: Double(Clock.now() - started) / 1e9, results: results)
+            machine: .current(), clock: options.clock,
+            seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, results: results)
     }
 
     /// Writes the files the options name.

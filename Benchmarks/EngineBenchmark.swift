@@ -8,6 +8,7 @@ struct EngineBenchmark {
     let engine: EngineChoice
     let dataset: Dataset
     let repetitions: Int
+    let workloads: Set<Workload>
     /// Where this engine's stores live; removed by the caller.
     let scratch: URL
     let progress: @Sendable (String) -> Void
@@ -27,10 +28,12 @@ struct EngineBenchmark {
         var results: [WorkloadResult] = []
 
         step(.insert)
+        // Without workload 1, the stores are filled once, untimed.
+        let insertRepetitions = workloads.contains(.insert) ? repetitions : 0
         var strataStore: StrataStore?
         var rawStore: (any RawBaseline)?
         var rawDirectory: URL?
-        let inserts = try await measurePair("insert", repetitions: repetitions, strata: {
+        let inserts = try await measurePair("insert", repetitions: insertRepetitions, strata: {
             if let previous = strataStore?.directory {
                 strataStore = nil
                 removeScratch(previous)
@@ -47,51 +50,45 @@ struct EngineBenchmark {
             rawStore = raw
             return (try await Clock.time { try raw.insertRows(dataset) }.nanoseconds, nil)
         })
-        results.append(measured(.insert, inserts, items: rows))
+        if workloads.contains(.insert) { results.append(measured(.insert, inserts, items: rows)) }
         guard let store = strataStore, let raw = rawStore else { return results }
         defer { raw.close() }
 
-        step(.fetchAll)
-        results.append(measured(.fetchAll, try await measurePair("fetch all", repetitions: repetitions, strata: {
-            try await StrataWorkloads.fetchAll(store)
-        }, baseline: {
-            try await Clock.time { try raw.fetchAll() }
-        }), items: rows))
-
-        step(.lookup)
+        func compare(
+            _ workload: Workload, items: Int, strata: () async throws -> (UInt64, Checksum?), raw: () throws -> Checksum
+        ) async throws {
+            guard workloads.contains(workload) else { return }
+            step(workload)
+            let samples = try await measurePair(workload.title, repetitions: repetitions, strata: strata, baseline: {
+                try await Clock.time { try raw() }
+            })
+            results.append(measured(workload, samples, items: items))
+        }
+        try await compare(.fetchAll, items: rows, strata: { try await StrataWorkloads.fetchAll(store) }, raw: raw.fetchAll)
         let keys = dataset.lookupOrder
         let ids = store.rowIDs(keys)
-        results.append(measured(.lookup, try await measurePair("lookup", repetitions: repetitions, strata: {
-            try await StrataWorkloads.lookup(store, ids)
-        }, baseline: {
-            try await Clock.time { try raw.lookup(keys) }
-        }), items: rows))
-
-        step(.predicate)
+        try await compare(.lookup, items: rows, strata: { try await StrataWorkloads.lookup(store, ids) }, raw: { try raw.lookup(keys) })
         let windows = dataset.windows
-        results.append(measured(.predicate, try await measurePair("predicate", repetitions: repetitions, strata: {
-            try await StrataWorkloads.predicate(store, windows)
-        }, baseline: {
-            try await Clock.time { try raw.predicate(windows) }
-        }), items: dataset.rowsInWindows))
+        try await compare(.predicate, items: dataset.rowsInWindows, strata: { try await StrataWorkloads.predicate(store, windows) },
+                          raw: { try raw.predicate(windows) })
+        try await compare(.toMany, items: rows, strata: { try await StrataWorkloads.toMany(store) }, raw: raw.toMany)
 
-        step(.toMany)
-        results.append(measured(.toMany, try await measurePair("to-many", repetitions: repetitions, strata: {
-            try await StrataWorkloads.toMany(store)
-        }, baseline: {
-            try await Clock.time { try raw.toMany() }
-        }), items: rows))
-
-        step(.freshContext)
-        let freshIDs = store.rowIDs(dataset.freshContextKeys)
-        let contexts = try await measurePair("fresh context", repetitions: repetitions, strata: {
-            try await FreshContextWorkload.fresh(store, freshIDs)
-        }, baseline: {
-            try await FreshContextWorkload.reused(store, freshIDs)
-        })
-        results.append(.measured(
-            .freshContext, on: engine, unit: "µs/op", unitScale: 1_000, baselineName: "reused context",
-            items: freshIDs.count, strata: contexts.strata, baseline: contexts.baseline))
+        if workloads.contains(.freshContext) {
+            step(.freshContext)
+            let freshIDs = store.rowIDs(dataset.freshContextKeys)
+            // One call measures both variants, interleaved; the baseline side reports the reused half.
+            var reusedHalf: (UInt64, Checksum?) = (0, nil)
+            let contexts = try await measurePair("fresh context", repetitions: repetitions, strata: {
+                let run = try await FreshContextWorkload.run(store, freshIDs)
+                reusedHalf = (run.reused.0, run.reused.1)
+                return (run.fresh.0, run.fresh.1)
+            }, baseline: {
+                reusedHalf
+            })
+            results.append(.measured(
+                .freshContext, on: engine, unit: "µs/op", unitScale: 1_000, baselineName: "reused context",
+                items: freshIDs.count, strata: contexts.strata, baseline: contexts.baseline))
+        }
         return results
     }
 

@@ -1,11 +1,15 @@
 import Foundation
 
-/// Monotonic nanoseconds.
+/// Nanoseconds of the chosen clock: wall time (monotonic) by default, or the CPU time of the
+/// whole process (every thread), which other load on the machine disturbs much less.
 enum Clock {
+    /// Set once from the command line, before any measurement.
+    nonisolated(unsafe) static var source = ClockSource.wall
+
     @inline(__always)
     static func now() -> UInt64 {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        clock_gettime(source == .wall ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
@@ -16,6 +20,12 @@ enum Clock {
         let value = try await body()
         return (now() - start, value)
     }
+}
+
+/// What ``Clock`` measures.
+enum ClockSource: String, Codable, Sendable {
+    case wall
+    case cpu
 }
 
 /// The timed samples of one side (Strata or its baseline) of one workload.

@@ -75,7 +75,7 @@ final class RawLMDB: RawBaseline {
             var sum = Checksum()
             for id in keys {
                 let row = try get(txn, rowsDB, id)
-                sum.add(amount: row.amount, memo: row.memo, date: row.date)
+                sum.addAmount(row)
             }
             return sum
         }
@@ -93,7 +93,7 @@ final class RawLMDB: RawBaseline {
                     return true
                 }
                 rows.sort { $0.date != $1.date ? $0.date > $1.date : $0.id < $1.id }
-                sum.add(rows)
+                sum.addAmounts(rows)
             }
             return sum
         }
@@ -114,7 +114,7 @@ final class RawLMDB: RawBaseline {
                     rows.append(try get(txn, rowsDB, Self.readBigEndian(key, at: 8)))
                     return true
                 }
-                sum.add(rows)
+                sum.addAmounts(rows)
             }
             return sum
         }

@@ -76,7 +76,7 @@ final class RawSQLite: RawBaseline {
                 sqlite3_bind_int64(select, 1, key)
                 guard sqlite3_step(select) == SQLITE_ROW else { throw failure("look up row \(key)") }
                 let row = Self.row(select)
-                sum.add(amount: row.amount, memo: row.memo, date: row.date)
+                sum.addAmount(row)
                 sqlite3_reset(select)
             }
             return sum
@@ -87,7 +87,7 @@ final class RawSQLite: RawBaseline {
         try reading {
             var sum = Checksum()
             for window in windows {
-                sum.add(try rows(
+                sum.addAmounts(try rows(
                     "SELECT \(Self.columns) FROM row WHERE amount >= ?1 AND amount < ?2 ORDER BY date DESC, id",
                     window.lowerBound, window.upperBound))
             }
@@ -101,7 +101,7 @@ final class RawSQLite: RawBaseline {
             defer { sqlite3_finalize(accounts) }
             var sum = Checksum()
             while sqlite3_step(accounts) == SQLITE_ROW {
-                sum.add(try rows("SELECT \(Self.columns) FROM row WHERE account = ?1 ORDER BY id", sqlite3_column_int64(accounts, 0)))
+                sum.addAmounts(try rows("SELECT \(Self.columns) FROM row WHERE account = ?1 ORDER BY id", sqlite3_column_int64(accounts, 0)))
             }
             return sum
         }
