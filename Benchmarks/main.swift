@@ -1,1 +1,25 @@
-print("strata-bench: not yet implemented")
+// strata-bench: Strata against raw SQLite and raw LMDB, on the same data in one process.
+//
+//   swift run -c release strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
+//                                     [--json FILE] [--svg FILE] [--markdown FILE]
+//
+// See Docs/Benchmarks.md for the workloads, the method and the latest results.
+
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    let options = try BenchmarkOptions(arguments: arguments)
+    let run = BenchmarkRun(options: options, command: (["strata-bench"] + arguments).joined(separator: " "))
+    let report = try await run.run()
+    print(ReportTable.text(report), terminator: "")
+    try run.write(report)
+} catch BenchmarkError.help {
+    print(BenchmarkOptions.usage)
+} catch let error as BenchmarkError {
+    FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -18,12 +18,20 @@ struct LMDBCatalog: Sendable {
         var columnNames: [String]
     }
 
-    struct Entity: Sendable {
-        var dbi: MDB_dbi
-        var layout: EntityLayout
-        var columns: [ColumnSchema]
-        var indexes: [Index]
+    /// A class, so that looking an entity up for every row read or written is one retain.
+    final class Entity: Sendable {
+        let dbi: MDB_dbi
+        let layout: EntityLayout
+        let columns: [ColumnSchema]
+        let indexes: [Index]
         var name: String { layout.name }
+
+        init(dbi: MDB_dbi, layout: EntityLayout, columns: [ColumnSchema], indexes: [Index]) {
+            self.dbi = dbi
+            self.layout = layout
+            self.columns = columns
+            self.indexes = indexes
+        }
     }
 
     struct Join: Sendable {

@@ -14,6 +14,9 @@ struct LMDBCommitter {
     let maxKeySize: Int
     private var conflicts: [VersionConflict] = []
     private var violation: StrataError?
+    /// Reused for every encoded row and index key of the change set.
+    private var rowBuffer: [UInt8] = []
+    private var keyBuffer: [UInt8] = []
 
     init(txn: LMDBTransaction, catalog: LMDBCatalog, storeIdentifier: UUID, maxKeySize: Int) {
         self.txn = txn
@@ -41,7 +44,7 @@ struct LMDBCommitter {
     }
 
     private func storedRow(_ entity: LMDBCatalog.Entity, _ key: Int64) throws -> StoredRow? {
-        try txn.get(entity.dbi, IndexKeyCodec.primaryKey(key)) { bytes in
+        try txn.get(entity.dbi, primaryKey: key) { bytes in
             try RowCodec.decode(bytes, key: key, layout: entity.layout)
         }
     }
@@ -64,15 +67,16 @@ struct LMDBCommitter {
     }
 
     private func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity) throws {
-        guard write.values.count == entity.columns.count else {
-            throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "expected \(entity.columns.count) values, got \(write.values.count)")])
+        let classes = entity.layout.classes
+        guard write.values.count == classes.count else {
+            throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "expected \(classes.count) values, got \(write.values.count)")])
         }
-        for (column, value) in zip(entity.columns, write.values) {
-            if !column.type.storageClass.admits(value) {
-                throw StrataError.validation([ValidationIssue(entity: entity.name, property: column.name, message: "expected a \(column.type.storageClass.rawValue) value, got \(value)")])
+        for (column, value) in write.values.enumerated() {
+            if !classes[column].admits(value) {
+                throw StrataError.validation([ValidationIssue(entity: entity.name, property: entity.columns[column].name, message: "expected a \(classes[column].rawValue) value, got \(value)")])
             }
             if case .real(let real) = value, real.isNaN {
-                throw StrataError.validation([ValidationIssue(entity: entity.name, property: column.name, message: "NaN cannot be stored")])
+                throw StrataError.validation([ValidationIssue(entity: entity.name, property: entity.columns[column].name, message: "NaN cannot be stored")])
             }
         }
     }
@@ -98,30 +102,36 @@ struct LMDBCommitter {
             try txn.delete(index.dbi, oldKey)
             try putIndex(index, entity, newKey, write.key)
         }
-        try txn.put(entity.dbi, IndexKeyCodec.primaryKey(write.key), RowCodec.encode(version: write.expectedVersion + 1, values: write.values))
+        RowCodec.encode(version: write.expectedVersion + 1, values: write.values, into: &rowBuffer)
+        try txn.put(entity.dbi, primaryKey: write.key, rowBuffer)
     }
 
     private mutating func touch(_ check: RowVersionCheck) throws {
         let entity = try entity(check.entity)
         guard let old = try checkedRow(entity, check.key, expected: check.expectedVersion) else { return }
-        try txn.put(entity.dbi, IndexKeyCodec.primaryKey(check.key), RowCodec.encode(version: old.version + 1, values: old.values))
+        RowCodec.encode(version: old.version + 1, values: old.values, into: &rowBuffer)
+        try txn.put(entity.dbi, primaryKey: check.key, rowBuffer)
     }
 
     private mutating func insert(_ write: RowWrite) throws {
         let entity = try entity(write.entity)
         try checkKey(write.key)
         try validate(write, entity)
-        let key = IndexKeyCodec.primaryKey(write.key)
-        if try txn.get(entity.dbi, key, { _ in true }) != nil {
+        // The row first, refusing a key that is taken: that is a conflict, and none of the
+        // row's index entries are written.
+        RowCodec.encode(version: 1, values: write.values, into: &rowBuffer)
+        do {
+            try txn.put(entity.dbi, primaryKey: write.key, rowBuffer, noOverwrite: true)
+        } catch .keyExists {
             conflicts.append(VersionConflict(
                 objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: write.key),
                 expectedVersion: write.expectedVersion, storedVersion: nil))
             return
         }
         for index in entity.indexes {
-            try putIndex(index, entity, try indexKey(index, entity, write.values, write.key), write.key)
+            try Self.encodeIndexKey(index, entity, write.values, write.key, maxKeySize: maxKeySize, into: &keyBuffer)
+            try putIndex(index, entity, keyBuffer, write.key)
         }
-        try txn.put(entity.dbi, key, RowCodec.encode(version: 1, values: write.values))
     }
 
     // MARK: Indexes
@@ -131,6 +141,16 @@ struct LMDBCommitter {
     /// - Throws: `.validation` when the key exceeds LMDB's key size limit.
     private func indexKey(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64) throws -> [UInt8] {
         var out: [UInt8] = []
+        try Self.encodeIndexKey(index, entity, values, key, maxKeySize: maxKeySize, into: &out)
+        return out
+    }
+
+    /// ``indexKey(_:_:_:_:)`` into `out`, replacing its contents.
+    private static func encodeIndexKey(
+        _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64,
+        maxKeySize: Int, into out: inout [UInt8]
+    ) throws {
+        out.removeAll(keepingCapacity: true)
         var hasNull = false
         for column in index.columns {
             IndexKeyCodec.append(values[column], to: &out)
@@ -142,12 +162,11 @@ struct LMDBCommitter {
                 entity: entity.name, property: index.columnNames.joined(separator: ", "),
                 message: "the value is too long to index: its index key needs \(out.count) bytes but LMDB keys hold at most \(maxKeySize) (index \(index.name)); shorten the value or drop the index")])
         }
-        return out
     }
 
     private mutating func putIndex(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64) throws {
         do {
-            try txn.put(index.dbi, indexKey, IndexKeyCodec.primaryKey(key), noOverwrite: true)
+            try txn.put(index.dbi, indexKey, primaryKeyValue: key, noOverwrite: true)
         } catch .keyExists {
             let owner = try txn.get(index.dbi, indexKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
             if index.isUnique, owner != key, violation == nil {

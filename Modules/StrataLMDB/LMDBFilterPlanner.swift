@@ -16,7 +16,8 @@ struct LMDBFilterPlanner {
     struct IndexScan {
         var index: LMDBCatalog.Index
         var ranges: [KeyRange]
-        /// Lower is better: 0 unique equality, 1 equality, 2 several equalities, 3 a range.
+        /// Lower is better: 0 unique equality, 1 equality, 2 several equalities, 3 a range
+        /// bounded by the filter on both sides, 4 a range bounded on one side.
         var rank: Int
     }
 
@@ -37,7 +38,7 @@ struct LMDBFilterPlanner {
         case .constant(false):
             return .nothing
         case .and(let parts):
-            let best = parts.compactMap(indexScan).min { $0.rank < $1.rank }
+            let best = Self.intersectingRanges(parts.compactMap(indexScan)).min { $0.rank < $1.rank }
             if let best { return .indexes([best]) }
             var lower: Int64 = 1
             var upper: Int64 = .max
@@ -64,6 +65,29 @@ struct LMDBFilterPlanner {
             if let scan = indexScan(filter) { return .indexes([scan]) }
             return .scan(lower: 1, upper: .max)
         }
+    }
+
+    /// Conjuncts that each scan one range of the same index (`a >= x && a < y`) become one scan
+    /// of the ranges' intersection: a row matching both lies in both ranges.
+    static func intersectingRanges(_ scans: [IndexScan]) -> [IndexScan] {
+        var result: [IndexScan] = []
+        for scan in scans {
+            guard scan.rank >= 3, scan.ranges.count == 1,
+                  let earlier = result.firstIndex(where: { $0.rank >= 3 && $0.ranges.count == 1 && $0.index.dbi == scan.index.dbi })
+            else {
+                result.append(scan)
+                continue
+            }
+            let a = result[earlier].ranges[0]
+            let b = scan.ranges[0]
+            let start = a.start.lexicographicallyPrecedes(b.start) ? b.start : a.start
+            let end: [UInt8]? = switch (a.end, b.end) {
+            case (nil, let other), (let other, nil): other
+            case (let x?, let y?): x.lexicographicallyPrecedes(y) ? x : y
+            }
+            result[earlier] = IndexScan(index: scan.index, ranges: [KeyRange(start: start, end: end)], rank: 3)
+        }
+        return result
     }
 
     /// The primary-key interval a comparison allows (keys are positive).
@@ -112,7 +136,7 @@ struct LMDBFilterPlanner {
             case .lessThan: KeyRange(start: [tag], end: key)
             case .lessThanOrEqual, .notEqual: KeyRange(start: [tag], end: after)
             }
-            let rank = op == .equal ? (index.isUnique && index.columns.count == 1 ? 0 : 1) : 3
+            let rank = op == .equal ? (index.isUnique && index.columns.count == 1 ? 0 : 1) : 4
             return IndexScan(index: index, ranges: [range], rank: rank)
         case .isIn(let column, let values):
             guard let index = index(on: column), entity.layout.classes.indices.contains(column) else { return nil }

@@ -48,7 +48,7 @@ final class LMDBReader: StoreReader {
         let entity = try engine.entity(number)
         guard key > 0 else { return nil }
         return try reading { txn in
-            try txn.get(entity.dbi, IndexKeyCodec.primaryKey(key)) { try RowCodec.decode($0, key: key, layout: entity.layout) }
+            try txn.get(entity.dbi, primaryKey: key) { try RowCodec.decode($0, key: key, layout: entity.layout) }
         }
     }
 
@@ -68,6 +68,7 @@ final class LMDBReader: StoreReader {
             }
         }
         if !plan.sort.isEmpty { matches.sort(by: plan.rowPrecedes) }
+        if plan.offset <= 0 && plan.limit == nil { return matches }
         return Array(plan.window(of: matches))
     }
 
@@ -125,7 +126,7 @@ final class LMDBReader: StoreReader {
             var previous: Int64?
             for key in keys where key != previous {
                 previous = key
-                let row = try txn.get(entity.dbi, IndexKeyCodec.primaryKey(key)) {
+                let row = try txn.get(entity.dbi, primaryKey: key) {
                     try RowCodec.decode($0, key: key, layout: entity.layout)
                 }
                 guard let row else {

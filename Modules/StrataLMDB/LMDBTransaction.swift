@@ -9,11 +9,18 @@ struct LMDBTransaction {
 
     /// Calls `body` with the value stored under `key`, or returns nil when there is none.
     func get<T>(_ dbi: MDB_dbi, _ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
+        try key.withUnsafeBytes { try get(dbi, bytes: $0, body) }
+    }
+
+    /// ``get(_:_:_:)`` for an 8-byte big-endian primary key, without building the key on the heap.
+    func get<T>(_ dbi: MDB_dbi, primaryKey: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
+        try withUnsafeBytes(of: primaryKey.bigEndian) { try get(dbi, bytes: $0, body) }
+    }
+
+    private func get<T>(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
         var data = MDB_val()
-        let rc = key.withUnsafeBytes { keyBytes in
-            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            return mdb_get(raw, dbi, &k, &data)
-        }
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let rc = mdb_get(raw, dbi, &k, &data)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc)
         return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
@@ -22,15 +29,32 @@ struct LMDBTransaction {
     /// Stores `value` under `key`.
     /// - Parameter noOverwrite: fail with `LMDBError.keyExists` when the key is present.
     func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
-        let flags: UInt32 = noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0
         let rc = key.withUnsafeBytes { keyBytes in
-            value.withUnsafeBytes { valueBytes in
-                var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-                var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
-                return mdb_put(raw, dbi, &k, &v, flags)
-            }
+            value.withUnsafeBytes { put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
         }
         try lmdbCheck(rc)
+    }
+
+    /// ``put(_:_:_:noOverwrite:)`` under an 8-byte big-endian primary key.
+    func put(_ dbi: MDB_dbi, primaryKey: Int64, _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
+        let rc = withUnsafeBytes(of: primaryKey.bigEndian) { keyBytes in
+            value.withUnsafeBytes { put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
+        }
+        try lmdbCheck(rc)
+    }
+
+    /// ``put(_:_:_:noOverwrite:)`` with an 8-byte big-endian primary key as the value.
+    func put(_ dbi: MDB_dbi, _ key: [UInt8], primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
+        let rc = key.withUnsafeBytes { keyBytes in
+            withUnsafeBytes(of: primaryKeyValue.bigEndian) { put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
+        }
+        try lmdbCheck(rc)
+    }
+
+    private func put(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool) -> Int32 {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        return mdb_put(raw, dbi, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
     }
 
     /// Deletes `key`; returns false when it was not there.

@@ -15,6 +15,13 @@ enum RowCodec {
     /// Encodes a row: version plus values in column order.
     static func encode(version: Int64, values: ContiguousArray<StoredValue>) -> [UInt8] {
         var out = [UInt8]()
+        encode(version: version, values: values, into: &out)
+        return out
+    }
+
+    /// Encodes a row into `out`, replacing its contents (a committer reuses one buffer for every row).
+    static func encode(version: Int64, values: ContiguousArray<StoredValue>, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
         out.reserveCapacity(16 + values.count * 10)
         out.append(formatVersion)
         appendFixed(&out, UInt64(bitPattern: version))
@@ -44,7 +51,6 @@ enum RowCodec {
         }
         let crc = out.withUnsafeBytes { CRC32C.checksum($0) }
         withUnsafeBytes(of: crc.littleEndian) { out.append(contentsOf: $0) }
-        return out
     }
 
     static func appendFixed(_ out: inout [UInt8], _ value: UInt64) {

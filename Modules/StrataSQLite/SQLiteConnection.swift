@@ -105,6 +105,12 @@ final class SQLiteConnection: @unchecked Sendable {
         return statement.text(at: 0)
     }
 
+    /// Runs a parameterless statement (`BEGIN`, `ROLLBACK`) through the statement cache, for
+    /// paths that run it once per snapshot.
+    func run(cached sql: String) throws(StrataError) {
+        try statement(sql).run()
+    }
+
     /// Rolls back the open transaction, if any, ignoring errors (used on failure paths).
     func rollbackQuietly() {
         guard let db, sqlite3_get_autocommit(db) == 0 else { return }

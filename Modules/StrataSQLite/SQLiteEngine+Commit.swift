@@ -99,7 +99,8 @@ private struct CommitWriter {
             }
             try bind(row, table: table, to: statement, isInsert: isInsert)
             do throws(StrataError) {
-                try statement.run()
+                // Every parameter is bound for every row.
+                try statement.runRebinding()
             } catch .constraintViolation(_, let attributes) {
                 if isInsert, attributes == ["id"] || attributes.isEmpty {
                     try recordConflict(table, key: row.key, expected: row.expectedVersion)

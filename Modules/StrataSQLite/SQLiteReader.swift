@@ -10,7 +10,7 @@ final class SQLiteReader: StoreReader {
     /// Begins the snapshot: `BEGIN` plus one read, because WAL fixes a snapshot at the first read.
     init(engine: SQLiteEngine, connection: SQLiteConnection) throws(StrataError) {
         self.engine = engine
-        try connection.execute("BEGIN")
+        try connection.run(cached: "BEGIN")
         do throws(StrataError) {
             _ = try connection.queryInt64("SELECT count(*) FROM strata_metadata")
         } catch {
@@ -31,7 +31,7 @@ final class SQLiteReader: StoreReader {
         let connection = try open()
         let table = try engine.table(entity)
         let statement = try connection.statement(table.selectByKey, slot: table.slotBase + SQLiteStatementSlot.selectByKey)
-        defer { statement.reset() }
+        defer { statement.rewind() }
         try statement.bind(key, at: 1)
         guard try statement.step() else { return nil }
         return try decode(statement, table)
@@ -104,7 +104,13 @@ final class SQLiteReader: StoreReader {
     func close() {
         guard let connection else { return }
         self.connection = nil
-        connection.rollbackQuietly()
+        if connection.inTransaction {
+            do {
+                try connection.run(cached: "ROLLBACK")
+            } catch {
+                connection.rollbackQuietly()
+            }
+        }
         engine.checkIn(connection)
     }
 

@@ -92,9 +92,21 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets the statement but keeps its bindings: for statements whose every parameter is
+    /// bound again before each use (lookups by key, row writes), where clearing is wasted work.
+    func rewind() {
+        sqlite3_reset(handle)
+    }
+
     /// Runs a statement that returns no rows and resets it.
     func run() throws(StrataError) {
         defer { reset() }
+        _ = try step()
+    }
+
+    /// ``run()`` for a statement whose every parameter is bound before each use (see ``rewind()``).
+    func runRebinding() throws(StrataError) {
+        defer { rewind() }
         _ = try step()
     }
 

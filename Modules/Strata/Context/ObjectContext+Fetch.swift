@@ -15,7 +15,7 @@ extension ObjectContext {
     public func fetch<Entity: ManagedObject>(_ request: FetchRequest<Entity>) throws -> [Entity] {
         try checkInside("ObjectContext.fetch(_:)")
         let query = try FetchQuery(request, context: self)
-        return try run(query).map { unsafeDowncast($0, to: Entity.self) }
+        return try run(query, as: Entity.self)
     }
 
     /// Counts the objects a request selects (limit and offset apply).
@@ -28,18 +28,20 @@ extension ObjectContext {
             let afterOffset = max(total - max(request.fetchOffset, 0), 0)
             return request.fetchLimit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
         }
-        return try run(query).count
+        return try run(query, as: ManagedObject.self).count
     }
 
-    private func run(_ query: FetchQuery) throws -> [ManagedObject] {
+    /// Runs a query; `Entity` is the request's entity class (every result is one).
+    private func run<Entity: ManagedObject>(_ query: FetchQuery, as _: Entity.Type) throws -> [Entity] {
         let model = query.model
         let number = query.number
         if query.isExact && query.memorySort == nil && !hasPendingChanges(model) {
             let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys, limit: query.limit, offset: query.offset)
             let rows = try snapshot().rows(for: plan)
-            var objects: [ManagedObject] = []
+            registry[number].reserveCapacity(registry[number].count + rows.count)
+            var objects: [Entity] = []
             objects.reserveCapacity(rows.count)
-            for row in rows { objects.append(materialize(row, model: model, number: number)) }
+            for row in rows { objects.append(unsafeDowncast(materialize(row, model: model, number: number), to: Entity.self)) }
             return objects
         }
         // Slow path: the store's candidates plus this context's changed objects, judged in memory.
@@ -60,7 +62,7 @@ extension ObjectContext {
         query.sort(&matches)
         let start = min(max(query.offset, 0), matches.count)
         let end = query.limit.map { min(start + max($0, 0), matches.count) } ?? matches.count
-        return Array(matches[start..<end])
+        return matches[start..<end].map { unsafeDowncast($0, to: Entity.self) }
     }
 
     /// Whether this context holds unsaved changes to objects of an entity.

@@ -16,8 +16,13 @@ extension ObjectContext {
         guard object.link == nil else {
             Misuse.fail("ObjectContext.insert(_:) was given a \(Object.entityName) that already belongs to a context; an object can be inserted once, into one context")
         }
-        let model = object.resolvedModel
-        _ = entityNumber(model)
+        if object.model == nil, let model = schemaModel(of: type(of: object)) {
+            // The common case, `Entity(context:)`: no trip to the model registry's lock.
+            object.model = model
+            object.values = model.defaults
+        } else {
+            _ = entityNumber(object.resolvedModel)
+        }
         object.link = link
         object.temporarySerial = TemporaryIDs.next()
         object.state.insert(.inserted)
@@ -117,6 +122,7 @@ extension ObjectContext {
         }
         for (number, group) in byEntity.sorted(by: { $0.key < $1.key }) {
             let keys = try engine.allocateKeys(entity: number, count: group.count)
+            registry[number].reserveCapacity(registry[number].count + group.count)
             for (object, key) in zip(group, keys) {
                 object.key = key
                 registry[number][key] = object

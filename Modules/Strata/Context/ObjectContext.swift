@@ -34,13 +34,14 @@ public final class ObjectContext: @unchecked Sendable {
     public let name: String?
 
     // State below is confined to `queue` (checked by `checkInside`).
-    var registry: [[Int64: ManagedObject]]
+    /// The identity map: per entity number, the one instance of each row this context holds.
+    var registry: [IdentityMap]
     var inserted: [ManagedObject] = []
     var updated: [ManagedObject] = []
     var deleted: [ManagedObject] = []
     var touched: [ManagedObject] = []
     var relationDirty: [ManagedObject] = []
-    var temporaries: [UInt64: ManagedObject] = [:]
+    var temporaries: TemporaryMap = [:]
     var pendingLinks: [JoinChangeKey: JoinChange] = [:]
     var reader: (any StoreReader)?
     var policy: MergePolicy = .error
@@ -50,13 +51,14 @@ public final class ObjectContext: @unchecked Sendable {
         self.schema = schema
         self.name = name
         self.link = ContextLink(storeIdentifier: engine.storeIdentifier)
-        self.queue = DispatchQueue(label: name.map { "strata.context.\($0)" } ?? "strata.context")
+        self.queue = name.map { DispatchQueue(label: "strata.context.\($0)") } ?? ContextQueues.take()
         self.registry = Array(repeating: [:], count: schema.models.count)
         link.context = self
     }
 
     deinit {
         reader?.close()
+        if name == nil { ContextQueues.recycle(queue) }
     }
 
     /// Runs `body` on the context's own serial queue — never on the main actor — and returns
@@ -122,7 +124,16 @@ public final class ObjectContext: @unchecked Sendable {
         reader = nil
     }
 
+    /// The schema's model for exactly this class, found without the model registry's lock.
+    func schemaModel(of type: ManagedObject.Type) -> EntityModel? {
+        let wanted = ObjectIdentifier(type)
+        for model in schema.models where ObjectIdentifier(model.type) == wanted { return model }
+        return nil
+    }
+
     func entityNumber(_ model: EntityModel) -> Int {
+        // Schemas are small: a scan by identity beats hashing.
+        for (number, candidate) in schema.models.enumerated() where candidate === model { return number }
         guard let number = schema.number(of: model) else {
             Misuse.fail("\(model.name) is not in this container's schema; add \(model.name).self to the Schema")
         }
@@ -157,6 +168,27 @@ public final class ObjectContext: @unchecked Sendable {
     public var storeIdentifier: UUID { link.storeIdentifier }
 }
 
+/// Serial queues of unnamed contexts that were let go, handed to new contexts: a context per
+/// operation should not cost a dispatch queue made and destroyed each time.
+///
+/// A queue is recycled only from its context's `deinit`. Every `perform` block holds its context,
+/// so by then no work of that context is waiting on the queue (at most the block that held the
+/// last reference is finishing), and the next context's work simply runs after it, in order.
+private enum ContextQueues {
+    private static let idle = Mutex<[DispatchQueue]>([])
+    private static let limit = 64
+
+    static func take() -> DispatchQueue {
+        idle.withLock { $0.popLast() } ?? DispatchQueue(label: "strata.context")
+    }
+
+    static func recycle(_ queue: DispatchQueue) {
+        idle.withLock { queues in
+            if queues.count < limit { queues.append(queue) }
+        }
+    }
+}
+
 /// Identifies one pending many-to-many change.
 struct JoinChangeKey: Hashable {
     let join: Int
@@ -170,4 +202,164 @@ struct JoinChange {
     let left: ManagedObject
     let right: ManagedObject
     var isLink: Bool
+}
+
+/// One entity's identity map: primary key → the context's object for that row.
+///
+/// It behaves like `[Int64: ManagedObject]` but keeps the objects in registration order, so a
+/// context that let go of many objects frees them in the order they were made, which is several
+/// times cheaper than a hash table's scattered order (the allocator and the caches both gain).
+/// Small maps (most contexts hold a few objects) need no hash table at all.
+struct IdentityMap: ExpressibleByDictionaryLiteral {
+    private struct Entry {
+        var key: Int64
+        var object: ManagedObject?
+    }
+
+    /// Objects in registration order; removed ones leave a nil hole until compaction.
+    private var entries: ContiguousArray<Entry> = []
+    /// Key → index in `entries`; only kept once there are more than `linearLimit` entries.
+    private var slots: [Int64: Int] = [:]
+    private var holes = 0
+    private static let linearLimit = 8
+
+    init() {}
+
+    init(dictionaryLiteral elements: (Int64, ManagedObject)...) {
+        for (key, object) in elements { self[key] = object }
+    }
+
+    /// The number of objects.
+    var count: Int { entries.count - holes }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The objects, in registration order.
+    var values: [ManagedObject] { entries.compactMap(\.object) }
+
+    /// The keys, in registration order.
+    var keys: [Int64] { entries.compactMap { $0.object == nil ? nil : $0.key } }
+
+    subscript(key: Int64) -> ManagedObject? {
+        get {
+            guard let index = index(of: key) else { return nil }
+            return entries[index].object
+        }
+        set {
+            if let index = index(of: key) {
+                if let newValue {
+                    entries[index].object = newValue
+                } else {
+                    remove(at: index)
+                }
+            } else if let newValue {
+                if !slots.isEmpty || entries.count >= Self.linearLimit {
+                    if slots.isEmpty { rebuildSlots() }
+                    slots[key] = entries.count
+                }
+                entries.append(Entry(key: key, object: newValue))
+            }
+        }
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey key: Int64) -> ManagedObject? {
+        guard let index = index(of: key) else { return nil }
+        let object = entries[index].object
+        remove(at: index)
+        return object
+    }
+
+    mutating func removeAll() {
+        self = IdentityMap()
+    }
+
+    /// Makes room for `capacity` objects in all (for a fetch about to register many).
+    mutating func reserveCapacity(_ capacity: Int) {
+        entries.reserveCapacity(capacity + holes)
+        if capacity > Self.linearLimit {
+            if slots.isEmpty { rebuildSlots() }
+            slots.reserveCapacity(capacity)
+        }
+    }
+
+    private func index(of key: Int64) -> Int? {
+        if slots.isEmpty {
+            return entries.firstIndex { $0.key == key && $0.object != nil }
+        }
+        return slots[key]
+    }
+
+    private mutating func remove(at index: Int) {
+        slots[entries[index].key] = nil
+        entries[index].object = nil
+        holes += 1
+        if holes == entries.count {
+            self = IdentityMap()
+        } else if holes > Self.linearLimit && holes * 2 > entries.count {
+            entries.removeAll { $0.object == nil }
+            holes = 0
+            if !slots.isEmpty || entries.count > Self.linearLimit { rebuildSlots() }
+        }
+    }
+
+    private mutating func rebuildSlots() {
+        slots = [:]
+        slots.reserveCapacity(entries.count + 1)
+        for (index, entry) in entries.enumerated() where entry.object != nil { slots[entry.key] = index }
+    }
+}
+
+/// Unsaved objects by temporary serial: behaves like `[UInt64: ManagedObject]`.
+///
+/// Serials come from a process-wide increasing counter and a context inserts one object at a
+/// time, so they arrive in increasing order: entries stay sorted by appending, and a lookup is a
+/// binary search, with no hashing for the thousands of objects a bulk insert registers.
+struct TemporaryMap: ExpressibleByDictionaryLiteral {
+    private var serials: ContiguousArray<UInt64> = []
+    private var objects: ContiguousArray<ManagedObject?> = []
+    private(set) var count = 0
+
+    init() {}
+
+    init(dictionaryLiteral elements: (UInt64, ManagedObject)...) {
+        for (serial, object) in elements { self[serial] = object }
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    subscript(serial: UInt64) -> ManagedObject? {
+        get {
+            guard let index = index(of: serial) else { return nil }
+            return objects[index]
+        }
+        set {
+            if let index = index(of: serial) {
+                if (objects[index] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
+                objects[index] = newValue
+                if count == 0 { self = TemporaryMap() }
+            } else if let newValue {
+                let position = serials.last.map { $0 < serial } ?? true ? serials.count : insertionPoint(of: serial)
+                serials.insert(serial, at: position)
+                objects.insert(newValue, at: position)
+                count += 1
+            }
+        }
+    }
+
+    private func index(of serial: UInt64) -> Int? {
+        let position = insertionPoint(of: serial)
+        return position < serials.count && serials[position] == serial ? position : nil
+    }
+
+    /// The first index whose serial is not below `serial`.
+    private func insertionPoint(of serial: UInt64) -> Int {
+        var low = 0
+        var high = serials.count
+        while low < high {
+            let middle = (low + high) / 2
+            if serials[middle] < serial { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
 }

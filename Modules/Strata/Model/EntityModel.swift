@@ -13,6 +13,11 @@ final class EntityModel: @unchecked Sendable {
     let properties: [PropertyModel]
     /// Column number → property index.
     let columnProperties: [Int]
+    /// How many properties the entity has.
+    let propertyCount: Int
+    /// Property index → its column, or -1 (to-many relationships). Read on every attribute
+    /// access, through a plain pointer so that the read costs no reference counting.
+    private let columnTable: UnsafeMutablePointer<Int>
     /// Column defaults for new objects.
     let defaults: ContiguousArray<StoredValue>
     let declaredIndexes: [EntityIndex]
@@ -21,7 +26,8 @@ final class EntityModel: @unchecked Sendable {
     /// Prototype instance used to map key paths to properties (under ``ModelRegistry/lock``).
     let prototype: ManagedObject
     /// Per property: the identity of the storage key path the wrapper passes, 0 until seen.
-    private let storageIDs: [StorageID]
+    /// One flat block of atomic words, scanned on every property access.
+    private let storageIDs: UnsafeMutablePointer<Atomic<UInt>>
     /// Key path → property index, for predicates, sorts and inverses (under the registry lock).
     private var keyPathCache: [AnyKeyPath: Int] = [:]
 
@@ -69,13 +75,30 @@ final class EntityModel: @unchecked Sendable {
         }
         self.properties = properties
         self.columnProperties = columnProperties
+        self.propertyCount = properties.count
+        self.columnTable = .allocate(capacity: max(properties.count, 1))
+        for (index, property) in properties.enumerated() { (columnTable + index).initialize(to: property.column ?? -1) }
         self.defaults = defaults
         self.declaredIndexes = type.indexes
         self.relations = Array(repeating: nil, count: properties.count)
         self.prototype = prototype
-        self.storageIDs = properties.map { _ in StorageID() }
+        self.storageIDs = .allocate(capacity: max(properties.count, 1))
+        for index in properties.indices { (storageIDs + index).initialize(to: Atomic(0)) }
         prototype.model = self
         prototype.values = defaults
+    }
+
+    deinit {
+        storageIDs.deinitialize(count: propertyCount)
+        storageIDs.deallocate()
+        columnTable.deallocate()
+    }
+
+    /// The column of property `index` (-1 for a to-many relationship).
+    @inline(__always)
+    func column(ofProperty index: Int) -> Int {
+        precondition(index >= 0 && index < propertyCount, "property index out of range")
+        return columnTable[index]
     }
 
     /// The wrapper-backed stored properties of an instance, base class first.
@@ -98,7 +121,7 @@ final class EntityModel: @unchecked Sendable {
     @inline(__always)
     func propertyIndex<Object: ManagedObject, Wrapper: PropertyProbe>(forStorage keyPath: ReferenceWritableKeyPath<Object, Wrapper>) -> Int {
         let id = UInt(bitPattern: ObjectIdentifier(keyPath))
-        for index in storageIDs.indices where storageIDs[index].value.load(ordering: .relaxed) == id {
+        for index in 0..<propertyCount where storageIDs[index].load(ordering: .relaxed) == id {
             return index
         }
         return resolveStorage(keyPath, id: id)
@@ -115,7 +138,7 @@ final class EntityModel: @unchecked Sendable {
             guard let index = declared.firstIndex(where: { ($0.1 as? any PropertyProbe)?.isProbed == true }) else {
                 fatalError("Strata: could not map a property wrapper of \(name) to its declaration")
             }
-            storageIDs[index].value.store(id, ordering: .relaxed)
+            storageIDs[index].store(id, ordering: .relaxed)
             return index
         }
     }
@@ -142,13 +165,11 @@ final class EntityModel: @unchecked Sendable {
     }
 }
 
-/// One atomic word, boxed so an array of them can be shared.
-private final class StorageID: Sendable {
-    let value = Atomic<UInt>(0)
-}
-
 /// A declared property of an entity.
-struct PropertyModel {
+///
+/// A class, so that reading one from `EntityModel.properties` on every attribute access is
+/// one pointer load rather than a copy of its name and relationship declaration.
+final class PropertyModel {
     enum Kind {
         case attribute(ColumnType, isOptional: Bool, options: AttributeOptions)
         case relationship(any RelationshipDeclaration)
@@ -158,15 +179,18 @@ struct PropertyModel {
     /// The column this property owns (attributes and to-one relationships).
     let column: Int?
     let kind: Kind
+    let isRelationship: Bool
 
-    var isRelationship: Bool {
-        if case .relationship = kind { return true }
-        return false
+    init(name: String, column: Int?, kind: Kind) {
+        self.name = name
+        self.column = column
+        self.kind = kind
+        if case .relationship = kind { isRelationship = true } else { isRelationship = false }
     }
 }
 
-/// A relationship with its inverse resolved.
-struct RelationModel {
+/// A relationship with its inverse resolved (a class for the same reason as ``PropertyModel``).
+final class RelationModel {
     let property: Int
     let target: EntityModel
     let inverseProperty: Int
@@ -176,6 +200,20 @@ struct RelationModel {
     /// For many-to-many: the join name, and whether this side is the join's left side.
     let joinName: String?
     let isJoinLeft: Bool
+
+    init(
+        property: Int, target: EntityModel, inverseProperty: Int, isToMany: Bool, inverseIsToMany: Bool,
+        deleteRule: DeleteRule, joinName: String?, isJoinLeft: Bool
+    ) {
+        self.property = property
+        self.target = target
+        self.inverseProperty = inverseProperty
+        self.isToMany = isToMany
+        self.inverseIsToMany = inverseIsToMany
+        self.deleteRule = deleteRule
+        self.joinName = joinName
+        self.isJoinLeft = isJoinLeft
+    }
 }
 
 /// The process-wide cache of entity models, one per model class.

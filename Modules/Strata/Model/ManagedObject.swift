@@ -103,8 +103,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Stops the program when the object is used outside its context's `perform`.
     @inline(__always)
     final func checkAccess(_ api: () -> String) {
-        guard let link else { return }
-        if link.ownerThread.load(ordering: .relaxed) != CurrentThread.id {
+        let current = CurrentThread.id
+        guard let owner = link?.ownerThread.load(ordering: .relaxed) else { return }
+        if owner != current {
             Misuse.fail("\(api()) was used outside its context's perform { }. Objects are confined to the perform call of the context that fetched or inserted them: move this code inside `try await context.perform { … }` and pass object IDs, not objects, between operations.")
         }
     }
@@ -113,6 +114,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inline(__always)
     final var resolvedModel: EntityModel {
         if let model { return model }
+        return resolveModel()
+    }
+
+    @inline(never)
+    private final func resolveModel() -> EntityModel {
         do {
             let model = try ModelRegistry.model(for: type(of: self))
             self.model = model
@@ -129,24 +135,33 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         for storage: ReferenceWritableKeyPath<Object, Wrapper>, accessedAs keyPath: AnyKeyPath
     ) -> Int {
         let index = resolvedModel.propertyIndex(forStorage: storage)
-        if recordedAccesses != nil { recordedAccesses?.append((index, keyPath)) }
+        // Only a prototype being mapped records accesses.
+        if state.contains(.prototype), recordedAccesses != nil { recordedAccesses?.append((index, keyPath)) }
         return index
+    }
+
+    /// `Entity.property`, for messages.
+    final func propertyName(_ property: Int) -> String {
+        "\(resolvedModel.name).\(resolvedModel.properties[property].name)"
     }
 
     /// Reads an attribute column.
     @inline(__always)
     final func readColumn(_ property: Int) -> StoredValue {
-        let model = resolvedModel
-        checkAccess { "\(model.name).\(model.properties[property].name)" }
-        return values[model.properties[property].column!]
+        // The object's model outlives it, so reading through it needs no retain.
+        unowned(unsafe) let model = resolvedModel
+        let column = model.column(ofProperty: property)
+        checkAccess { propertyName(property) }
+        return values[column]
     }
 
     /// Writes an attribute column, tracking the change.
     final func writeColumn(_ property: Int, _ value: StoredValue) {
-        let model = resolvedModel
-        checkAccess { "\(model.name).\(model.properties[property].name)" }
+        unowned(unsafe) let model = resolvedModel
+        let column = model.column(ofProperty: property)
+        checkAccess { propertyName(property) }
         if state.contains(.prototype) { return }
-        setColumn(model.properties[property].column!, value)
+        setColumn(column, value)
     }
 
     /// Sets a column and marks the object updated (saved objects only).

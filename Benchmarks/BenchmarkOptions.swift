@@ -1,0 +1,108 @@
+import Foundation
+
+/// The command line of `strata-bench`.
+///
+///     strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
+///                  [--workloads 1,2,...] [--clock wall|cpu] [--json FILE] [--svg FILE] [--markdown FILE]
+struct BenchmarkOptions: Sendable {
+    var rows = 100_000
+    var engines: [EngineChoice] = EngineChoice.allCases
+    /// Timed repetitions per measurement; the median is reported. One warm-up run precedes them.
+    var repetitions = 5
+    var jsonPath: String?
+    var svgPath: String?
+    var markdownPath: String?
+    /// Wall time, or the process's CPU time (for a machine shared with other work).
+    var clock = ClockSource.wall
+    /// The workloads to measure (default: all). Stores are still filled when 1 is left out.
+    var workloads = Set(Workload.allCases)
+
+    static let usage = """
+        usage: strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
+                            [--workloads 1,2,...] [--clock wall|cpu] [--json FILE] [--svg FILE] [--markdown FILE]
+          --rows N          rows in the data set (default 100000, at least 1000)
+          --engine E        sqlite, lmdb or all (default all)
+          --repetitions R   timed repetitions after one warm-up; the median is reported (default 5)
+          --workloads LIST  measure only these workloads, e.g. 2,3 (default all; for profiling)
+          --clock C         wall (default) or cpu: the process's CPU time, less disturbed by other
+                            load on the machine but blind to time spent waiting for the disk
+          --json FILE       write the results as JSON
+          --svg FILE        write a bar chart of the ratios to raw as SVG
+          --markdown FILE   write the results table as Markdown
+        """
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``BenchmarkError/usage(_:)`` naming the bad argument.
+    init(arguments: [String]) throws(BenchmarkError) {
+        var remaining = arguments[...]
+        func value(for flag: String) throws(BenchmarkError) -> String {
+            guard let value = remaining.popFirst() else { throw .usage("\(flag) needs a value") }
+            return value
+        }
+        while let flag = remaining.popFirst() {
+            switch flag {
+            case "--rows":
+                guard let rows = Int(try value(for: flag)), rows >= 1_000 else { throw .usage("--rows needs a whole number of at least 1000") }
+                self.rows = rows
+            case "--engine":
+                let name = try value(for: flag)
+                if name == "all" {
+                    engines = EngineChoice.allCases
+                } else if let engine = EngineChoice(rawValue: name) {
+                    engines = [engine]
+                } else {
+                    throw .usage("--engine takes sqlite, lmdb or all, not \(name)")
+                }
+            case "--repetitions":
+                guard let count = Int(try value(for: flag)), count >= 1 else { throw .usage("--repetitions needs a whole number of at least 1") }
+                repetitions = count
+            case "--workloads":
+                let list = try value(for: flag)
+                let chosen = list.split(separator: ",").map { Int($0).flatMap(Workload.init(rawValue:)) }
+                guard !chosen.isEmpty, chosen.allSatisfy({ $0 != nil }) else { throw .usage("--workloads takes numbers 1 to 8 separated by commas, not \(list)") }
+                workloads = Set(chosen.compactMap { $0 })
+            case "--clock":
+                let name = try value(for: flag)
+                guard let source = ClockSource(rawValue: name) else { throw .usage("--clock takes wall or cpu, not \(name)") }
+                clock = source
+            case "--json": jsonPath = try value(for: flag)
+            case "--svg": svgPath = try value(for: flag)
+            case "--markdown": markdownPath = try value(for: flag)
+            case "--help", "-h": throw .help
+            default: throw .usage("unknown argument \(flag)")
+            }
+        }
+    }
+}
+
+/// The storage engines the benchmark measures.
+enum EngineChoice: String, CaseIterable, Codable, Sendable {
+    case sqlite
+    case lmdb
+
+    var displayName: String {
+        switch self {
+        case .sqlite: "SQLite"
+        case .lmdb: "LMDB"
+        }
+    }
+}
+
+/// Why the benchmark stopped.
+enum BenchmarkError: Error, CustomStringConvertible {
+    case usage(String)
+    case help
+    /// Strata and the raw baseline disagreed about the data: the measurement would be meaningless.
+    case mismatch(String)
+    /// A raw C call failed.
+    case raw(String)
+
+    var description: String {
+        switch self {
+        case .usage(let message): "\(message)\n\(BenchmarkOptions.usage)"
+        case .help: BenchmarkOptions.usage
+        case .mismatch(let message): "results differ between Strata and the raw baseline: \(message)"
+        case .raw(let message): "raw baseline failed: \(message)"
+        }
+    }
+}

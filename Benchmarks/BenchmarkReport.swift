@@ -1,0 +1,97 @@
+import Foundation
+
+/// Everything one run measured: what the JSON file holds and what the table, the Markdown and
+/// the chart are drawn from.
+struct BenchmarkReport: Codable, Sendable {
+    var command: String
+    /// When the run started, ISO 8601.
+    var date: String
+    var rows: Int
+    var repetitions: Int
+    var warmUps: Int
+    var machine: MachineInfo
+    /// What the times measure: wall time or the process's CPU time.
+    var clock: ClockSource
+    /// Wall-clock seconds of the whole run.
+    var seconds: Double
+    var results: [WorkloadResult]
+
+    func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
+
+/// The report as a table: one row of cells per result.
+enum ReportTable {
+    static let header = ["#", "Workload", "Engine", "Strata", "Baseline", "Ratio", "Target", "Met"]
+
+    static func cells(_ result: WorkloadResult) -> [String] {
+        let number = String(result.workload.rawValue)
+        guard let strata = result.strata, let baseline = result.baseline, let unit = result.unit else {
+            return [number, result.name, result.engine?.displayName ?? "—", result.status, "", "", "", ""]
+        }
+        let digits = unit == "µs/op" ? 2 : 1
+        let comparison: String = if result.workload == .freshContext {
+            (result.difference.map { ($0 >= 0 ? "+" : "") + format($0, digits: 2) } ?? "—") + " µs"
+        } else {
+            (result.ratio.map { format($0, digits: 2) } ?? "—") + "×"
+        }
+        let met = result.targetMet.map { $0 ? "yes" : "no" } ?? "—"
+        return [
+            number, result.name, result.engine?.displayName ?? "—",
+            "\(format(strata, digits: digits)) \(unit)", "\(format(baseline, digits: digits)) \(unit) (\(result.baselineName ?? "?"))",
+            comparison, result.target ?? "—", met,
+        ]
+    }
+
+    static let footnote = """
+        Strata and Baseline are medians per row (per operation for 6). The baseline of 1–5 is the raw \
+        C library on the same data in the same process; Ratio = Strata / Baseline. For 6, Strata is a \
+        fresh context per operation, Baseline one reused context, and Ratio their difference.
+        """
+
+    /// A plain-text table with aligned columns.
+    static func text(_ report: BenchmarkReport) -> String {
+        let rows = [header] + report.results.map(cells)
+        var widths = Array(repeating: 0, count: header.count)
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        var lines = [
+            "strata-bench: \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s",
+            "machine: \(report.machine.summary)",
+            "",
+        ]
+        for (index, row) in rows.enumerated() {
+            let padded = row.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 ? padding + cell : cell + padding
+            }
+            lines.append(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            if index == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+        lines.append("")
+        lines.append(footnote)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A Markdown table with the machine and command, for `Docs/Benchmarks.md`.
+    static func markdown(_ report: BenchmarkReport) -> String {
+        var lines = [
+            "- Command: `\(report.command)`",
+            "- Machine: \(report.machine.summary)",
+            "- Run: \(report.date), \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s in all",
+            "",
+            "| " + header.joined(separator: " | ") + " |",
+            "|" + header.map { _ in " --- " }.joined(separator: "|") + "|",
+        ]
+        for result in report.results {
+            lines.append("| " + cells(result).map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+        }
+        lines.append("")
+        lines.append(footnote)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// One whole run: every chosen engine, then the outputs the options ask for.
+struct BenchmarkRun {
+    let options: BenchmarkOptions
+    let command: String
+
+    func run() async throws -> BenchmarkReport {
+        Clock.source = options.clock
+        let started = DispatchTime.now().uptimeNanoseconds
+        let date = ISO8601DateFormatter().string(from: Date())
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { removeScratch(scratch) }
+
+        progress("generating \(options.rows) rows")
+        let dataset = Dataset(rows: options.rows)
+        var results: [WorkloadResult] = []
+        for engine in options.engines {
+            let benchmark = EngineBenchmark(
+                engine: engine, dataset: dataset, repetitions: options.repetitions, workloads: options.workloads,
+                scratch: scratch.appendingPathComponent(engine.rawValue), progress: progress)
+            results += try await benchmark.run()
+        }
+        results += PendingWorkloads.results(for: options.engines).filter { options.workloads.contains($0.workload) }
+        results.sort { $0.workload.rawValue < $1.workload.rawValue }
+        return BenchmarkReport(
+            command: command, date: date, rows: options.rows, repetitions: options.repetitions, warmUps: 1,
+            machine: .current(), clock: options.clock,
+            seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, results: results)
+    }
+
+    /// Writes the files the options name.
+    func write(_ report: BenchmarkReport) throws {
+        if let path = options.jsonPath { try report.json().write(to: URL(fileURLWithPath: path)) }
+        if let path = options.svgPath { try Data(SVGChart.render(report).utf8).write(to: URL(fileURLWithPath: path)) }
+        if let path = options.markdownPath { try Data(ReportTable.markdown(report).utf8).write(to: URL(fileURLWithPath: path)) }
+    }
+}
+
+/// Progress lines go to standard error, so standard output holds only the table.
+@Sendable func progress(_ line: String) {
+    FileHandle.standardError.write(Data("strata-bench: \(line)\n".utf8))
+}

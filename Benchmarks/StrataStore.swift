@@ -1,0 +1,42 @@
+import Foundation
+import Strata
+import StrataLMDB
+import StrataSQLite
+
+/// A Strata store of the benchmark schema in its own scratch directory, on one engine.
+final class StrataStore: Sendable {
+    let directory: URL
+    let container: PersistentContainer
+
+    /// Creates an empty store and inserts the data set's accounts (not timed).
+    static func make(_ engine: EngineChoice, in directory: URL, dataset: Dataset) async throws -> StrataStore {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configuration: EngineConfiguration = switch engine {
+        case .sqlite: .sqlite(at: directory.appendingPathComponent("store.sqlite"))
+        case .lmdb: .lmdb(at: directory.appendingPathComponent("store.lmdb"))
+        }
+        let store = StrataStore(directory: directory, container: try PersistentContainer(schema: try BenchmarkSchema.make(), engine: configuration))
+        let context = store.container.newBackgroundContext()
+        try await context.perform {
+            for name in dataset.accountNames { BenchAccount(context: context).name = name }
+            try context.save()
+        }
+        return store
+    }
+
+    private init(directory: URL, container: PersistentContainer) {
+        self.directory = directory
+        self.container = container
+    }
+
+    /// The object IDs of rows, for lookups.
+    func rowIDs(_ keys: [Int64]) -> [ObjectID] {
+        let store = container.storeIdentifier
+        return keys.map { ObjectID(storeIdentifier: store, entityName: BenchRow.entityName, primaryKey: $0) }
+    }
+}
+
+/// Removes a scratch directory once nothing uses the store in it any more.
+func removeScratch(_ directory: URL) {
+    try? FileManager.default.removeItem(at: directory)
+}

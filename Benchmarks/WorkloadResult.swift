@@ -1,0 +1,121 @@
+import Foundation
+
+/// The workloads of issue 5, in report order.
+enum Workload: Int, CaseIterable, Codable, Sendable {
+    case insert = 1, fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall
+
+    var title: String {
+        switch self {
+        case .insert: "insert N, one save"
+        case .fetchAll: "fetch all N, touch every attribute"
+        case .lookup: "N lookups by object ID"
+        case .predicate: "indexed predicate (1%), sorted"
+        case .toMany: "to-many faulted, 1,000 accounts"
+        case .freshContext: "fresh context vs reused, per op"
+        case .ledgerTransfers: "concurrent ledger transfers"
+        case .mainActorStall: "main-actor stall"
+        }
+    }
+
+    /// The target issue 5 sets, for this workload on this engine, if any.
+    func target(on engine: EngineChoice) -> Target? {
+        switch (self, engine) {
+        case (.insert, .sqlite): .ratio(1.5)
+        case (.fetchAll, .sqlite): .ratio(2)
+        case (.lookup, .sqlite): .ratio(1.5)
+        case (.insert, .lmdb): .ratio(2)
+        case (.fetchAll, .lmdb): .ratio(3)
+        case (.lookup, .lmdb): .ratio(2)
+        case (.freshContext, _): .extraMicroseconds(2)
+        default: nil
+        }
+    }
+}
+
+/// A limit from issue 5.
+enum Target: Sendable, Equatable {
+    /// Strata time at most this multiple of the baseline's.
+    case ratio(Double)
+    /// Strata at most this many microseconds per operation more than the baseline.
+    case extraMicroseconds(Double)
+
+    var limit: Double {
+        switch self {
+        case .ratio(let limit), .extraMicroseconds(let limit): limit
+        }
+    }
+
+    var label: String {
+        switch self {
+        case .ratio(let limit): "≤ \(format(limit, digits: 1))×"
+        case .extraMicroseconds(let limit): "≤ +\(format(limit, digits: 0)) µs"
+        }
+    }
+}
+
+/// One line of the report: a workload on one engine, measured or pending.
+struct WorkloadResult: Codable, Sendable {
+    var workload: Workload
+    var name: String
+    /// Nil for a workload not measured on any engine yet.
+    var engine: EngineChoice?
+    /// `"ns/row"` or `"µs/op"`.
+    var unit: String?
+    /// What the baseline column holds: `"raw SQLite"`, `"raw LMDB"`, `"reused context"`.
+    var baselineName: String?
+    /// Median Strata time per row (or operation).
+    var strata: Double?
+    /// Median baseline time per row (or operation).
+    var baseline: Double?
+    /// Strata / baseline.
+    var ratio: Double?
+    /// Strata − baseline, in ``unit``.
+    var difference: Double?
+    /// Rows (or operations) one timed run covers.
+    var itemsPerRun: Int?
+    /// The issue's target, e.g. `"≤ 1.5×"`.
+    var target: String?
+    /// The target's number: the largest ratio, or the most extra microseconds.
+    var targetLimit: Double?
+    var targetMet: Bool?
+    /// `"measured"`, or why the workload is not.
+    var status: String
+    var strataSamples: Samples?
+    var baselineSamples: Samples?
+
+    var isMeasured: Bool { strata != nil }
+
+    /// A measured result, with its target checked.
+    /// - Parameters:
+    ///   - items: rows (or operations) per timed run.
+    ///   - unitScale: nanoseconds per unit (1 for ns, 1,000 for µs).
+    static func measured(
+        _ workload: Workload, on engine: EngineChoice, unit: String, unitScale: Double, baselineName: String,
+        items: Int, strata: Samples, baseline: Samples
+    ) -> WorkloadResult {
+        let strataValue = strata.median / unitScale / Double(items)
+        let baselineValue = baseline.median / unitScale / Double(items)
+        let ratio = baselineValue > 0 ? strataValue / baselineValue : nil
+        let difference = strataValue - baselineValue
+        let target = workload.target(on: engine)
+        let met: Bool? = switch target {
+        case .ratio(let limit): ratio.map { $0 <= limit }
+        case .extraMicroseconds(let limit): difference <= limit
+        case nil: nil
+        }
+        return WorkloadResult(
+            workload: workload, name: workload.title, engine: engine, unit: unit, baselineName: baselineName,
+            strata: strataValue, baseline: baselineValue, ratio: ratio, difference: difference, itemsPerRun: items,
+            target: target?.label, targetLimit: target?.limit, targetMet: met, status: "measured", strataSamples: strata, baselineSamples: baseline)
+    }
+
+    /// A workload that is not measured yet.
+    static func pending(_ workload: Workload, reason: String) -> WorkloadResult {
+        WorkloadResult(workload: workload, name: workload.title, status: reason)
+    }
+}
+
+/// `value` with a fixed number of decimals ("—" when not finite).
+func format(_ value: Double, digits: Int) -> String {
+    value.isFinite ? String(format: "%.\(digits)f", value) : "—"
+}

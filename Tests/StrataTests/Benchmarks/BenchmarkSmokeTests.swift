@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// Runs the built `strata-bench` executable at N = 1,000 with one repetition, so the benchmark's
+/// code paths (every workload, both raw baselines, the table, JSON, SVG and Markdown output)
+/// cannot rot. It checks that the run completes and reports every workload; it never checks
+/// timings.
+///
+/// `swift build --build-tests` (and so `swift test`) builds every product, so the executable
+/// sits next to the test bundle.
+@Suite("strata-bench smoke test")
+struct BenchmarkSmokeTests {
+    @Test("strata-bench runs every workload on both engines at N = 1,000")
+    func runsEveryWorkload() throws {
+        let binary = try #require(
+            BenchmarkBinary.locate(),
+            "strata-bench was not found next to the test bundle (\(BenchmarkBinary.searched.map(\.path))); build it with swift build --build-tests")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-smoke-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("bench.json")
+        let svg = directory.appendingPathComponent("bench.svg")
+        let markdown = directory.appendingPathComponent("bench.md")
+
+        let run = try BenchmarkBinary.run(binary, [
+            "--rows", "1000", "--repetitions", "1", "--engine", "all",
+            "--json", json.path, "--svg", svg.path, "--markdown", markdown.path,
+        ])
+        #expect(run.status == 0, "strata-bench failed: \(run.errorOutput)")
+
+        let lines = run.output.split(separator: "\n").map(String.init)
+        for workload in 1...6 {
+            for engine in ["SQLite", "LMDB"] {
+                let line = lines.first { $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") }
+                #expect(line != nil, "no line for workload \(workload) on \(engine) in:\n\(run.output)")
+                #expect(line?.contains(workload == 6 ? " µs" : "×") == true, "workload \(workload) on \(engine) has no comparison: \(line ?? "")")
+            }
+        }
+        for workload in 7...8 {
+            #expect(lines.contains { $0.hasPrefix("\(workload) ") && $0.contains("pending the Ledger module") },
+                    "workload \(workload) is not reported as pending in:\n\(run.output)")
+        }
+
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let results = try #require(report["results"] as? [[String: Any]])
+        let measured = results.filter { $0["status"] as? String == "measured" }
+        #expect(measured.count == 12)
+        for result in measured {
+            #expect((result["strata"] as? Double ?? 0) > 0 && (result["baseline"] as? Double ?? 0) > 0, "\(result)")
+        }
+        #expect(report["rows"] as? Int == 1000)
+        #expect(try String(contentsOf: svg, encoding: .utf8).hasPrefix("<svg"))
+        #expect(try String(contentsOf: markdown, encoding: .utf8).contains("| 6 | fresh context vs reused"))
+    }
+
+    @Test("strata-bench rejects a bad argument with a usage message")
+    func rejectsBadArguments() throws {
+        let binary = try #require(BenchmarkBinary.locate())
+        let run = try BenchmarkBinary.run(binary, ["--engine", "postgres"])
+        #expect(run.status == 2)
+        #expect(run.errorOutput.contains("usage: strata-bench"))
+    }
+}
+
+/// Finds and runs the `strata-bench` executable built beside the test bundle.
+enum BenchmarkBinary {
+    /// The directories searched: the test bundle's and the test executable's.
+    static var searched: [URL] {
+        var directories = [Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL]
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
+        return directories
+    }
+
+    static func locate() -> URL? {
+        searched.map { $0.appendingPathComponent("strata-bench") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Runs the binary and collects its exit status, standard output and standard error.
+    static func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errorOutput: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Drain standard error on another thread so neither pipe can fill up and block the child.
+        let errorData = ErrorCollector()
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            errorData.data = errors.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData.data, as: UTF8.self))
+    }
+
+    private final class ErrorCollector: @unchecked Sendable {
+        var data = Data()
+    }
+}
