@@ -95,6 +95,7 @@ for target in "${targets[@]}"; do
     [ ! -f "Tests/Fuzz/$target.dict" ] || dictionary=("-dict=Tests/Fuzz/$target.dict")
     echo "fuzz: running $target for ${seconds}s (corpus $corpus)"
     status=ok
+    started=$SECONDS
     # Swift's own crash backtracer is off so that libFuzzer and ASan report the crash.
     # Leak checking is off: the Swift runtime's metadata caches and Foundation's
     # process-lifetime allocations are reported as leaks at exit.
@@ -105,10 +106,11 @@ for target in "${targets[@]}"; do
         failed=1
         grep -E "fuzz violation|ERROR: AddressSanitizer|Fatal error|ERROR: libFuzzer|Test unit written" "$log" | head -n 8 >&2 || true
     fi
+    elapsed=$((SECONDS - started))
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     units=$(find "$corpus" -type f | wc -l)
-    printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$seconds" "${executions:-0}" "$status" >>"$out/runs.tsv"
-    summary+=("$(printf '%-10s %6ss %12s executions  %6s corpus files  %s' "$target" "$seconds" "${executions:-?}" "$units" "$status")")
+    printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$elapsed" "${executions:-0}" "$status" >>"$out/runs.tsv"
+    summary+=("$(printf '%-10s %6ss %12s executions  %6s corpus files  %s' "$target" "$elapsed" "${executions:-?}" "$units" "$status")")
 done
 
 echo
