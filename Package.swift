@@ -46,14 +46,19 @@ let package = Package(
             dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB"],
             path: "Examples/Ledger"
         ),
+        .target(
+            name: "ResponsivenessKit",
+            dependencies: ["Ledger", "Strata"],
+            path: "Examples/ResponsivenessKit"
+        ),
         .executableTarget(
             name: "responsiveness",
-            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB"],
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "ResponsivenessKit"],
             path: "Examples/Responsiveness"
         ),
         .executableTarget(
             name: "strata-bench",
-            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB", "ResponsivenessKit"],
             path: "Benchmarks"
         ),
         .executableTarget(

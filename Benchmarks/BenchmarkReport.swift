@@ -49,7 +49,10 @@ enum ReportTable {
     static let footnote = """
         Strata and Baseline are medians per row (per operation for 6). The baseline of 1–5 is the raw \
         C library on the same data in the same process; Ratio = Strata / Baseline. For 6, Strata is a \
-        fresh context per operation, Baseline one reused context, and Ratio their difference.
+        fresh context per operation, Baseline one reused context, and Ratio their difference. For 7, \
+        Strata is ledger transfers per second from that many tasks and Baseline the 1-task rate. For 8, \
+        Strata is the main-actor heartbeat gap with fresh background contexts and Baseline with the \
+        @MainActor shared-context pattern (lower is better).
         """
 
     /// A plain-text table with aligned columns.

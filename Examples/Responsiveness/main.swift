@@ -12,6 +12,7 @@
 
 import Foundation
 import Ledger
+import ResponsivenessKit
 import Strata
 
 let arguments = CommandLine.arguments

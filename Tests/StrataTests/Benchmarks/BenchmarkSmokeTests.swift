@@ -36,15 +36,17 @@ struct BenchmarkSmokeTests {
                 #expect(line?.contains(workload == 6 ? " µs" : "×") == true, "workload \(workload) on \(engine) has no comparison: \(line ?? "")")
             }
         }
-        for workload in 7...8 {
-            #expect(lines.contains { $0.hasPrefix("\(workload) ") && $0.contains("pending the Ledger module") },
-                    "workload \(workload) is not reported as pending in:\n\(run.output)")
+        for engine in ["SQLite", "LMDB"] {
+            let transfers = lines.filter { $0.hasPrefix("7 ") && $0.contains("  \(engine)  ") && $0.contains("transfers/s") }
+            #expect(transfers.count == 4, "workload 7 on \(engine) should report 1, 2, 4 and 8 tasks in:\n\(run.output)")
+            let stalls = lines.filter { $0.hasPrefix("8 ") && $0.contains("  \(engine)  ") && $0.contains(" ms") }
+            #expect(stalls.count == 2, "workload 8 on \(engine) should report the longest and p99 gaps in:\n\(run.output)")
         }
 
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let results = try #require(report["results"] as? [[String: Any]])
         let measured = results.filter { $0["status"] as? String == "measured" }
-        #expect(measured.count == 12)
+        #expect(measured.count == 24)
         for result in measured {
             #expect((result["strata"] as? Double ?? 0) > 0 && (result["baseline"] as? Double ?? 0) > 0, "\(result)")
         }

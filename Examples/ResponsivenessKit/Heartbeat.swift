@@ -5,11 +5,15 @@ import Foundation
 /// Whenever the main actor is busy, a tick is late, and the gap between two ticks grows: the
 /// gaps are what a user would feel as frozen input or dropped frames.
 @MainActor
-final class Heartbeat {
+public final class Heartbeat {
+    /// A heartbeat that has not started.
+    public init() {}
+
     private var ticks: [ContinuousClock.Instant] = []
     private var task: Task<Void, Never>?
 
-    func start() {
+    /// Starts ticking every millisecond on the main actor.
+    public func start() {
         ticks = [ContinuousClock.now]
         ticks.reserveCapacity(100_000)
         task = Task { @MainActor [weak self] in
@@ -21,7 +25,7 @@ final class Heartbeat {
     }
 
     /// Stops the heartbeat and returns the gaps between consecutive ticks.
-    func stop() async -> [Duration] {
+    public func stop() async -> [Duration] {
         task?.cancel()
         await task?.value
         task = nil
@@ -30,15 +34,20 @@ final class Heartbeat {
 }
 
 /// Summary figures of a list of heartbeat gaps.
-struct GapSummary {
-    var ticks: Int
-    var longest: Duration
-    var p99: Duration
-    var median: Duration
+public struct GapSummary: Sendable {
+    /// How many gaps were measured.
+    public var ticks: Int
+    /// The longest gap.
+    public var longest: Duration
+    /// The 99th-percentile gap.
+    public var p99: Duration
+    /// The median gap.
+    public var median: Duration
     /// Gaps of 5 ms or more: moments a user could notice.
-    var late: Int
+    public var late: Int
 
-    init(_ gaps: [Duration]) {
+    /// Summarises heartbeat gaps.
+    public init(_ gaps: [Duration]) {
         let sorted = gaps.sorted()
         func percentile(_ p: Double) -> Duration {
             guard !sorted.isEmpty else { return .zero }
@@ -55,7 +64,7 @@ struct GapSummary {
 
 extension Duration {
     /// Milliseconds with one decimal, e.g. `"12.3 ms"`.
-    var milliseconds: String {
+    public var milliseconds: String {
         let value = Double(components.seconds) * 1_000 + Double(components.attoseconds) / 1e15
         return String(format: "%.1f ms", value)
     }

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Ledger
-import Strata
+public import Ledger
+public import Strata
 import Synchronization
 
 /// The article's anti-pattern, kept here on purpose so the two can be measured side by side.
@@ -14,15 +14,16 @@ import Synchronization
 /// doing the work on it: nothing else runs there, the heartbeat included, until the whole unit
 /// of work is done. Mapping and sorting the results also happen on the main actor.
 @MainActor
-final class MainActorLedger {
+public final class MainActorLedger {
     private let context: ObjectContext
 
-    init(container: PersistentContainer) {
+    /// A service over one shared context of `container`.
+    public init(container: PersistentContainer) {
         context = container.newBackgroundContext(named: "shared")
     }
 
     /// The same work as `TransactionService.transfer`, on the shared context.
-    func transfer(from sourceURI: String, to targetURI: String, amount: Int64, memo: String) throws {
+    public func transfer(from sourceURI: String, to targetURI: String, amount: Int64, memo: String) throws {
         try performAndWait { context in
             let source = try context.object(forURIString: sourceURI, as: Account.self)
             let target = try context.object(forURIString: targetURI, as: Account.self)
@@ -37,7 +38,7 @@ final class MainActorLedger {
     }
 
     /// The same work as `TransactionService.transactions(for:)`: the article's fetch.
-    func transactions(for accountURI: String) throws -> [TransactionRecord] {
+    public func transactions(for accountURI: String) throws -> [TransactionRecord] {
         let records = try performAndWait { context in
             let account = try context.object(forURIString: accountURI, as: Account.self)
             return account.transactions.allObjects.map {
