@@ -53,12 +53,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "responsiveness",
-            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "ResponsivenessKit"],
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "ResponsivenessKit", "StrataTestSupport"],
             path: "Examples/Responsiveness"
         ),
         .executableTarget(
             name: "strata-bench",
-            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB", "ResponsivenessKit"],
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB", "ResponsivenessKit", "StrataTestSupport"],
             path: "Benchmarks"
         ),
         .executableTarget(

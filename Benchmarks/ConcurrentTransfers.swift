@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Strata
+import StrataTestSupport
 
 /// Workload 7: transfers per second through `TransactionService` from 1, 2, 4 and 8 tasks over
 /// 20 accounts; conflicts are retried by the core, as in an application.
@@ -17,7 +18,7 @@ enum ConcurrentTransfers {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<tasks {
                     group.addTask {
-                        var random = LedgerRandom(state: UInt64(task * 7_919 + tasks))
+                        var random = SeededGenerator(seed: UInt64(task * 7_919 + tasks))
                         for _ in 0..<(transfers / tasks) {
                             let from = Int.random(in: 0..<accounts.count, using: &random)
                             let to = (from + Int.random(in: 1..<accounts.count, using: &random)) % accounts.count

@@ -1,3 +1,5 @@
+import StrataTestSupport
+
 /// The data every workload runs on, generated once and shared by Strata and the raw baselines.
 ///
 /// Row `i` (1-based, also its primary key) has:
@@ -48,7 +50,7 @@ struct Dataset: Sendable {
         self.dates = dates
         self.accounts = accounts
         accountNames = (1...Self.accountCount).map { "Account \(Self.padded($0, 4))" }
-        var generator = SplitMix64(seed: 0x5EED_5EED)
+        var generator = SeededGenerator(seed: 0x5EED_5EED)
         lookupOrder = Array(Int64(1)...Int64(rows)).shuffled(using: &generator)
         let step = Self.amountModulus / Int64(Self.windowCount)
         windows = (0..<Int64(Self.windowCount)).map { k in (k * step)..<(k * step + Self.amountModulus / 100) }
@@ -62,21 +64,6 @@ struct Dataset: Sendable {
     private static func padded(_ value: Int, _ width: Int) -> String {
         let digits = String(value)
         return String(repeating: "0", count: max(width - digits.count, 0)) + digits
-    }
-}
-
-/// A small deterministic generator, so every run shuffles the same way.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -3,6 +3,7 @@ import Ledger
 import Strata
 import StrataLMDB
 import StrataSQLite
+import StrataTestSupport
 
 /// Workloads 7 and 8 run the ledger domain's services, the way an application would.
 ///
@@ -45,14 +46,3 @@ enum LedgerWorkloads {
     }
 }
 
-/// Deterministic pseudo-random numbers, so every run does the same work.
-struct LedgerRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import ResponsivenessKit
 import Strata
+import StrataTestSupport
 
 /// Workload 8: how long the main actor stalls while ledger operations run, with the
 /// `@MainActor` shared-context pattern against fresh background contexts.
@@ -44,7 +45,7 @@ enum MainActorStall {
     @MainActor
     static func run(operations: Int, side makeSide: @MainActor () -> any LedgerSide) async throws -> GapSummary {
         let side = makeSide()
-        var random = LedgerRandom(state: 8)
+        var random = SeededGenerator(seed: 8)
         let heartbeat = Heartbeat()
         heartbeat.start()
         try await Task.sleep(for: .milliseconds(20))

@@ -3,6 +3,7 @@ import Ledger
 import Strata
 import StrataLMDB
 import StrataSQLite
+import StrataTestSupport
 
 /// One step of the burst: a transfer, then loading the source account's history (the
 /// article's fetch), as a screen would after a tap.
@@ -18,7 +19,7 @@ struct Burst {
     let steps: [Step]
 
     init(count: Int, seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         steps = (0..<count).map { _ in
             let from = Int.random(in: 0..<Self.accountCount, using: &random)
             var to = Int.random(in: 0..<Self.accountCount - 1, using: &random)
@@ -58,17 +59,3 @@ struct Burst {
     }
 }
 
-/// A small seeded generator, so both runs do the same steps.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,24 +1,13 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// A seeded random workload (inserts, updates, deletes, relationship changes, fetches with
 /// random predicates and sorts) run against every engine; every fetch must return identical
 /// results everywhere. A failure names the seed and the step.
 @Suite("differential workload across engines")
 struct DifferentialTests {
-    /// SplitMix64: a tiny deterministic generator so a seed reproduces a run exactly.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let notes: [String?] = [nil, "", "a", "b", "é", "e\u{301}", "😀", "zz", "A", "%_"]
     static let currencies = ["EUR", "USD", "CHF", ""]
 
@@ -83,7 +72,7 @@ struct DifferentialTests {
     func identicalResults(seed: UInt64) async throws {
         let stores = try EngineKind.allCases.map { try TestStore($0) }
         let containers = try stores.map { try $0.open() }
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         var nextName = 0
         var liveNames: [String] = []
         let operations = 600

@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Strata
 import Testing
+import StrataTestSupport
 
 extension LedgerTests {
     /// Many transfers at once over a few accounts: every transfer is all-or-nothing, conflicts are
@@ -28,7 +29,7 @@ extension LedgerTests {
             let outcomes = try await withThrowingTaskGroup(of: (done: Int, refused: Int).self) { group in
                 for task in 0..<Self.taskCount {
                     group.addTask {
-                        var random = SplitMix64(seed: UInt64(task) &* 0x9E37_79B9 &+ 17)
+                        var random = SeededGenerator(seed: UInt64(task) &* 0x9E37_79B9 &+ 17)
                         var done = 0
                         var refused = 0
                         for _ in 0..<Self.transfersPerTask {
@@ -69,17 +70,3 @@ extension LedgerTests {
     }
 }
 
-/// A small seeded generator, so a failing run can be repeated.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

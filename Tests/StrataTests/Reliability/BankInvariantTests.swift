@@ -3,6 +3,7 @@ import Ledger
 import Strata
 import Synchronization
 import Testing
+import StrataTestSupport
 
 /// Jepsen's bank test, through the ledger service: concurrent transfers between accounts that
 /// forbid overdraft, while a reader keeps summing every balance. Money is never created or
@@ -29,7 +30,7 @@ struct BankInvariantTests {
             try await withThrowingTaskGroup(of: Outcome.self) { group in
                 for writer in 0..<8 {
                     group.addTask {
-                        var generator = SplitMix(seed: UInt64(writer) &* 0x9E37_79B9 &+ 1)
+                        var generator = SeededGenerator(seed: UInt64(writer) &* 0x9E37_79B9 &+ 1)
                         var outcome = Outcome()
                         for _ in 0..<500 {
                             let from = accountIDs[Int.random(in: 0..<accountIDs.count, using: &generator)]
@@ -110,16 +111,4 @@ struct BankInvariantTests {
         }
     }
 
-    /// A small seeded generator, so a failing run can be repeated.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 }
