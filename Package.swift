@@ -61,9 +61,10 @@ let package = Package(
             dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB", "ResponsivenessKit", "StrataTestSupport"],
             path: "Benchmarks"
         ),
+        .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/CrashModels"),
         .executableTarget(
             name: "strata-crash-writer",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "CrashModels"],
             path: "Tests/CrashWriter"
         ),
         .executableTarget(
@@ -73,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger", "CSQLite", "CLMDB"],
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger", "CSQLite", "CLMDB", "CrashModels"],
             path: "Tests/StrataTests"
         ),
     ],

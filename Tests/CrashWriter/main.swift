@@ -4,27 +4,14 @@
 //
 //   strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]
 
+import CrashModels
 import Foundation
 import Strata
 import StrataLMDB
 import StrataSQLite
 
-final class CrashAccount: ManagedObject {
-    override class var entityName: String { "Account" }
-    @Attribute(.unique) var number = 0
-    @Attribute var balance: Int64 = 0
-    @Relationship(inverse: \CrashEntry.account, deleteRule: .deny) var entries: RelatedObjects<CrashEntry>
-}
-
-final class CrashEntry: ManagedObject {
-    override class var entityName: String { "Entry" }
-    @Attribute(.unique) var sequence: Int64 = 0
-    @Attribute var amount: Int64 = 0
-    @Relationship var account: CrashAccount?
-}
-
-let accountCount = 10
-let openingBalance: Int64 = 1_000
+let accountCount = CrashModel.accountCount
+let openingBalance = CrashModel.openingBalance
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -41,7 +28,7 @@ let engine: EngineConfiguration = engineName == "lmdb" ? .lmdb(at: url) : .sqlit
 var generator = SystemRandomNumberGenerator()
 
 do {
-    let container = try PersistentContainer(schema: try Schema(version: 1, [CrashAccount.self, CrashEntry.self]), engine: engine)
+    let container = try PersistentContainer(schema: try CrashModel.schema(), engine: engine)
     try await container.performUnitOfWork { context in
         guard try context.count(for: FetchRequest<CrashAccount>()) == 0 else { return }
         for number in 0..<accountCount {

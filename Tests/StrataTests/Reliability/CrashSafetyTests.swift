@@ -1,22 +1,8 @@
 import CSQLite
+import CrashModels
 import Foundation
 import Strata
 import Testing
-
-/// The same model the crash writer uses (`Tests/CrashWriter/main.swift`).
-final class CrashAccount: ManagedObject {
-    override class var entityName: String { "Account" }
-    @Attribute(.unique) var number = 0
-    @Attribute var balance: Int64 = 0
-    @Relationship(inverse: \CrashEntry.account, deleteRule: .deny) var entries: RelatedObjects<CrashEntry>
-}
-
-final class CrashEntry: ManagedObject {
-    override class var entityName: String { "Entry" }
-    @Attribute(.unique) var sequence: Int64 = 0
-    @Attribute var amount: Int64 = 0
-    @Relationship var account: CrashAccount?
-}
 
 /// Kills a process that saves in a loop with SIGKILL at random moments, then reopens the store:
 /// nothing acknowledged may be lost and every invariant must hold. 50 kills per engine, 500
@@ -75,7 +61,7 @@ struct CrashSafetyTests {
         if FileManager.default.fileExists(atPath: location.path) == false { return acknowledged > 0 ? ["lost: the store vanished"] : [] }
         let container: PersistentContainer
         do {
-            container = try PersistentContainer(schema: try Schema(version: 1, [CrashAccount.self, CrashEntry.self]), engine: kind.configuration(in: location.deletingLastPathComponent()))
+            container = try PersistentContainer(schema: try CrashModel.schema(), engine: kind.configuration(in: location.deletingLastPathComponent()))
         } catch {
             return ["the store did not reopen: \(error)"]
         }
@@ -85,10 +71,12 @@ struct CrashSafetyTests {
             let entries = try context.fetch(FetchRequest<CrashEntry>())
             return (accounts.map(\.balance), accounts.map { $0.entries.reduce(Int64(0)) { $0 + $1.amount } }, entries.map(\.sequence).sorted(), accounts.count)
         }
-        if accountCount != 0 && accountCount != 10 { problems.append("\(accountCount) accounts instead of 10") }
-        if accountCount == 10 && balances.reduce(0, +) != 10_000 { problems.append("balances total \(balances.reduce(0, +)), not 10000") }
-        for (balance, entries) in zip(balances, entrySums) where balance != 1_000 + entries {
-            problems.append("a balance of \(balance) does not equal 1000 plus its entries (\(entries))")
+        let expectedCount = CrashModel.accountCount
+        let total = Int64(expectedCount) * CrashModel.openingBalance
+        if accountCount != 0 && accountCount != expectedCount { problems.append("\(accountCount) accounts instead of \(expectedCount)") }
+        if accountCount == expectedCount && balances.reduce(0, +) != total { problems.append("balances total \(balances.reduce(0, +)), not \(total)") }
+        for (balance, entries) in zip(balances, entrySums) where balance != CrashModel.openingBalance + entries {
+            problems.append("a balance of \(balance) does not equal \(CrashModel.openingBalance) plus its entries (\(entries))")
         }
         let highest = sequences.last ?? 0
         if sequences != Array(stride(from: Int64(1), through: highest, by: 1)) {
