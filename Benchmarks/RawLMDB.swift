@@ -231,8 +231,8 @@ final class RawLMDB: RawBaseline {
         withUnsafeBytes(of: value) { out.append(contentsOf: $0) }
     }
 
-    private func check(_ rc: Int32, _ what: String) throws {
-        guard rc == 0 else { throw BenchmarkError.raw("LMDB: \(what): \(String(cString: mdb_strerror(rc)))") }
+    private func check(_ rc: Int32, _ what: @autoclosure () -> String) throws {
+        guard rc == 0 else { throw BenchmarkError.raw("LMDB: \(what()): \(String(cString: mdb_strerror(rc)))") }
     }
 
     /// The LMDB library version, for the report.

@@ -7,6 +7,10 @@ final class RawSQLite: RawBaseline {
     private var db: OpaquePointer?
 
     static let columns = "id, amount, memo, date, account"
+    static let selectAll = "SELECT \(columns) FROM row ORDER BY id"
+    static let selectByKey = "SELECT \(columns) FROM row WHERE id = ?1"
+    static let selectWindow = "SELECT \(columns) FROM row WHERE amount >= ?1 AND amount < ?2 ORDER BY date DESC, id"
+    static let selectOfAccount = "SELECT \(columns) FROM row WHERE account = ?1 ORDER BY id"
 
     init(directory: URL, dataset: Dataset) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -62,14 +66,14 @@ final class RawSQLite: RawBaseline {
     func fetchAll() throws -> Checksum {
         try reading {
             var sum = Checksum()
-            sum.add(try rows("SELECT \(Self.columns) FROM row ORDER BY id"))
+            sum.add(try rows(Self.selectAll))
             return sum
         }
     }
 
     func lookup(_ keys: [Int64]) throws -> Checksum {
         try reading {
-            let select = try prepare("SELECT \(Self.columns) FROM row WHERE id = ?1")
+            let select = try prepare(Self.selectByKey)
             defer { sqlite3_finalize(select) }
             var sum = Checksum()
             for key in keys {
@@ -87,9 +91,7 @@ final class RawSQLite: RawBaseline {
         try reading {
             var sum = Checksum()
             for window in windows {
-                sum.addAmounts(try rows(
-                    "SELECT \(Self.columns) FROM row WHERE amount >= ?1 AND amount < ?2 ORDER BY date DESC, id",
-                    window.lowerBound, window.upperBound))
+                sum.addAmounts(try rows(Self.selectWindow, window.lowerBound, window.upperBound))
             }
             return sum
         }
@@ -101,7 +103,7 @@ final class RawSQLite: RawBaseline {
             defer { sqlite3_finalize(accounts) }
             var sum = Checksum()
             while sqlite3_step(accounts) == SQLITE_ROW {
-                sum.addAmounts(try rows("SELECT \(Self.columns) FROM row WHERE account = ?1 ORDER BY id", sqlite3_column_int64(accounts, 0)))
+                sum.addAmounts(try rows(Self.selectOfAccount, sqlite3_column_int64(accounts, 0)))
             }
             return sum
         }
