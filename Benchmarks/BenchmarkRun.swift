@@ -22,7 +22,7 @@ struct BenchmarkRun {
                 scratch: scratch.appendingPathComponent(engine.rawValue), progress: progress)
             results += try await benchmark.run()
         }
-        results += PendingWorkloads.results(for: options.engines).filter { options.workloads.contains($0.workload) }
+        results += PendingWorkloads.results.filter { options.workloads.contains($0.workload) }
         results.sort { $0.workload.rawValue < $1.workload.rawValue }
         return BenchmarkReport(
             command: command, date: date, rows: options.rows, repetitions: options.repetitions, warmUps: 1,

@@ -4,11 +4,11 @@
 ///
 /// When it lands, each becomes its own file beside this one (`LedgerTransfersWorkload.swift`,
 /// `MainActorStallWorkload.swift`) with a function `run(on: EngineChoice, ...) async throws ->
-/// [WorkloadResult]`, called from `BenchmarkRun` in place of ``results(for:)``.
+/// [WorkloadResult]`, called from `BenchmarkRun` for each engine in place of ``results``.
 enum PendingWorkloads {
     static let reason = "pending the Ledger module"
 
-    static func results(for engines: [EngineChoice]) -> [WorkloadResult] {
-        [.pending(.ledgerTransfers, reason: reason), .pending(.mainActorStall, reason: reason)]
-    }
+    static let results: [WorkloadResult] = [
+        .pending(.ledgerTransfers, reason: reason), .pending(.mainActorStall, reason: reason),
+    ]
 }
