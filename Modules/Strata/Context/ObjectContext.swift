@@ -134,10 +134,7 @@ public final class ObjectContext: @unchecked Sendable {
     func entityNumber(_ model: EntityModel) -> Int {
         // Schemas are small: a scan by identity beats hashing.
         for (number, candidate) in schema.models.enumerated() where candidate === model { return number }
-        guard let number = schema.number(of: model) else {
-            Misuse.fail("\(model.name) is not in this container's schema; add \(model.name).self to the Schema")
-        }
-        return number
+        Misuse.fail("\(model.name) is not in this container's schema; add \(model.name).self to the Schema")
     }
 
     /// Whether there are unsaved inserts, updates or deletes.
@@ -236,9 +233,6 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
 
     /// The objects, in registration order.
     var values: [ManagedObject] { entries.compactMap(\.object) }
-
-    /// The keys, in registration order.
-    var keys: [Int64] { entries.compactMap { $0.object == nil ? nil : $0.key } }
 
     subscript(key: Int64) -> ManagedObject? {
         get {
@@ -339,7 +333,8 @@ struct TemporaryMap: ExpressibleByDictionaryLiteral {
                 objects[index] = newValue
                 if count == 0 { self = TemporaryMap() }
             } else if let newValue {
-                let position = serials.last.map { $0 < serial } ?? true ? serials.count : insertionPoint(of: serial)
+                let appends = serials.last.map { $0 < serial } ?? true
+                let position = appends ? serials.count : insertionPoint(of: serial)
                 serials.insert(serial, at: position)
                 objects.insert(newValue, at: position)
                 count += 1
