@@ -137,13 +137,7 @@ extension ManagedObject {
         context.requireOwned(object, "\(resolvedModel.name).\(resolvedModel.properties[property].name).insert(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
-            let mine = loadedSet(property)
-            guard !mine.contains(object) else { return }
-            mine.insert(object)
-            object.loadedSet(relation.inverseProperty).insert(self)
-            context.recordJoinChange(relation, owner: self, member: object, isLink: true)
-            context.registerTouch(self)
-            context.registerTouch(object)
+            setLinked(object, true, through: relation, context: context)
         } else {
             object.setToOneTarget(relation.inverseProperty, self)
         }
@@ -155,16 +149,28 @@ extension ManagedObject {
         context.requireOwned(object, "\(resolvedModel.name).\(resolvedModel.properties[property].name).remove(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
-            let mine = loadedSet(property)
-            guard mine.contains(object) else { return }
-            mine.remove(object)
-            object.loadedSet(relation.inverseProperty).remove(self)
-            context.recordJoinChange(relation, owner: self, member: object, isLink: false)
-            context.registerTouch(self)
-            context.registerTouch(object)
+            setLinked(object, false, through: relation, context: context)
         } else if object.toOneTarget(relation.inverseProperty) === self {
             object.setToOneTarget(relation.inverseProperty, nil)
         }
+    }
+
+    /// Links or unlinks a many-to-many pair on both sides, recording the join change and
+    /// touching both rows. No effect when the pair is already in the wanted state.
+    private func setLinked(_ object: ManagedObject, _ linked: Bool, through relation: RelationModel, context: ObjectContext) {
+        let mine = loadedSet(relation.property)
+        guard mine.contains(object) != linked else { return }
+        let theirs = object.loadedSet(relation.inverseProperty)
+        if linked {
+            mine.insert(object)
+            theirs.insert(self)
+        } else {
+            mine.remove(object)
+            theirs.remove(self)
+        }
+        context.recordJoinChange(relation, owner: self, member: object, isLink: linked)
+        context.registerTouch(self)
+        context.registerTouch(object)
     }
 
     final func replaceToMany(_ property: Int, with objects: [ManagedObject]) {
