@@ -3,17 +3,24 @@
 /// It behaves like `[Int64: ManagedObject]` but keeps the objects in registration order, so a
 /// context that let go of many objects frees them in the order they were made, which is several
 /// times cheaper than a hash table's scattered order (the allocator and the caches both gain).
-/// Small maps (most contexts hold a few objects) need no hash table at all.
+///
+/// Small maps (most contexts hold a few objects) are scanned and need no hash table. Larger
+/// ones index the entries with an open-addressing table of 32-bit slots and a cheap hash:
+/// primary keys need no SipHash, and a fetch that registers a hundred thousand rows finds each
+/// row's slot with one probe sequence, for the lookup and the insert together.
 struct IdentityMap: ExpressibleByDictionaryLiteral {
     private struct Entry {
         var key: Int64
+        /// Nil once removed: a hole that keeps its key until compaction (a key appears in at
+        /// most one entry, so re-registering the key fills its hole again).
         var object: ManagedObject?
     }
 
-    /// Objects in registration order; removed ones leave a nil hole until compaction.
+    /// Objects in registration order.
     private var entries: ContiguousArray<Entry> = []
-    /// Key → index in `entries`; only kept once there are more than `linearLimit` entries.
-    private var slots: [Int64: Int] = [:]
+    /// Entry index + 1 per slot (0: empty); empty while the map is small. A power of two in
+    /// size and never more than half full.
+    private var slots: ContiguousArray<UInt32> = []
     private var holes = 0
     private static let linearLimit = 8
 
@@ -33,31 +40,37 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
 
     subscript(key: Int64) -> ManagedObject? {
         get {
-            guard let index = index(of: key) else { return nil }
+            guard let index = entryIndex(of: key) else { return nil }
             return entries[index].object
         }
         set {
-            if let index = index(of: key) {
-                if let newValue {
-                    entries[index].object = newValue
-                } else {
-                    remove(at: index)
-                }
-            } else if let newValue {
-                if !slots.isEmpty || entries.count >= Self.linearLimit {
-                    if slots.isEmpty { rebuildSlots() }
-                    slots[key] = entries.count
-                }
-                entries.append(Entry(key: key, object: newValue))
+            if let newValue {
+                _ = register(key, orGet: false) { newValue }
+            } else {
+                removeValue(forKey: key)
             }
         }
     }
 
+    /// The object registered for `key`, or the one `make` returns, registered under `key`.
+    /// One probe sequence does both the lookup and the insert.
+    @inline(__always)
+    mutating func object(forKey key: Int64, orRegister make: () -> ManagedObject) -> ManagedObject {
+        register(key, orGet: true, make)
+    }
+
     @discardableResult
     mutating func removeValue(forKey key: Int64) -> ManagedObject? {
-        guard let index = index(of: key) else { return nil }
-        let object = entries[index].object
-        remove(at: index)
+        guard let index = entryIndex(of: key), let object = entries[index].object else { return nil }
+        entries[index].object = nil
+        holes += 1
+        if holes == entries.count {
+            self = IdentityMap()
+        } else if holes > Self.linearLimit && holes * 2 > entries.count {
+            entries.removeAll { $0.object == nil }
+            holes = 0
+            if !slots.isEmpty { rebuildSlots(capacity: entries.count) }
+        }
         return object
     }
 
@@ -68,35 +81,91 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
     /// Makes room for `capacity` objects in all (for a fetch about to register many).
     mutating func reserveCapacity(_ capacity: Int) {
         entries.reserveCapacity(capacity + holes)
-        if capacity > Self.linearLimit {
-            if slots.isEmpty { rebuildSlots() }
-            slots.reserveCapacity(capacity)
+        if capacity > Self.linearLimit && slots.count < Self.slotCount(for: capacity + holes) {
+            rebuildSlots(capacity: capacity + holes)
         }
     }
 
-    private func index(of key: Int64) -> Int? {
+    // MARK: - Table
+
+    /// Registers `make()` under `key` unless the key holds an object; returns the key's object.
+    /// With `orGet == false` an existing object is replaced.
+    @inline(__always)
+    private mutating func register(_ key: Int64, orGet: Bool, _ make: () -> ManagedObject) -> ManagedObject {
         if slots.isEmpty {
-            return entries.firstIndex { $0.key == key && $0.object != nil }
+            if let index = entries.firstIndex(where: { $0.key == key }) { return fill(index, orGet: orGet, make) }
+            entries.append(Entry(key: key, object: make()))
+            if entries.count > Self.linearLimit { rebuildSlots(capacity: entries.count) }
+            return entries[entries.count - 1].object!
         }
-        return slots[key]
+        if (entries.count + 1) * 2 > slots.count { rebuildSlots(capacity: entries.count + 1) }
+        let mask = slots.count - 1
+        var slot = Self.hash(key, mask: mask)
+        while true {
+            let stored = Int(slots[slot])
+            if stored == 0 { break }
+            if entries[stored - 1].key == key { return fill(stored - 1, orGet: orGet, make) }
+            slot = (slot + 1) & mask
+        }
+        let object = make()
+        entries.append(Entry(key: key, object: object))
+        slots[slot] = UInt32(truncatingIfNeeded: entries.count)
+        return object
     }
 
-    private mutating func remove(at index: Int) {
-        slots[entries[index].key] = nil
-        entries[index].object = nil
-        holes += 1
-        if holes == entries.count {
-            self = IdentityMap()
-        } else if holes > Self.linearLimit && holes * 2 > entries.count {
-            entries.removeAll { $0.object == nil }
-            holes = 0
-            if !slots.isEmpty || entries.count > Self.linearLimit { rebuildSlots() }
+    /// Puts an object into the entry of its key: a hole is filled, a live object kept
+    /// (`orGet`) or replaced.
+    @inline(__always)
+    private mutating func fill(_ index: Int, orGet: Bool, _ make: () -> ManagedObject) -> ManagedObject {
+        if let existing = entries[index].object {
+            if orGet { return existing }
+        } else {
+            holes -= 1
+        }
+        let object = make()
+        entries[index].object = object
+        return object
+    }
+
+    /// The entry holding `key` (live or a hole), if any.
+    private func entryIndex(of key: Int64) -> Int? {
+        if slots.isEmpty { return entries.firstIndex { $0.key == key } }
+        let mask = slots.count - 1
+        var slot = Self.hash(key, mask: mask)
+        while true {
+            let stored = Int(slots[slot])
+            if stored == 0 { return nil }
+            if entries[stored - 1].key == key { return stored - 1 }
+            slot = (slot + 1) & mask
         }
     }
 
-    private mutating func rebuildSlots() {
-        slots = [:]
-        slots.reserveCapacity(entries.count + 1)
-        for (index, entry) in entries.enumerated() where entry.object != nil { slots[entry.key] = index }
+    /// Rebuilds the slot table for at least `capacity` entries.
+    private mutating func rebuildSlots(capacity: Int) {
+        let count = Self.slotCount(for: capacity)
+        precondition(entries.count < Int(UInt32.max), "an identity map holds fewer than 2^32 objects")
+        slots = ContiguousArray(repeating: 0, count: count)
+        let mask = count - 1
+        for index in entries.indices {
+            var slot = Self.hash(entries[index].key, mask: mask)
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt32(truncatingIfNeeded: index + 1)
+        }
+    }
+
+    /// The power-of-two table size that keeps `capacity` entries at most half full.
+    private static func slotCount(for capacity: Int) -> Int {
+        var count = 32
+        while count < capacity * 2 { count <<= 1 }
+        return count
+    }
+
+    /// Primary keys are mostly dense, ascending runs, registered in that order by scans: keeping
+    /// consecutive keys in consecutive slots makes a fetch walk the table sequentially instead of
+    /// missing the cache on every row. Folding in the high bits spreads strided keys.
+    @inline(__always)
+    private static func hash(_ key: Int64, mask: Int) -> Int {
+        let bits = UInt64(bitPattern: key)
+        return Int(truncatingIfNeeded: bits ^ (bits >> 17) ^ (bits >> 41)) & mask
     }
 }

@@ -38,10 +38,19 @@ extension ObjectContext {
         if query.isExact && query.memorySort == nil && !hasPendingChanges(model) {
             let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys, limit: query.limit, offset: query.offset)
             let rows = try snapshot().rows(for: plan)
-            registry[number].reserveCapacity(registry[number].count + rows.count)
+            // The entity's map is moved out for the loop, so that registering each row touches a
+            // uniquely held local instead of the context's array of maps.
+            var map = IdentityMap()
+            swap(&map, &registry[number])
+            defer { swap(&map, &registry[number]) }
+            map.reserveCapacity(map.count + rows.count)
             var objects: [Entity] = []
             objects.reserveCapacity(rows.count)
-            for row in rows { objects.append(unsafeDowncast(materialize(row, model: model, number: number), to: Entity.self)) }
+            let link = self.link
+            for row in rows {
+                let object = map.object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }
+                objects.append(unsafeDowncast(object, to: Entity.self))
+            }
             return objects
         }
         // Slow path: the store's candidates plus this context's changed objects, judged in memory.

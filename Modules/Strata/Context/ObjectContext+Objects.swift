@@ -141,14 +141,19 @@ extension ObjectContext {
     /// The context's object for a row: the registered instance if any, else a new one.
     @inline(__always)
     func materialize(_ row: StoredRow, model: EntityModel, number: Int) -> ManagedObject {
-        if let existing = registry[number][row.key] { return existing }
+        let link = self.link
+        return registry[number].object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }
+    }
+
+    /// A new object for a stored row, not yet registered.
+    @inline(__always)
+    static func makeObject(for row: StoredRow, model: EntityModel, link: ContextLink) -> ManagedObject {
         let object = model.type.init()
         object.model = model
         object.link = link
         object.key = row.key
         object.version = row.version
         object.values = row.values
-        registry[number][row.key] = object
         return object
     }
 

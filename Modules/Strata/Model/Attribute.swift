@@ -41,20 +41,49 @@ public struct Attribute<Value: AttributeValue> {
     }
 
     /// Reads and writes the value through the object's row storage.
+    ///
+    /// Inlinable, so that each access is specialised for the model class and value type: once a
+    /// property has been used, a read is a scan of a few words and an array load, with no
+    /// generic metadata and no key-path work beyond the key path's identity.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let property = object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
-            let stored = object.readColumn(property)
-            return Value(storedValue: stored) ?? object[keyPath: storageKeyPath].defaultValue
+            if let stored = object.fastReadColumn(storage: ObjectIdentifier(storageKeyPath)), let value = Value(storedValue: stored) {
+                return value
+            }
+            return slowGet(object, wrappedKeyPath, storageKeyPath)
         }
         set {
-            let property = object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
-            object.writeColumn(property, newValue.storedValue)
+            if !object.fastWriteColumn(storage: ObjectIdentifier(storageKeyPath), newValue.storedValue) {
+                slowSet(newValue, object, wrappedKeyPath, storageKeyPath)
+            }
         }
+    }
+
+    /// The first read of a property (which maps its key path), reads on prototypes and on
+    /// objects not yet inserted, and the default when a stored value does not convert.
+    @usableFromInline
+    static func slowGet<Object: ManagedObject>(
+        _ object: Object, _ wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        let property = object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
+        let stored = object.readColumn(property)
+        return Value(storedValue: stored) ?? object[keyPath: storageKeyPath].defaultValue
+    }
+
+    /// The write counterpart of ``slowGet(_:_:_:)``.
+    @usableFromInline
+    static func slowSet<Object: ManagedObject>(
+        _ newValue: Value, _ object: Object, _ wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) {
+        let property = object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
+        object.writeColumn(property, newValue.storedValue)
     }
 }
 

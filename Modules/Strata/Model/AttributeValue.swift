@@ -22,33 +22,40 @@ extension AttributeValue {
 
 extension Bool: AttributeValue {
     public static var columnType: ColumnType { .bool }
+    @inlinable
     public init?(storedValue: StoredValue) {
         guard case .integer(let v) = storedValue, v == 0 || v == 1 else { return nil }
         self = v == 1
     }
+    @inlinable
     public var storedValue: StoredValue { .integer(self ? 1 : 0) }
 }
 
 extension Int: AttributeValue {
     public static var columnType: ColumnType { .int }
+    @inlinable
     public init?(storedValue: StoredValue) {
         guard case .integer(let v) = storedValue, let value = Int(exactly: v) else { return nil }
         self = value
     }
+    @inlinable
     public var storedValue: StoredValue { .integer(Int64(self)) }
 }
 
 extension Int64: AttributeValue {
     public static var columnType: ColumnType { .int64 }
+    @inlinable
     public init?(storedValue: StoredValue) {
         guard case .integer(let v) = storedValue else { return nil }
         self = v
     }
+    @inlinable
     public var storedValue: StoredValue { .integer(self) }
 }
 
 extension Double: AttributeValue {
     public static var columnType: ColumnType { .double }
+    @inlinable
     public init?(storedValue: StoredValue) {
         switch storedValue {
         case .real(let v): self = v
@@ -56,20 +63,24 @@ extension Double: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var storedValue: StoredValue { .real(self) }
 }
 
 extension String: AttributeValue {
     public static var columnType: ColumnType { .string }
+    @inlinable
     public init?(storedValue: StoredValue) {
         guard case .text(let v) = storedValue else { return nil }
         self = v
     }
+    @inlinable
     public var storedValue: StoredValue { .text(self) }
 }
 
 extension Date: AttributeValue {
     public static var columnType: ColumnType { .date }
+    @inlinable
     public init?(storedValue: StoredValue) {
         switch storedValue {
         case .real(let v): self = Date(timeIntervalSinceReferenceDate: v)
@@ -77,26 +88,31 @@ extension Date: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
 }
 
 extension Data: AttributeValue {
     public static var columnType: ColumnType { .data }
+    @inlinable
     public init?(storedValue: StoredValue) {
         guard case .blob(let v) = storedValue else { return nil }
         self = v
     }
+    @inlinable
     public var storedValue: StoredValue { .blob(self) }
 }
 
 extension UUID: AttributeValue {
     public static var columnType: ColumnType { .uuid }
+    @inlinable
     public init?(storedValue: StoredValue) {
         guard case .blob(let v) = storedValue, v.count == 16 else { return nil }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &bytes) { _ = v.copyBytes(to: $0) }
         self = UUID(uuid: bytes)
     }
+    @inlinable
     public var storedValue: StoredValue {
         withUnsafeBytes(of: uuid) { .blob(Data($0)) }
     }
@@ -105,6 +121,7 @@ extension UUID: AttributeValue {
 extension Optional: AttributeValue where Wrapped: AttributeValue {
     public static var columnType: ColumnType { Wrapped.columnType }
     public static var isOptional: Bool { true }
+    @inlinable
     public init?(storedValue: StoredValue) {
         if case .null = storedValue {
             self = .none
@@ -114,5 +131,6 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
             return nil
         }
     }
+    @inlinable
     public var storedValue: StoredValue { self?.storedValue ?? .null }
 }

@@ -127,6 +127,17 @@ final class EntityModel: @unchecked Sendable {
         return resolveStorage(keyPath, id: id)
     }
 
+    /// The column of the attribute whose storage key path has identity `id`, if that key path
+    /// has been seen before (nil otherwise, and for to-many relationships).
+    @inline(__always)
+    func cachedColumn(forStorage id: UInt) -> Int? {
+        for index in 0..<propertyCount where storageIDs[index].load(ordering: .relaxed) == id {
+            let column = columnTable[index]
+            return column >= 0 ? column : nil
+        }
+        return nil
+    }
+
     private func resolveStorage<Object: ManagedObject, Wrapper: PropertyProbe>(_ keyPath: ReferenceWritableKeyPath<Object, Wrapper>, id: UInt) -> Int {
         ModelRegistry.withLock {
             guard let prototype = prototype as? Object else {

@@ -155,6 +155,33 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return values[column]
     }
 
+    /// The fast path of an attribute read: the column of the property whose wrapper storage key
+    /// path has identity `storage`, or nil when the slow path must run (the property's first
+    /// use, a prototype being mapped, or an object without a model yet).
+    @usableFromInline
+    final func fastReadColumn(storage: ObjectIdentifier) -> StoredValue? {
+        guard let column = fastColumn(storage: storage) else { return nil }
+        checkAccess { propertyName(resolvedModel.columnProperties[column]) }
+        return values[column]
+    }
+
+    /// The fast path of an attribute write; false when the slow path must run (as for reads).
+    @usableFromInline
+    final func fastWriteColumn(storage: ObjectIdentifier, _ value: StoredValue) -> Bool {
+        guard let column = fastColumn(storage: storage) else { return false }
+        checkAccess { propertyName(resolvedModel.columnProperties[column]) }
+        setColumn(column, value)
+        return true
+    }
+
+    @inline(__always)
+    private final func fastColumn(storage: ObjectIdentifier) -> Int? {
+        guard model != nil, !state.contains(.prototype) else { return nil }
+        // The object's model outlives it, so reading through it needs no retain.
+        unowned(unsafe) let model = self.model!
+        return model.cachedColumn(forStorage: UInt(bitPattern: storage))
+    }
+
     /// Writes an attribute column, tracking the change.
     final func writeColumn(_ property: Int, _ value: StoredValue) {
         unowned(unsafe) let model = resolvedModel
