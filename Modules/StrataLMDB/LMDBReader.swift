@@ -72,6 +72,23 @@ final class LMDBReader: StoreReader {
         return Array(plan.window(of: matches))
     }
 
+    func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
+        // Sorted or windowed plans need every row first; the rest stream in primary-key order.
+        guard plan.sort.isEmpty, plan.limit == nil, plan.offset <= 0 else {
+            for row in try rows(for: plan) { try body(row) }
+            return
+        }
+        let entity = try engine.entity(plan.entity)
+        let filter = plan.filter
+        try reading { txn in
+            try forEachCandidate(txn, entity, filter) { row in
+                if let filter, !filter.matches(row.values, key: row.key) { return true }
+                try body(row)
+                return true
+            }
+        }
+    }
+
     func count(entity number: Int, filter: Filter?) throws -> Int {
         let entity = try engine.entity(number)
         return try reading { txn in

@@ -38,6 +38,13 @@ final class SQLiteReader: StoreReader {
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
+        var result: [StoredRow] = []
+        if let limit = plan.limit { result.reserveCapacity(min(max(limit, 0), 4096)) }
+        try forEachRow(for: plan) { result.append($0) }
+        return result
+    }
+
+    func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
         let connection = try open()
         let table = try engine.table(plan.entity)
         var sql = "SELECT \(table.selectList) FROM \(table.table)"
@@ -63,12 +70,9 @@ final class SQLiteReader: StoreReader {
         let statement = try connection.statement(sql)
         defer { statement.reset() }
         try bind(parameters, to: statement)
-        var result: [StoredRow] = []
-        if let limit = plan.limit { result.reserveCapacity(min(max(limit, 0), 4096)) }
         while try statement.step() {
-            result.append(try decode(statement, table))
+            try body(try decode(statement, table))
         }
-        return result
     }
 
     func count(entity: Int, filter: Filter?) throws -> Int {

@@ -100,6 +100,11 @@ private final class ObservedReader: StoreReader {
         return try base.rows(for: plan)
     }
 
+    func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
+        faults.record("rows")
+        try base.forEachRow(for: plan, body)
+    }
+
     func count(entity: Int, filter: Filter?) throws -> Int {
         faults.record("count")
         return try base.count(entity: entity, filter: filter)

@@ -18,9 +18,10 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
 
     /// Objects in registration order.
     private var entries: ContiguousArray<Entry> = []
-    /// Entry index + 1 per slot (0: empty); empty while the map is small. A power of two in
-    /// size and never more than half full.
-    private var slots: ContiguousArray<UInt32> = []
+    /// Per slot: entry index + 1 in the high 32 bits (0: empty) and the low 32 bits of the
+    /// entry's key, so that a probe rejects other keys without reading their entries. Empty
+    /// while the map is small; a power of two in size and never more than half full.
+    private var slots: ContiguousArray<UInt64> = []
     private var holes = 0
     private static let linearLimit = 8
 
@@ -101,15 +102,19 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
         if (entries.count + 1) * 2 > slots.count { rebuildSlots(capacity: entries.count + 1) }
         let mask = slots.count - 1
         var slot = Self.hash(key, mask: mask)
+        let tag = Self.tag(key)
         while true {
-            let stored = Int(slots[slot])
+            let stored = slots[slot]
             if stored == 0 { break }
-            if entries[stored - 1].key == key { return fill(stored - 1, orGet: orGet, make) }
+            if UInt32(truncatingIfNeeded: stored) == tag {
+                let index = Int(stored &>> 32) - 1
+                if entries[index].key == key { return fill(index, orGet: orGet, make) }
+            }
             slot = (slot + 1) & mask
         }
         let object = make()
         entries.append(Entry(key: key, object: object))
-        slots[slot] = UInt32(truncatingIfNeeded: entries.count)
+        slots[slot] = Self.slot(index: entries.count - 1, key: key)
         return object
     }
 
@@ -132,10 +137,14 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
         if slots.isEmpty { return entries.firstIndex { $0.key == key } }
         let mask = slots.count - 1
         var slot = Self.hash(key, mask: mask)
+        let tag = Self.tag(key)
         while true {
-            let stored = Int(slots[slot])
+            let stored = slots[slot]
             if stored == 0 { return nil }
-            if entries[stored - 1].key == key { return stored - 1 }
+            if UInt32(truncatingIfNeeded: stored) == tag {
+                let index = Int(stored &>> 32) - 1
+                if entries[index].key == key { return index }
+            }
             slot = (slot + 1) & mask
         }
     }
@@ -149,8 +158,16 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
         for index in entries.indices {
             var slot = Self.hash(entries[index].key, mask: mask)
             while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = UInt32(truncatingIfNeeded: index + 1)
+            slots[slot] = Self.slot(index: index, key: entries[index].key)
         }
+    }
+
+    @inline(__always)
+    private static func tag(_ key: Int64) -> UInt32 { UInt32(truncatingIfNeeded: key) }
+
+    @inline(__always)
+    private static func slot(index: Int, key: Int64) -> UInt64 {
+        UInt64(index + 1) &<< 32 | UInt64(tag(key))
     }
 
     /// The power-of-two table size that keeps `capacity` entries at most half full.

@@ -15,7 +15,12 @@ extension ObjectContext {
     public func fetch<Entity: ManagedObject>(_ request: FetchRequest<Entity>) throws -> [Entity] {
         try checkInside("ObjectContext.fetch(_:)")
         let query = try FetchQuery(request, context: self)
-        return try run(query, as: Entity.self)
+        let objects = try run(query)
+        // Every object a query returns was made from the request's model, whose class is exactly
+        // `Entity`, so the array can be reinterpreted: arrays of class references share one
+        // layout. Working on `[ManagedObject]` keeps the per-row loop free of generic metadata.
+        assert(objects.allSatisfy { $0 is Entity })
+        return unsafeBitCast(objects, to: [Entity].self)
     }
 
     /// Counts the objects a request selects (limit and offset apply).
@@ -28,28 +33,27 @@ extension ObjectContext {
             let afterOffset = max(total - max(request.fetchOffset, 0), 0)
             return request.fetchLimit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
         }
-        return try run(query, as: ManagedObject.self).count
+        return try run(query).count
     }
 
-    /// Runs a query; `Entity` is the request's entity class (every result is one).
-    private func run<Entity: ManagedObject>(_ query: FetchQuery, as _: Entity.Type) throws -> [Entity] {
+    /// Runs a query: every result is an instance of the query model's class.
+    private func run(_ query: FetchQuery) throws -> [ManagedObject] {
         let model = query.model
         let number = query.number
         if query.isExact && query.memorySort == nil && !hasPendingChanges(model) {
             let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys, limit: query.limit, offset: query.offset)
-            let rows = try snapshot().rows(for: plan)
+            let reader = try snapshot()
             // The entity's map is moved out for the loop, so that registering each row touches a
-            // uniquely held local instead of the context's array of maps.
+            // uniquely held local instead of the context's array of maps. Rows stream in: each
+            // becomes an object while its values are still in the cache.
             var map = IdentityMap()
             swap(&map, &registry[number])
             defer { swap(&map, &registry[number]) }
-            map.reserveCapacity(map.count + rows.count)
-            var objects: [Entity] = []
-            objects.reserveCapacity(rows.count)
+            var objects: [ManagedObject] = []
             let link = self.link
-            for row in rows {
+            try reader.forEachRow(for: plan) { row in
                 let object = map.object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }
-                objects.append(unsafeDowncast(object, to: Entity.self))
+                objects.append(object)
             }
             return objects
         }
@@ -71,7 +75,7 @@ extension ObjectContext {
         query.sort(&matches)
         let start = min(max(query.offset, 0), matches.count)
         let end = query.limit.map { min(start + max($0, 0), matches.count) } ?? matches.count
-        return matches[start..<end].map { unsafeDowncast($0, to: Entity.self) }
+        return Array(matches[start..<end])
     }
 
     /// Whether this context holds unsaved changes to objects of an entity.

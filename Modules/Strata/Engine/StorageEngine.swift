@@ -66,6 +66,15 @@ public protocol StoreReader: AnyObject {
     /// The rows a plan selects, in the plan's order (see ``FetchPlan``).
     func rows(for plan: FetchPlan) throws -> [StoredRow]
 
+    /// Calls `body` with each row a plan selects, in the plan's order, as the row is read.
+    ///
+    /// The same rows as ``rows(for:)``, delivered one at a time so that a large fetch turns
+    /// each row into an object while the row is still in the processor's cache. `body` must not
+    /// call the reader. A default implementation calls ``rows(for:)``; engines that can stream
+    /// should implement it.
+    /// - Throws: the errors of ``rows(for:)``, and whatever `body` throws (reading stops).
+    func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws
+
     /// How many rows match `filter` (all rows when nil).
     func count(entity: Int, filter: Filter?) throws -> Int
 
@@ -98,5 +107,12 @@ public struct EngineConfiguration: Sendable {
         self.name = name
         self.location = location
         self.open = open
+    }
+}
+
+extension StoreReader {
+    /// Delivers the rows of ``rows(for:)`` one at a time.
+    public func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
+        for row in try rows(for: plan) { try body(row) }
     }
 }

@@ -25,10 +25,20 @@ import Synchronization
 /// only inside that context's `perform`. It is not `Sendable`; pass its ``objectID`` instead.
 /// Using it anywhere else stops the program with a message naming the call.
 open class ManagedObject: Hashable, CustomStringConvertible {
-    final var model: EntityModel?
+    /// The entity's model. Held unretained: models live for the whole process (the model
+    /// registry holds every one), and every attribute access goes through it, so reaching it
+    /// should cost no reference counting.
+    final var model: EntityModel? {
+        get { unmanagedModel?.takeUnretainedValue() }
+        set { unmanagedModel = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    final var unmanagedModel: Unmanaged<EntityModel>?
     final var link: ContextLink?
     /// Column values in ``EntityModel`` column order.
-    final var values = ContiguousArray<StoredValue>()
+    ///
+    /// Exempt from dynamic exclusivity checks: an object is confined to its context's thread
+    /// (``checkAccess(_:)`` enforces it), so the check on every attribute access finds nothing.
+    @exclusivity(unchecked) final var values = ContiguousArray<StoredValue>()
     /// Values as last loaded or saved, kept from the first change until save or rollback.
     final var committedValues: ContiguousArray<StoredValue>?
     final var key: Int64 = 0
@@ -176,10 +186,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     @inline(__always)
     private final func fastColumn(storage: ObjectIdentifier) -> Int? {
-        guard model != nil, !state.contains(.prototype) else { return nil }
-        // The object's model outlives it, so reading through it needs no retain.
-        unowned(unsafe) let model = self.model!
-        return model.cachedColumn(forStorage: UInt(bitPattern: storage))
+        guard let unmanagedModel, !state.contains(.prototype) else { return nil }
+        return unmanagedModel._withUnsafeGuaranteedRef { $0.cachedColumn(forStorage: UInt(bitPattern: storage)) }
     }
 
     /// Writes an attribute column, tracking the change.
