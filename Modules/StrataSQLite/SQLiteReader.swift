@@ -129,21 +129,34 @@ final class SQLiteReader: StoreReader {
     /// Decodes the current row: id, version, then every column checked against its class.
     private func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout) throws(StrataError) -> StoredRow {
         let key = statement.int64(at: 0)
-        let columns = table.decoding
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(columns.count)
-        for (column, decoding) in columns.enumerated() {
-            let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
-                "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
-            }
-            if value.isNull && !decoding.isOptional {
-                throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
-            }
-            values.append(value)
-        }
         if statement.isNull(at: 1) {
             throw .storeCorrupt("\(table.entity.name) row \(key) has no version")
         }
-        return StoredRow(key: key, version: statement.int64(at: 1), values: values)
+        let version = statement.int64(at: 1)
+        let columns = table.decoding
+        var failure: StrataError?
+        // Filled in place: one allocation, no growth checks. A failed column stops the fill
+        // with the rest set to null, and the row is thrown away.
+        let values = ContiguousArray<StoredValue>(unsafeUninitializedCapacity: columns.count) { buffer, count in
+            for column in columns.indices {
+                let decoding = columns[column]
+                do throws(StrataError) {
+                    let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
+                        "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
+                    }
+                    if value.isNull && !decoding.isOptional {
+                        throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
+                    }
+                    buffer.initializeElement(at: column, to: value)
+                } catch {
+                    failure = error
+                    count = column
+                    return
+                }
+            }
+            count = columns.count
+        }
+        if let failure { throw failure }
+        return StoredRow(key: key, version: version, values: values)
     }
 }

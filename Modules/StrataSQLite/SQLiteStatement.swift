@@ -148,6 +148,7 @@ final class SQLiteStatement {
     /// - Parameters:
     ///   - isBool: the column holds a `Bool`: only 0 and 1 are valid.
     ///   - place: names the table, column and row for the error message.
+    @inline(__always)
     func value(at column: Int32, as storageClass: StorageClass, isBool: Bool, place: () -> String) throws(StrataError) -> StoredValue {
         let type = sqlite3_column_type(handle, column)
         switch (type, storageClass) {
