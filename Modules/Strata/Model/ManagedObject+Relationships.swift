@@ -1,44 +1,22 @@
-/// Lazily created per-object relationship state: resolved to-one targets and loaded to-many sets.
-final class RelationState {
-    /// Property → resolved target (`.some(nil)` when resolved to no object).
-    var toOne: [Int: ManagedObject?] = [:]
-    var toMany: [Int: RelatedSet] = [:]
-}
-
-/// A loaded to-many relationship: members in order, plus their identities.
-final class RelatedSet {
-    var members: [ManagedObject]
-    var identities: Set<ObjectIdentifier>
-
-    init(_ members: [ManagedObject]) {
-        self.members = members
-        self.identities = Set(members.map(ObjectIdentifier.init))
-    }
-
-    func insert(_ object: ManagedObject) {
-        if identities.insert(ObjectIdentifier(object)).inserted { members.append(object) }
-    }
-
-    func remove(_ object: ManagedObject) {
-        if identities.remove(ObjectIdentifier(object)) != nil { members.removeAll { $0 === object } }
-    }
-
-    func contains(_ object: ManagedObject) -> Bool { identities.contains(ObjectIdentifier(object)) }
-}
-
 extension ManagedObject {
     /// The context for relationship work, stopping the program for objects not in one.
     private func relationContext(_ property: Int) -> ObjectContext {
-        let model = resolvedModel
-        checkAccess { "\(model.name).\(model.properties[property].name)" }
+        checkAccess { propertyName(property) }
         guard let context = link?.context else {
-            Misuse.fail("\(model.name).\(model.properties[property].name) was used on an object that is not in a live context; insert the object before relating it")
+            Misuse.fail("\(propertyName(property)) was used on an object that is not in a live context; insert the object before relating it")
         }
         return context
     }
 
     private func relation(_ property: Int) -> RelationModel {
         resolvedModel.relations[property]!
+    }
+
+    /// Stops the program when `object` is not in this object's context; the message is built
+    /// only then.
+    @inline(__always)
+    private func requireSameContext(_ object: ManagedObject, _ context: ObjectContext, _ api: @autoclosure () -> String) {
+        if object.link !== link { context.requireOwned(object, api()) }
     }
 
     private var relationState: RelationState {
@@ -56,15 +34,18 @@ extension ManagedObject {
             guard case .relationship(let declaration) = resolvedModel.properties[property].kind else { return nil }
             return ModelRegistry.prototype(for: declaration.targetType)
         }
-        let context = relationContext(property)
+        return resolvedToOneTarget(property, context: relationContext(property))
+    }
+
+    /// ``toOneTarget(_:)`` once the caller has checked access and found the context.
+    private func resolvedToOneTarget(_ property: Int, context: ObjectContext) -> ManagedObject? {
         if let cached = relations?.toOne[property] { return cached }
-        let relation = relation(property)
         var target: ManagedObject?
-        if case .integer(let key) = values[resolvedModel.properties[property].column!] {
+        if case .integer(let key) = values[resolvedModel.column(ofProperty: property)] {
             do {
-                target = try context.object(model: relation.target, key: key)
+                target = try context.object(model: relation(property).target, key: key)
             } catch {
-                Misuse.fail("\(resolvedModel.name).\(resolvedModel.properties[property].name) could not be loaded: \(error)")
+                Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
             }
         }
         relationState.toOne[property] = .some(target)
@@ -84,9 +65,9 @@ extension ManagedObject {
     final func setToOneTarget(_ property: Int, _ newTarget: ManagedObject?) {
         if state.contains(.prototype) { return }
         let context = relationContext(property)
-        if let newTarget { context.requireOwned(newTarget, "\(resolvedModel.name).\(resolvedModel.properties[property].name)") }
+        if let newTarget { requireSameContext(newTarget, context, self.propertyName(property)) }
         let relation = relation(property)
-        let oldTarget = toOneTarget(property)
+        let oldTarget = resolvedToOneTarget(property, context: context)
         if oldTarget === newTarget { return }
         setToOneRaw(property, newTarget, context: context)
         if relation.inverseIsToMany {
@@ -113,8 +94,8 @@ extension ManagedObject {
     /// Sets the to-one state and column without touching the inverse.
     final func setToOneRaw(_ property: Int, _ target: ManagedObject?, context: ObjectContext) {
         relationState.toOne[property] = .some(target)
-        let keyValue: StoredValue = (target?.key ?? 0) > 0 ? .integer(target!.key) : .null
-        setColumn(resolvedModel.properties[property].column!, keyValue)
+        let keyValue: StoredValue = if let target, target.key > 0 { .integer(target.key) } else { .null }
+        setColumn(resolvedModel.column(ofProperty: property), keyValue)
         context.registerRelationChange(self)
     }
 
@@ -134,7 +115,7 @@ extension ManagedObject {
     final func toManyInsert(_ property: Int, _ object: ManagedObject) {
         if state.contains(.prototype) { return }
         let context = relationContext(property)
-        context.requireOwned(object, "\(resolvedModel.name).\(resolvedModel.properties[property].name).insert(_:)")
+        requireSameContext(object, context, "\(self.propertyName(property)).insert(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
             setLinked(object, true, through: relation, context: context)
@@ -146,7 +127,7 @@ extension ManagedObject {
     final func toManyRemove(_ property: Int, _ object: ManagedObject) {
         if state.contains(.prototype) { return }
         let context = relationContext(property)
-        context.requireOwned(object, "\(resolvedModel.name).\(resolvedModel.properties[property].name).remove(_:)")
+        requireSameContext(object, context, "\(self.propertyName(property)).remove(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
             setLinked(object, false, through: relation, context: context)
@@ -191,7 +172,7 @@ extension ManagedObject {
         do {
             set = RelatedSet(try context.loadRelated(relation, of: self))
         } catch {
-            Misuse.fail("\(resolvedModel.name).\(resolvedModel.properties[property].name) could not be loaded: \(error)")
+            Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
         }
         relationState.toMany[property] = set
         return set
