@@ -89,7 +89,7 @@ extension ObjectContext {
     private func syncForeignKeys() {
         for object in relationDirty where !object.state.contains(.gone) {
             guard let model = object.model, let relations = object.relations else { continue }
-            relations.toOne.forEach { property, target in
+            relations.forEachToOne { property, target in
                 let column = model.column(ofProperty: property)
                 guard column >= 0 else { return }
                 let value: StoredValue

@@ -39,24 +39,27 @@ extension ManagedObject {
 
     /// ``toOneTarget(_:)`` once the caller has checked access and found the context.
     private func resolvedToOneTarget(_ property: Int, context: ObjectContext) -> ManagedObject? {
-        if let cached = relations?.toOne[property] { return cached }
-        var target: ManagedObject?
-        if case .integer(let key) = values[resolvedModel.column(ofProperty: property)] {
-            do {
-                target = try context.object(model: relation(property).target, key: key)
-            } catch {
-                Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
-            }
-        }
-        relationState.toOne[property] = .some(target)
+        if let cached = relations?[toOne: property] { return cached }
+        let target = storedToOneTarget(property, relation: relation(property), context: context)
+        relationState[toOne: property] = .some(target)
         return target
+    }
+
+    /// The target the foreign-key column names, loaded through the context (not cached).
+    private func storedToOneTarget(_ property: Int, relation: RelationModel, context: ObjectContext) -> ManagedObject? {
+        guard case .integer(let key) = values[resolvedModel.column(ofProperty: property)] else { return nil }
+        do {
+            return try context.object(model: relation.target, key: key)
+        } catch {
+            Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
+        }
     }
 
     /// The ID of a to-one target, without loading it when it is saved.
     final func toOneTargetID(_ property: Int) -> ObjectID? {
         if state.contains(.prototype) { return nil }
         _ = relationContext(property)
-        if let cached = relations?.toOne[property] { return cached?.objectID }
+        if let cached = relations?[toOne: property] { return cached?.objectID }
         guard case .integer(let key) = values[resolvedModel.properties[property].column!], let link else { return nil }
         return ObjectID(storeIdentifier: link.storeIdentifier, entityName: relation(property).target.name, kind: .permanent(key))
     }
@@ -66,10 +69,21 @@ extension ManagedObject {
         if state.contains(.prototype) { return }
         let context = relationContext(property)
         if let newTarget { requireSameContext(newTarget, context, self.propertyName(property)) }
-        let relation = relation(property)
-        let oldTarget = resolvedToOneTarget(property, context: context)
+        // The model and its relations live as long as the schema, which outlives its objects.
+        unowned(unsafe) let model = resolvedModel
+        unowned(unsafe) let relation = model.relations[property]!
+        let cache = relationState
+        let oldTarget: ManagedObject?
+        if let cached = cache[toOne: property] {
+            oldTarget = cached
+        } else {
+            oldTarget = storedToOneTarget(property, relation: relation, context: context)
+            if oldTarget === newTarget { cache[toOne: property] = .some(oldTarget) }
+        }
         if oldTarget === newTarget { return }
-        setToOneRaw(property, newTarget, context: context)
+        cache[toOne: property] = .some(newTarget)
+        setColumn(model.column(ofProperty: property), Self.foreignKey(of: newTarget))
+        context.registerRelationChange(self)
         if relation.inverseIsToMany {
             if let oldTarget {
                 oldTarget.relations?.toMany[relation.inverseProperty]?.remove(self)
@@ -93,10 +107,15 @@ extension ManagedObject {
 
     /// Sets the to-one state and column without touching the inverse.
     final func setToOneRaw(_ property: Int, _ target: ManagedObject?, context: ObjectContext) {
-        relationState.toOne[property] = .some(target)
-        let keyValue: StoredValue = if let target, target.key > 0 { .integer(target.key) } else { .null }
-        setColumn(resolvedModel.column(ofProperty: property), keyValue)
+        relationState[toOne: property] = .some(target)
+        setColumn(resolvedModel.column(ofProperty: property), Self.foreignKey(of: target))
         context.registerRelationChange(self)
+    }
+
+    /// The foreign-key value that refers to `target`: null until it has a permanent key.
+    @inline(__always)
+    private static func foreignKey(of target: ManagedObject?) -> StoredValue {
+        if let target, target.key > 0 { .integer(target.key) } else { .null }
     }
 
     // MARK: To-many

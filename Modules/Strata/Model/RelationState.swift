@@ -1,24 +1,20 @@
 /// Lazily created per-object relationship state: resolved to-one targets and loaded to-many sets.
-final class RelationState {
-    /// Property → resolved target (`.some(nil)` when resolved to no object).
-    var toOne = ToOneCache()
-    var toMany: [Int: RelatedSet] = [:]
-}
-
-/// Resolved to-one targets by property, behaving like `[Int: ManagedObject?]`.
 ///
-/// Most entities have one or two to-one relationships, so the first two entries live inline
+/// To-one targets behave like `[Int: ManagedObject?]` (``subscript(toOne:)``). Most entities
+/// have one or two to-one relationships, so the first two entries live in the object itself
 /// and a bulk insert that sets one relationship per object allocates no hash table per object.
-struct ToOneCache {
+final class RelationState {
     private var firstProperty = -1
     private var firstTarget: ManagedObject?
     private var secondProperty = -1
     private var secondTarget: ManagedObject?
     private var overflow: [Int: ManagedObject?] = [:]
+    /// Property → loaded to-many set.
+    var toMany: [Int: RelatedSet] = [:]
 
-    /// The cached target of `property`: nil when not resolved, `.some(nil)` when resolved to none.
-    /// Assigning nil forgets the entry.
-    subscript(property: Int) -> ManagedObject?? {
+    /// The cached target of to-one `property`: nil when not resolved, `.some(nil)` when
+    /// resolved to no object. Assigning nil forgets the entry.
+    subscript(toOne property: Int) -> ManagedObject?? {
         get {
             if firstProperty == property { return .some(firstTarget) }
             if secondProperty == property { return .some(secondTarget) }
@@ -26,9 +22,11 @@ struct ToOneCache {
         }
         set {
             if firstProperty == property || (firstProperty < 0 && newValue != nil && !holds(property)) {
-                store(newValue, property, &firstProperty, &firstTarget)
+                firstProperty = newValue == nil ? -1 : property
+                firstTarget = newValue ?? nil
             } else if secondProperty == property || (secondProperty < 0 && newValue != nil && !holds(property)) {
-                store(newValue, property, &secondProperty, &secondTarget)
+                secondProperty = newValue == nil ? -1 : property
+                secondTarget = newValue ?? nil
             } else {
                 overflow[property] = newValue
             }
@@ -39,18 +37,8 @@ struct ToOneCache {
         firstProperty == property || secondProperty == property || (!overflow.isEmpty && overflow[property] != nil)
     }
 
-    private func store(_ value: ManagedObject??, _ property: Int, _ slotProperty: inout Int, _ slotTarget: inout ManagedObject?) {
-        if let value {
-            slotProperty = property
-            slotTarget = value
-        } else {
-            slotProperty = -1
-            slotTarget = nil
-        }
-    }
-
-    /// Calls `body` with every cached (property, target) pair.
-    func forEach(_ body: (Int, ManagedObject?) throws -> Void) rethrows {
+    /// Calls `body` with every cached to-one (property, target) pair.
+    func forEachToOne(_ body: (Int, ManagedObject?) throws -> Void) rethrows {
         if firstProperty >= 0 { try body(firstProperty, firstTarget) }
         if secondProperty >= 0 { try body(secondProperty, secondTarget) }
         for (property, target) in overflow { try body(property, target) }
