@@ -48,6 +48,49 @@ enum IndexKeyCodec {
         }
     }
 
+    /// ``append(_:to:)`` into a ``ByteBuffer``, byte for byte the same encoding.
+    static func append(_ value: StoredValue, to out: ByteBuffer) {
+        switch value {
+        case .null:
+            out.reserve(1)
+            out.append(tagNull)
+        case .integer(let v):
+            out.reserve(9)
+            out.append(tagInteger)
+            out.appendBigEndian(UInt64(bitPattern: v) ^ (1 << 63))
+        case .real(let v):
+            out.reserve(9)
+            out.append(tagReal)
+            let bits = (v == 0 ? 0.0 : v).bitPattern
+            out.appendBigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
+        case .text(let text):
+            let utf8 = text.utf8
+            out.reserve(3 &+ 2 &* utf8.count)
+            out.append(tagText)
+            if utf8.withContiguousStorageIfAvailable({ appendEscaped(UnsafeRawBufferPointer($0), to: out) }) == nil {
+                var copy = text
+                copy.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: out) }
+            }
+            out.append(0)
+            out.append(0)
+        case .blob(let data):
+            out.reserve(3 &+ 2 &* data.count)
+            out.append(tagBlob)
+            data.withUnsafeBytes { appendEscaped($0, to: out) }
+            out.append(0)
+            out.append(0)
+        }
+    }
+
+    /// Appends `bytes` with `00` escaped as `00 FF`; room for twice the bytes must be reserved.
+    @inline(__always)
+    private static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to out: ByteBuffer) {
+        for byte in bytes {
+            out.append(byte)
+            if byte == 0 { out.append(0xFF) }
+        }
+    }
+
     /// The encoded prefix shared by every text value starting with `prefix`.
     static func textPrefix(_ prefix: String) -> [UInt8] {
         var out: [UInt8] = [tagText]

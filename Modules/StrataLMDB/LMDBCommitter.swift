@@ -12,11 +12,11 @@ struct LMDBCommitter {
     let catalog: LMDBCatalog
     let storeIdentifier: UUID
     let maxKeySize: Int
-    private var conflicts: [VersionConflict] = []
-    private var violation: StrataError?
+    var conflicts: [VersionConflict] = []
+    var violation: StrataError?
     /// Reused for every encoded row and index key of the change set.
-    private var rowBuffer: [UInt8] = []
-    private var keyBuffer: [UInt8] = []
+    let rowBytes = ByteBuffer()
+    let keyBytes = ByteBuffer()
 
     init(txn: LMDBTransaction, catalog: LMDBCatalog, storeIdentifier: UUID, maxKeySize: Int) {
         self.txn = txn
@@ -30,7 +30,7 @@ struct LMDBCommitter {
         for link in changes.unlinks { try unlink(link) }
         for write in changes.updates { try update(write) }
         for check in changes.touches { try touch(check) }
-        for write in changes.inserts { try insert(write) }
+        try insertAll(changes.inserts)
         for link in changes.links { try self.link(link) }
         if !conflicts.isEmpty { throw StrataError.conflict(conflicts) }
         if let violation { throw violation }
@@ -38,7 +38,7 @@ struct LMDBCommitter {
 
     // MARK: Rows
 
-    private func entity(_ number: Int) throws -> LMDBCatalog.Entity {
+    func entity(_ number: Int) throws -> LMDBCatalog.Entity {
         guard catalog.entities.indices.contains(number) else { throw StrataError.misuse("no entity number \(number) in this store's schema") }
         return catalog.entities[number]
     }
@@ -62,11 +62,11 @@ struct LMDBCommitter {
         return row
     }
 
-    private func checkKey(_ key: Int64) throws {
+    func checkKey(_ key: Int64) throws {
         guard key > 0 else { throw StrataError.misuse("primary keys are positive; got \(key)") }
     }
 
-    private func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity) throws {
+    func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity) throws {
         let classes = entity.layout.classes
         guard write.values.count == classes.count else {
             throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "expected \(classes.count) values, got \(write.values.count)")])
@@ -102,36 +102,15 @@ struct LMDBCommitter {
             try txn.delete(index.dbi, oldKey)
             try putIndex(index, entity, newKey, write.key)
         }
-        RowCodec.encode(version: write.expectedVersion + 1, values: write.values, into: &rowBuffer)
-        try txn.put(entity.dbi, primaryKey: write.key, rowBuffer)
+        _ = RowCodec.encode(version: write.expectedVersion + 1, values: write.values, checking: nil, into: rowBytes)
+        try txn.put(entity.dbi, primaryKey: write.key, bytes: rowBytes.bytes)
     }
 
     private mutating func touch(_ check: RowVersionCheck) throws {
         let entity = try entity(check.entity)
         guard let old = try checkedRow(entity, check.key, expected: check.expectedVersion) else { return }
-        RowCodec.encode(version: old.version + 1, values: old.values, into: &rowBuffer)
-        try txn.put(entity.dbi, primaryKey: check.key, rowBuffer)
-    }
-
-    private mutating func insert(_ write: RowWrite) throws {
-        let entity = try entity(write.entity)
-        try checkKey(write.key)
-        try validate(write, entity)
-        // The row first, refusing a key that is taken: that is a conflict, and none of the
-        // row's index entries are written.
-        RowCodec.encode(version: 1, values: write.values, into: &rowBuffer)
-        do {
-            try txn.put(entity.dbi, primaryKey: write.key, rowBuffer, noOverwrite: true)
-        } catch .keyExists {
-            conflicts.append(VersionConflict(
-                objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: write.key),
-                expectedVersion: write.expectedVersion, storedVersion: nil))
-            return
-        }
-        for index in entity.indexes {
-            try Self.encodeIndexKey(index, entity, write.values, write.key, maxKeySize: maxKeySize, into: &keyBuffer)
-            try putIndex(index, entity, keyBuffer, write.key)
-        }
+        _ = RowCodec.encode(version: old.version + 1, values: old.values, checking: nil, into: rowBytes)
+        try txn.put(entity.dbi, primaryKey: check.key, bytes: rowBytes.bytes)
     }
 
     // MARK: Indexes
@@ -157,20 +136,32 @@ struct LMDBCommitter {
             if values[column].isNull { hasNull = true }
         }
         if !index.isUnique || hasNull { IndexKeyCodec.appendBigEndian(UInt64(bitPattern: key), to: &out) }
-        guard out.count <= maxKeySize else {
-            throw StrataError.validation([ValidationIssue(
-                entity: entity.name, property: index.columnNames.joined(separator: ", "),
-                message: "the value is too long to index: its index key needs \(out.count) bytes but LMDB keys hold at most \(maxKeySize) (index \(index.name)); shorten the value or drop the index")])
-        }
+        guard out.count <= maxKeySize else { throw keyTooLong(index, entity, size: out.count, maxKeySize: maxKeySize) }
+    }
+
+    /// The error for an index key longer than LMDB allows.
+    static func keyTooLong(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, size: Int, maxKeySize: Int) -> StrataError {
+        .validation([ValidationIssue(
+            entity: entity.name, property: index.columnNames.joined(separator: ", "),
+            message: "the value is too long to index: its index key needs \(size) bytes but LMDB keys hold at most \(maxKeySize) (index \(index.name)); shorten the value or drop the index")])
     }
 
     private mutating func putIndex(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64) throws {
+        try indexKey.withUnsafeBytes { try putIndex(index.dbi, index.isUnique, entity, $0, key) { index } }
+    }
+
+    /// Adds an index entry; an entry already there is a uniqueness violation when the index is
+    /// unique and the entry belongs to another row (`index` is read only then).
+    mutating func putIndex(
+        _ dbi: UInt32, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: UnsafeRawBufferPointer, _ key: Int64,
+        index: () -> LMDBCatalog.Index
+    ) throws {
         do {
-            try txn.put(index.dbi, indexKey, primaryKeyValue: key, noOverwrite: true)
+            try txn.put(dbi, keyBytes: indexKey, primaryKeyValue: key, noOverwrite: true)
         } catch .keyExists {
-            let owner = try txn.get(index.dbi, indexKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            if index.isUnique, owner != key, violation == nil {
-                violation = .constraintViolation(entity: entity.name, attributes: index.columnNames)
+            let owner = try txn.get(dbi, Array(indexKey)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+            if isUnique, owner != key, violation == nil {
+                violation = .constraintViolation(entity: entity.name, attributes: index().columnNames)
             }
         }
     }

@@ -51,6 +51,18 @@ struct LMDBTransaction {
         try lmdbCheck(rc)
     }
 
+    /// ``put(_:_:_:noOverwrite:)`` of bytes in caller-owned memory under an 8-byte big-endian primary key.
+    func put(_ dbi: MDB_dbi, primaryKey: Int64, bytes value: UnsafeRawBufferPointer, noOverwrite: Bool = false) throws(LMDBError) {
+        let rc = withUnsafeBytes(of: primaryKey.bigEndian) { put(dbi, bytes: $0, value, noOverwrite: noOverwrite) }
+        try lmdbCheck(rc)
+    }
+
+    /// ``put(_:_:primaryKeyValue:noOverwrite:)`` with a key in caller-owned memory.
+    func put(_ dbi: MDB_dbi, keyBytes key: UnsafeRawBufferPointer, primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
+        let rc = withUnsafeBytes(of: primaryKeyValue.bigEndian) { put(dbi, bytes: key, $0, noOverwrite: noOverwrite) }
+        try lmdbCheck(rc)
+    }
+
     private func put(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool) -> Int32 {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))

@@ -14,56 +14,58 @@ enum RowCodec {
 
     /// Encodes a row: version plus values in column order.
     static func encode(version: Int64, values: ContiguousArray<StoredValue>) -> [UInt8] {
-        var out = [UInt8]()
-        encode(version: version, values: values, into: &out)
-        return out
+        let buffer = ByteBuffer()
+        _ = encode(version: version, values: values, checking: nil, into: buffer)
+        return buffer.array
     }
 
     /// Encodes a row into `out`, replacing its contents (a committer reuses one buffer for every row).
-    static func encode(version: Int64, values: ContiguousArray<StoredValue>, into out: inout [UInt8]) {
-        out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(16 + values.count * 10)
+    ///
+    /// With `classes` (one storage class per column), stops at the first value its column does
+    /// not admit, or a NaN, and returns false; the caller reports the problem.
+    static func encode(
+        version: Int64, values: ContiguousArray<StoredValue>, checking classes: UnsafeBufferPointer<StorageClass>?,
+        into out: ByteBuffer
+    ) -> Bool {
+        out.reset()
+        out.reserve(1 + 8 + 10 + values.count &* 9 + 4)
         out.append(formatVersion)
-        appendFixed(&out, UInt64(bitPattern: version))
-        appendVarint(&out, UInt64(values.count))
-        for value in values {
-            switch value {
+        out.appendLittleEndian(UInt64(bitPattern: version))
+        out.appendVarint(UInt64(values.count))
+        for column in values.indices {
+            switch values[column] {
             case .null:
                 out.append(tagNull)
             case .integer(let v):
+                if let classes, classes[column] != .integer { return false }
                 out.append(tagInteger)
-                appendFixed(&out, UInt64(bitPattern: v))
+                out.appendLittleEndian(UInt64(bitPattern: v))
             case .real(let v):
+                if let classes, classes[column] != .real || v.isNaN { return false }
                 out.append(tagReal)
-                appendFixed(&out, v.bitPattern)
+                out.appendLittleEndian(v.bitPattern)
             case .text(let text):
+                if let classes, classes[column] != .text { return false }
+                let utf8 = text.utf8
+                out.reserve(11 &+ utf8.count)
                 out.append(tagText)
-                var copy = text
-                copy.withUTF8 { bytes in
-                    appendVarint(&out, UInt64(bytes.count))
-                    out.append(contentsOf: bytes)
+                out.appendVarint(UInt64(utf8.count))
+                if utf8.withContiguousStorageIfAvailable({ out.append(UnsafeRawBufferPointer($0)) }) == nil {
+                    var copy = text
+                    copy.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
                 }
             case .blob(let data):
+                if let classes, classes[column] != .blob { return false }
+                out.reserve(11 &+ data.count)
                 out.append(tagBlob)
-                appendVarint(&out, UInt64(data.count))
-                out.append(contentsOf: data)
+                out.appendVarint(UInt64(data.count))
+                data.withUnsafeBytes { out.append($0) }
             }
         }
-        let crc = out.withUnsafeBytes { CRC32C.checksum($0) }
-        withUnsafeBytes(of: crc.littleEndian) { out.append(contentsOf: $0) }
-    }
-
-    static func appendFixed(_ out: inout [UInt8], _ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
-    }
-
-    static func appendVarint(_ out: inout [UInt8], _ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
+        let crc = CRC32C.checksum(out.bytes)
+        out.reserve(4)
+        out.appendLittleEndian(crc)
+        return true
     }
 
     /// Decodes a stored row, checking its checksum and every value's storage class.
@@ -146,7 +148,7 @@ enum RowCodec {
         return isASCII ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
     }
 
-    /// Reads a varint in its shortest form, the only one `appendVarint` writes: an overlong
+    /// Reads a varint in its shortest form, the only one `ByteBuffer.appendVarint` writes: an overlong
     /// encoding (a final zero group) or one with bits past 64 is nil, so a row has one encoding.
     @inline(__always)
     static func readVarint(_ base: UnsafeRawPointer, _ offset: inout Int, end: Int) -> UInt64? {

@@ -82,36 +82,40 @@ private struct CommitWriter {
         }
     }
 
-    /// Inserts or updates rows, resolving each entity's statement once.
+    /// Inserts or updates rows, resolving each entity's table and statement once per run of
+    /// rows of that entity.
     private mutating func write(_ rows: [RowWrite], isInsert: Bool) throws(StrataError) {
-        guard !rows.isEmpty else { return }
-        var statements = [SQLiteStatement?](repeating: nil, count: engine.tables.count)
-        for row in rows {
-            let table = try engine.table(row.entity)
-            let statement: SQLiteStatement
-            if let cached = statements[row.entity] {
-                statement = cached
-            } else {
-                statement = try isInsert
-                    ? connection.statement(table.insert, slot: table.slotBase + SQLiteStatementSlot.insert)
-                    : connection.statement(table.update, slot: table.slotBase + SQLiteStatementSlot.update)
-                statements[row.entity] = statement
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let number = rows[start].entity
+            var end = start + 1
+            while end < rows.endIndex, rows[end].entity == number { end += 1 }
+            let table = try engine.table(number)
+            let statement = try isInsert
+                ? connection.statement(table.insert, slot: table.slotBase + SQLiteStatementSlot.insert)
+                : connection.statement(table.update, slot: table.slotBase + SQLiteStatementSlot.update)
+            for position in start..<end {
+                try write(rows[position], table: table, statement: statement, isInsert: isInsert)
             }
-            try bind(row, table: table, to: statement, isInsert: isInsert)
-            do throws(StrataError) {
-                // Every parameter is bound for every row.
-                try statement.runRebinding()
-            } catch .constraintViolation(_, let attributes) {
-                if isInsert, attributes == ["id"] || attributes.isEmpty {
-                    try recordConflict(table, key: row.key, expected: row.expectedVersion)
-                } else if violation == nil {
-                    violation = .constraintViolation(entity: table.entity.name, attributes: attributes)
-                }
-                continue
-            }
-            if !isInsert && statement.changes != 1 {
+            start = end
+        }
+    }
+
+    private mutating func write(_ row: RowWrite, table: SQLiteTableLayout, statement: SQLiteStatement, isInsert: Bool) throws(StrataError) {
+        try bind(row, table: table, to: statement, isInsert: isInsert)
+        do throws(StrataError) {
+            // Every parameter is bound for every row.
+            try statement.runRebinding()
+        } catch .constraintViolation(_, let attributes) {
+            if isInsert, attributes == ["id"] || attributes.isEmpty {
                 try recordConflict(table, key: row.key, expected: row.expectedVersion)
+            } else if violation == nil {
+                violation = .constraintViolation(entity: table.entity.name, attributes: attributes)
             }
+            return
+        }
+        if !isInsert && statement.changes != 1 {
+            try recordConflict(table, key: row.key, expected: row.expectedVersion)
         }
     }
 
@@ -121,21 +125,22 @@ private struct CommitWriter {
             throw .misuse("\(table.entity.name) row \(row.key) has \(row.values.count) values; the entity has \(classes.count) columns")
         }
         guard row.key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(row.key)") }
-        try statement.bind(row.key, at: 1)
-        try statement.bind(isInsert ? 1 : row.expectedVersion + 1, at: 2)
+        try statement.checkBound(statement.bindReturningCode(row.key, at: 1))
+        try statement.checkBound(statement.bindReturningCode(isInsert ? 1 : row.expectedVersion + 1, at: 2))
         var index: Int32 = 3
-        for (column, value) in zip(classes.indices, row.values) {
+        for column in classes.indices {
             let storageClass = classes[column]
+            let value = row.values[column]
             if storageClass.admits(value) {
-                try statement.bind(value, at: index)
+                try statement.checkBound(statement.bindReturningCode(value, at: index))
             } else if storageClass == .real, case .integer(let integer) = value {
-                try statement.bind(.real(Double(integer)), at: index)
+                try statement.checkBound(statement.bindReturningCode(.real(Double(integer)), at: index))
             } else {
                 throw .misuse("\(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) values, got \(value)")
             }
             index += 1
         }
-        if !isInsert { try statement.bind(row.expectedVersion, at: index) }
+        if !isInsert { try statement.checkBound(statement.bindReturningCode(row.expectedVersion, at: index)) }
     }
 
     private func linkStatement(_ number: Int) throws(StrataError) -> SQLiteStatement {

@@ -51,6 +51,31 @@ final class SQLiteStatement {
         try check(rc, db: db, path: path)
     }
 
+    /// Binds a value and returns SQLite's result code unchecked, for loops that bind many
+    /// values and check each code with ``checkBound(_:)`` (a comparison, unless it failed).
+    @inline(__always)
+    func bindReturningCode(_ value: StoredValue, at index: Int32) -> Int32 {
+        switch value {
+        case .null: sqlite3_bind_null(handle, index)
+        case .integer(let v): sqlite3_bind_int64(handle, index, v)
+        case .real(let v): sqlite3_bind_double(handle, index, v)
+        case .text(let v): bindText(v, at: index)
+        case .blob(let v): bindBlob(v, at: index)
+        }
+    }
+
+    /// ``bindReturningCode(_:at:)`` for an integer.
+    @inline(__always)
+    func bindReturningCode(_ value: Int64, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    /// Throws the error a bind's result code stands for; nothing when it is `SQLITE_OK`.
+    @inline(__always)
+    func checkBound(_ rc: Int32) throws(StrataError) {
+        if rc != SQLITE_OK { _ = try check(rc, db: db, path: path) }
+    }
+
     /// Binds the UTF-8 bytes of `text` (copied by SQLite).
     func bindText(_ text: String, at index: Int32) -> Int32 {
         var text = text

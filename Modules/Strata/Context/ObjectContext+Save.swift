@@ -30,7 +30,7 @@ extension ObjectContext {
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty else { return }
         try applyDeleteRules()
         try validatePendingObjects()
-        try assignPermanentKeys(inserted.filter { !$0.state.contains(.deleted) })
+        try assignKeysToInserted()
         var changes = try buildChangeSet()
         endSnapshot()
         var merges = 0
@@ -85,47 +85,13 @@ extension ObjectContext {
         if !issues.isEmpty { throw StrataError.validation(issues) }
     }
 
-    /// Checks inserted and updated objects before anything is written.
-    private func validatePendingObjects() throws {
-        var issues: [ValidationIssue] = []
-        let pending = (inserted + updated).filter { !$0.state.contains(.deleted) }
-        for object in pending {
-            guard let model = object.model else { continue }
-            for property in model.properties {
-                guard let column = property.column, case .real(let value) = object.values[column], value.isNaN else { continue }
-                issues.append(ValidationIssue(entity: model.name, property: property.name, message: "NaN cannot be stored; use nil or a number"))
-            }
-        }
-        if !issues.isEmpty { throw StrataError.validation(issues) }
-        try checkUniquenessAmongPending(pending)
-        for object in pending { try object.validateForSave() }
-    }
-
-    /// Two unsaved objects may not share values under a unique index (the engine checks the store).
-    private func checkUniquenessAmongPending(_ pending: [ManagedObject]) throws {
-        let byModel = Dictionary(grouping: pending) { ObjectIdentifier($0.model!) }
-        for group in byModel.values where group.count > 1 {
-            let model = group[0].model!
-            let entity = schema.storeSchema.entities[entityNumber(model)]
-            for index in entity.indexes where index.isUnique {
-                var seen = Set<[StoredValue]>()
-                for object in group {
-                    let values = index.columns.map { object.values[$0] }
-                    if values.contains(where: \.isNull) { continue }
-                    if !seen.insert(values).inserted {
-                        throw StrataError.constraintViolation(entity: model.name, attributes: index.columns.map { entity.columns[$0].name })
-                    }
-                }
-            }
-        }
-    }
-
     /// Resolves foreign keys of changed relationships now that every target has a key.
     private func syncForeignKeys() {
         for object in relationDirty where !object.state.contains(.gone) {
-            guard let model = object.model, let toOne = object.relations?.toOne else { continue }
-            for (property, target) in toOne {
-                guard let column = model.properties[property].column else { continue }
+            guard let model = object.model, let relations = object.relations else { continue }
+            relations.forEachToOne { property, target in
+                let column = model.column(ofProperty: property)
+                guard column >= 0 else { return }
                 let value: StoredValue
                 if let target, target.key > 0, !target.state.contains(.deleted) { value = .integer(target.key) } else { value = .null }
                 if object.values[column] != value { object.setColumn(column, value) }
@@ -135,19 +101,21 @@ extension ObjectContext {
 
     private func buildChangeSet() throws -> ChangeSet {
         syncForeignKeys()
+        var numbers = EntityNumberCache(self)
         var changes = ChangeSet()
+        changes.inserts.reserveCapacity(inserted.count)
         for object in inserted where !object.state.contains(.deleted) {
-            changes.inserts.append(RowWrite(entity: entityNumber(object.model!), key: object.key, expectedVersion: 0, values: object.values))
+            changes.inserts.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: 0, values: object.values))
         }
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
             if object.committedValues == object.values && !object.state.contains(.touched) { continue }
-            changes.updates.append(RowWrite(entity: entityNumber(object.model!), key: object.key, expectedVersion: object.version, values: object.values))
+            changes.updates.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version, values: object.values))
         }
         for object in touched where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted) {
-            changes.touches.append(RowVersionCheck(entity: entityNumber(object.model!), key: object.key, expectedVersion: object.version))
+            changes.touches.append(RowVersionCheck(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version))
         }
         for object in deleted where object.key > 0 && !object.state.contains(.inserted) {
-            changes.deletes.append(RowVersionCheck(entity: entityNumber(object.model!), key: object.key, expectedVersion: object.version))
+            changes.deletes.append(RowVersionCheck(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version))
         }
         for change in pendingLinks.values {
             guard !change.left.state.contains(.deleted), !change.right.state.contains(.deleted) else { continue }
@@ -161,7 +129,6 @@ extension ObjectContext {
     private func didCommit() {
         for object in inserted where !object.state.contains(.deleted) {
             object.version = 1
-            temporaries[object.temporarySerial] = nil
         }
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
             if object.committedValues != object.values || object.state.contains(.touched) { object.version += 1 }
@@ -169,62 +136,50 @@ extension ObjectContext {
         for object in touched where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted) {
             object.version += 1
         }
+        forgetTemporaries()
         for object in deleted {
             if object.key > 0, let number = schema.number(of: object.model!) { registry[number][object.key] = nil }
-            temporaries[object.temporarySerial] = nil
             object.state.insert(.gone)
         }
-        for object in inserted + updated + touched + relationDirty {
-            object.committedValues = nil
-            object.state.remove([.inserted, .updated, .touched, .relationDirty])
-        }
-        clearChangeTracking()
-    }
-
-    /// Discards every unsaved change: inserted objects are dropped, updated objects get their
-    /// saved values back, deletions are undone, relationships are reloaded on next access.
-    public func rollback() {
-        requireInside("ObjectContext.rollback()")
-        for object in inserted {
-            if object.key > 0, let number = schema.number(of: object.model!) { registry[number][object.key] = nil }
-            temporaries[object.temporarySerial] = nil
-            object.state.insert(.gone)
-        }
-        for object in updated where !object.state.contains(.inserted) {
-            if let committed = object.committedValues { object.values = committed }
-        }
-        for object in inserted + updated + touched + deleted + relationDirty {
-            object.committedValues = nil
-            object.state.remove([.inserted, .updated, .touched, .relationDirty])
-            if !object.state.contains(.gone) { object.state.remove(.deleted) }
-        }
-        for entity in registry { for object in entity.values { object.relations = nil } }
-        clearChangeTracking()
-    }
-
-    /// Forgets every object and unsaved change; objects fetched before are no longer valid.
-    public func reset() {
-        requireInside("ObjectContext.reset()")
-        for object in inserted { object.state.insert(.gone) }
-        for entity in registry {
-            for object in entity.values {
-                object.relations = nil
-                object.state.insert(.gone)
+        for list in [inserted, updated, touched, relationDirty] {
+            for object in list {
+                object.committedValues = nil
+                object.state.remove([.inserted, .updated, .touched, .relationDirty])
             }
         }
-        registry = Array(repeating: [:], count: registry.count)
-        temporaries = [:]
         clearChangeTracking()
-        endSnapshot()
     }
 
-    /// Forgets every pending change list (the objects' own flags are handled by the caller).
-    private func clearChangeTracking() {
-        inserted = []
-        updated = []
-        touched = []
-        deleted = []
-        relationDirty = []
-        pendingLinks = [:]
+    /// Drops the temporary-ID entries of every inserted object (saved or discarded) and of
+    /// deleted objects.
+    private func forgetTemporaries() {
+        // Every inserted object has exactly one entry, and only inserted objects have one: when
+        // the counts match, the whole map goes.
+        if temporaries.count == inserted.count {
+            temporaries = [:]
+            return
+        }
+        for object in inserted where !object.state.contains(.deleted) { temporaries[object.temporarySerial] = nil }
+        for object in deleted { temporaries[object.temporarySerial] = nil }
+    }
+}
+
+/// Entity numbers of a run of objects, remembering the last model seen: a bulk insert is
+/// mostly runs of one entity, so most lookups are one pointer comparison.
+struct EntityNumberCache {
+    private let context: ObjectContext
+    private var lastModel: ObjectIdentifier?
+    private var lastNumber = 0
+
+    init(_ context: ObjectContext) {
+        self.context = context
+    }
+
+    mutating func number(of object: ManagedObject) -> Int {
+        let model = object.model!
+        if ObjectIdentifier(model) == lastModel { return lastNumber }
+        lastNumber = context.entityNumber(model)
+        lastModel = ObjectIdentifier(model)
+        return lastNumber
     }
 }

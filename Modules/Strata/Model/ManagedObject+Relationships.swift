@@ -1,44 +1,22 @@
-/// Lazily created per-object relationship state: resolved to-one targets and loaded to-many sets.
-final class RelationState {
-    /// Property → resolved target (`.some(nil)` when resolved to no object).
-    var toOne: [Int: ManagedObject?] = [:]
-    var toMany: [Int: RelatedSet] = [:]
-}
-
-/// A loaded to-many relationship: members in order, plus their identities.
-final class RelatedSet {
-    var members: [ManagedObject]
-    var identities: Set<ObjectIdentifier>
-
-    init(_ members: [ManagedObject]) {
-        self.members = members
-        self.identities = Set(members.map(ObjectIdentifier.init))
-    }
-
-    func insert(_ object: ManagedObject) {
-        if identities.insert(ObjectIdentifier(object)).inserted { members.append(object) }
-    }
-
-    func remove(_ object: ManagedObject) {
-        if identities.remove(ObjectIdentifier(object)) != nil { members.removeAll { $0 === object } }
-    }
-
-    func contains(_ object: ManagedObject) -> Bool { identities.contains(ObjectIdentifier(object)) }
-}
-
 extension ManagedObject {
     /// The context for relationship work, stopping the program for objects not in one.
     private func relationContext(_ property: Int) -> ObjectContext {
-        let model = resolvedModel
-        checkAccess { "\(model.name).\(model.properties[property].name)" }
+        checkAccess { propertyName(property) }
         guard let context = link?.context else {
-            Misuse.fail("\(model.name).\(model.properties[property].name) was used on an object that is not in a live context; insert the object before relating it")
+            Misuse.fail("\(propertyName(property)) was used on an object that is not in a live context; insert the object before relating it")
         }
         return context
     }
 
     private func relation(_ property: Int) -> RelationModel {
         resolvedModel.relations[property]!
+    }
+
+    /// Stops the program when `object` is not in this object's context; the message is built
+    /// only then.
+    @inline(__always)
+    private func requireSameContext(_ object: ManagedObject, _ context: ObjectContext, _ api: @autoclosure () -> String) {
+        if object.link !== link { context.requireOwned(object, api()) }
     }
 
     private var relationState: RelationState {
@@ -56,26 +34,32 @@ extension ManagedObject {
             guard case .relationship(let declaration) = resolvedModel.properties[property].kind else { return nil }
             return ModelRegistry.prototype(for: declaration.targetType)
         }
-        let context = relationContext(property)
-        if let cached = relations?.toOne[property] { return cached }
-        let relation = relation(property)
-        var target: ManagedObject?
-        if case .integer(let key) = values[resolvedModel.properties[property].column!] {
-            do {
-                target = try context.object(model: relation.target, key: key)
-            } catch {
-                Misuse.fail("\(resolvedModel.name).\(resolvedModel.properties[property].name) could not be loaded: \(error)")
-            }
-        }
-        relationState.toOne[property] = .some(target)
+        return resolvedToOneTarget(property, context: relationContext(property))
+    }
+
+    /// ``toOneTarget(_:)`` once the caller has checked access and found the context.
+    private func resolvedToOneTarget(_ property: Int, context: ObjectContext) -> ManagedObject? {
+        if let cached = relations?[toOne: property] { return cached }
+        let target = storedToOneTarget(property, relation: relation(property), context: context)
+        relationState[toOne: property] = .some(target)
         return target
+    }
+
+    /// The target the foreign-key column names, loaded through the context (not cached).
+    private func storedToOneTarget(_ property: Int, relation: RelationModel, context: ObjectContext) -> ManagedObject? {
+        guard case .integer(let key) = values[resolvedModel.column(ofProperty: property)] else { return nil }
+        do {
+            return try context.object(model: relation.target, key: key)
+        } catch {
+            Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
+        }
     }
 
     /// The ID of a to-one target, without loading it when it is saved.
     final func toOneTargetID(_ property: Int) -> ObjectID? {
         if state.contains(.prototype) { return nil }
         _ = relationContext(property)
-        if let cached = relations?.toOne[property] { return cached?.objectID }
+        if let cached = relations?[toOne: property] { return cached?.objectID }
         guard case .integer(let key) = values[resolvedModel.properties[property].column!], let link else { return nil }
         return ObjectID(storeIdentifier: link.storeIdentifier, entityName: relation(property).target.name, kind: .permanent(key))
     }
@@ -84,11 +68,22 @@ extension ManagedObject {
     final func setToOneTarget(_ property: Int, _ newTarget: ManagedObject?) {
         if state.contains(.prototype) { return }
         let context = relationContext(property)
-        if let newTarget { context.requireOwned(newTarget, "\(resolvedModel.name).\(resolvedModel.properties[property].name)") }
-        let relation = relation(property)
-        let oldTarget = toOneTarget(property)
+        if let newTarget { requireSameContext(newTarget, context, self.propertyName(property)) }
+        // The model and its relations live as long as the schema, which outlives its objects.
+        unowned(unsafe) let model = resolvedModel
+        unowned(unsafe) let relation = model.relations[property]!
+        let cache = relationState
+        let oldTarget: ManagedObject?
+        if let cached = cache[toOne: property] {
+            oldTarget = cached
+        } else {
+            oldTarget = storedToOneTarget(property, relation: relation, context: context)
+            if oldTarget === newTarget { cache[toOne: property] = .some(oldTarget) }
+        }
         if oldTarget === newTarget { return }
-        setToOneRaw(property, newTarget, context: context)
+        cache[toOne: property] = .some(newTarget)
+        setColumn(model.column(ofProperty: property), Self.foreignKey(of: newTarget))
+        context.registerRelationChange(self)
         if relation.inverseIsToMany {
             if let oldTarget {
                 oldTarget.relations?.toMany[relation.inverseProperty]?.remove(self)
@@ -112,10 +107,15 @@ extension ManagedObject {
 
     /// Sets the to-one state and column without touching the inverse.
     final func setToOneRaw(_ property: Int, _ target: ManagedObject?, context: ObjectContext) {
-        relationState.toOne[property] = .some(target)
-        let keyValue: StoredValue = (target?.key ?? 0) > 0 ? .integer(target!.key) : .null
-        setColumn(resolvedModel.properties[property].column!, keyValue)
+        relationState[toOne: property] = .some(target)
+        setColumn(resolvedModel.column(ofProperty: property), Self.foreignKey(of: target))
         context.registerRelationChange(self)
+    }
+
+    /// The foreign-key value that refers to `target`: null until it has a permanent key.
+    @inline(__always)
+    private static func foreignKey(of target: ManagedObject?) -> StoredValue {
+        if let target, target.key > 0 { .integer(target.key) } else { .null }
     }
 
     // MARK: To-many
@@ -134,7 +134,7 @@ extension ManagedObject {
     final func toManyInsert(_ property: Int, _ object: ManagedObject) {
         if state.contains(.prototype) { return }
         let context = relationContext(property)
-        context.requireOwned(object, "\(resolvedModel.name).\(resolvedModel.properties[property].name).insert(_:)")
+        requireSameContext(object, context, "\(self.propertyName(property)).insert(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
             setLinked(object, true, through: relation, context: context)
@@ -146,7 +146,7 @@ extension ManagedObject {
     final func toManyRemove(_ property: Int, _ object: ManagedObject) {
         if state.contains(.prototype) { return }
         let context = relationContext(property)
-        context.requireOwned(object, "\(resolvedModel.name).\(resolvedModel.properties[property].name).remove(_:)")
+        requireSameContext(object, context, "\(self.propertyName(property)).remove(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
             setLinked(object, false, through: relation, context: context)
@@ -191,7 +191,7 @@ extension ManagedObject {
         do {
             set = RelatedSet(try context.loadRelated(relation, of: self))
         } catch {
-            Misuse.fail("\(resolvedModel.name).\(resolvedModel.properties[property].name) could not be loaded: \(error)")
+            Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
         }
         relationState.toMany[property] = set
         return set

@@ -1,0 +1,48 @@
+extension ObjectContext {
+    /// Discards every unsaved change: inserted objects are dropped, updated objects get their
+    /// saved values back, deletions are undone, relationships are reloaded on next access.
+    public func rollback() {
+        requireInside("ObjectContext.rollback()")
+        for object in inserted {
+            if object.key > 0, let number = schema.number(of: object.model!) { registry[number][object.key] = nil }
+            temporaries[object.temporarySerial] = nil
+            object.state.insert(.gone)
+        }
+        for object in updated where !object.state.contains(.inserted) {
+            if let committed = object.committedValues { object.values = committed }
+        }
+        for object in inserted + updated + touched + deleted + relationDirty {
+            object.committedValues = nil
+            object.state.remove([.inserted, .updated, .touched, .relationDirty])
+            if !object.state.contains(.gone) { object.state.remove(.deleted) }
+        }
+        for entity in registry { for object in entity.values { object.relations = nil } }
+        clearChangeTracking()
+    }
+
+    /// Forgets every object and unsaved change; objects fetched before are no longer valid.
+    public func reset() {
+        requireInside("ObjectContext.reset()")
+        for object in inserted { object.state.insert(.gone) }
+        for entity in registry {
+            for object in entity.values {
+                object.relations = nil
+                object.state.insert(.gone)
+            }
+        }
+        registry = Array(repeating: [:], count: registry.count)
+        temporaries = [:]
+        clearChangeTracking()
+        endSnapshot()
+    }
+
+    /// Forgets every pending change list (the objects' own flags are handled by the caller).
+    func clearChangeTracking() {
+        inserted = []
+        updated = []
+        touched = []
+        deleted = []
+        relationDirty = []
+        pendingLinks = [:]
+    }
+}

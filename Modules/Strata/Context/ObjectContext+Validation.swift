@@ -1,0 +1,93 @@
+extension ObjectContext {
+    /// The objects `save()` validates: inserted, then updated, without those marked for deletion.
+    ///
+    /// Taken once, before any `validateForSave()` runs, so that what those overrides do to the
+    /// context does not change which objects are validated.
+    struct PendingObjects {
+        let inserted: [ManagedObject]
+        let updated: [ManagedObject]
+
+        init(_ context: ObjectContext) {
+            if context.deleted.isEmpty {
+                // Nothing is marked for deletion: the lists themselves, shared, not copied.
+                inserted = context.inserted
+                updated = context.updated
+            } else {
+                inserted = context.inserted.filter { !$0.state.contains(.deleted) }
+                updated = context.updated.filter { !$0.state.contains(.deleted) }
+            }
+        }
+
+        func forEach(_ body: (ManagedObject) throws -> Void) rethrows {
+            for object in inserted { try body(object) }
+            for object in updated { try body(object) }
+        }
+    }
+
+    /// Checks inserted and updated objects before anything is written: NaN values, then
+    /// uniqueness among unsaved objects, then each object's `validateForSave()`.
+    func validatePendingObjects() throws {
+        let pending = PendingObjects(self)
+        var issues: [ValidationIssue] = []
+        pending.forEach { object in
+            guard let model = object.model else { return }
+            object.values.withUnsafeBufferPointer { values in
+                for column in values.indices {
+                    guard case .real(let value) = values[column], value.isNaN else { continue }
+                    let property = model.properties[model.columnProperties[column]]
+                    issues.append(ValidationIssue(entity: model.name, property: property.name, message: "NaN cannot be stored; use nil or a number"))
+                }
+            }
+        }
+        if !issues.isEmpty { throw StrataError.validation(issues) }
+        try checkUniquenessAmongPending(pending)
+        try pending.forEach { try $0.validateForSave() }
+    }
+
+    /// Two unsaved objects may not share values under a unique index (the engine checks the store).
+    private func checkUniquenessAmongPending(_ pending: PendingObjects) throws {
+        let entities = schema.storeSchema.entities
+        let checked = entities.map { $0.indexes.contains(where: \.isUnique) }
+        guard checked.contains(true) else { return }
+        var groups = [[ManagedObject]](repeating: [], count: entities.count)
+        var numbers = EntityNumberCache(self)
+        pending.forEach { object in
+            let number = numbers.number(of: object)
+            if checked[number] { groups[number].append(object) }
+        }
+        for (number, group) in groups.enumerated() where group.count > 1 {
+            let entity = entities[number]
+            for index in entity.indexes where index.isUnique {
+                var seen = Set<[StoredValue]>()
+                for object in group {
+                    let values = index.columns.map { object.values[$0] }
+                    if values.contains(where: \.isNull) { continue }
+                    if !seen.insert(values).inserted {
+                        throw StrataError.constraintViolation(entity: group[0].model!.name, attributes: index.columns.map { entity.columns[$0].name })
+                    }
+                }
+            }
+        }
+    }
+
+    /// Gives every inserted object without a key (and not marked for deletion) a permanent key,
+    /// entity by entity in entity-number order, and registers it under that key.
+    func assignKeysToInserted() throws {
+        var counts = [Int](repeating: 0, count: registry.count)
+        var numbers = EntityNumberCache(self)
+        for object in inserted where object.key == 0 && !object.state.contains(.deleted) {
+            counts[numbers.number(of: object)] += 1
+        }
+        for (number, count) in counts.enumerated() where count > 0 {
+            let keys = try engine.allocateKeys(entity: number, count: count)
+            registry[number].reserveCapacity(registry[number].count + count)
+            var next = keys.lowerBound
+            for object in inserted where object.key == 0 && !object.state.contains(.deleted) && numbers.number(of: object) == number {
+                guard next < keys.upperBound else { break }
+                object.key = next
+                registry[number][next] = object
+                next += 1
+            }
+        }
+    }
+}

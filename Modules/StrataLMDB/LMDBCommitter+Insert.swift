@@ -1,0 +1,86 @@
+import Foundation
+import Strata
+
+extension LMDBCommitter {
+    /// An index as the insert loop reads it: plain values, copied without reference counting.
+    struct IndexPlan {
+        var dbi: UInt32
+        var isUnique: Bool
+        /// The index's position in `Entity.indexes`.
+        var ordinal: Int
+        /// Its columns are `columns[firstColumn ..< firstColumn + columnCount]` of the run's column list.
+        var firstColumn: Int
+        var columnCount: Int
+    }
+
+    /// Inserts rows, one run of same-entity rows at a time: the entity, its column classes and
+    /// its indexes are looked up once per run, not once per row.
+    mutating func insertAll(_ writes: [RowWrite]) throws {
+        var start = writes.startIndex
+        while start < writes.endIndex {
+            let number = writes[start].entity
+            var end = start + 1
+            while end < writes.endIndex, writes[end].entity == number { end += 1 }
+            let entity = try entity(number)
+            var plans: [IndexPlan] = []
+            var columns: [Int] = []
+            for (ordinal, index) in entity.indexes.enumerated() {
+                plans.append(IndexPlan(dbi: index.dbi, isUnique: index.isUnique, ordinal: ordinal, firstColumn: columns.count, columnCount: index.columns.count))
+                columns.append(contentsOf: index.columns)
+            }
+            try entity.layout.classes.withUnsafeBufferPointer { classes in
+                try plans.withUnsafeBufferPointer { plans in
+                    try columns.withUnsafeBufferPointer { columns in
+                        for position in start..<end {
+                            try insert(writes[position], entity, classes: classes, indexes: plans, columns: columns)
+                        }
+                    }
+                }
+            }
+            start = end
+        }
+    }
+
+    /// Writes a new row, refusing a key that is taken (a conflict: none of the row's index
+    /// entries are written), then its index entries.
+    private mutating func insert(
+        _ write: RowWrite, _ entity: LMDBCatalog.Entity,
+        classes: UnsafeBufferPointer<StorageClass>, indexes: UnsafeBufferPointer<IndexPlan>, columns: UnsafeBufferPointer<Int>
+    ) throws {
+        try checkKey(write.key)
+        guard write.values.count == classes.count,
+              RowCodec.encode(version: 1, values: write.values, checking: classes, into: rowBytes)
+        else {
+            // A value its column does not admit: `validate` names it.
+            try validate(write, entity)
+            throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")])
+        }
+        do {
+            try txn.put(entity.dbi, primaryKey: write.key, bytes: rowBytes.bytes, noOverwrite: true)
+        } catch .keyExists {
+            conflicts.append(VersionConflict(
+                objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: write.key),
+                expectedVersion: write.expectedVersion, storedVersion: nil))
+            return
+        }
+        for index in indexes {
+            // Encoded column values, then the primary key unless the index is unique and no
+            // value is null (nulls never conflict).
+            keyBytes.reset()
+            var hasNull = false
+            for column in columns[index.firstColumn ..< index.firstColumn + index.columnCount] {
+                let value = write.values[column]
+                IndexKeyCodec.append(value, to: keyBytes)
+                if value.isNull { hasNull = true }
+            }
+            if !index.isUnique || hasNull {
+                keyBytes.reserve(8)
+                keyBytes.appendBigEndian(UInt64(bitPattern: write.key))
+            }
+            guard keyBytes.count <= maxKeySize else {
+                throw Self.keyTooLong(entity.indexes[index.ordinal], entity, size: keyBytes.count, maxKeySize: maxKeySize)
+            }
+            try putIndex(index.dbi, index.isUnique, entity, keyBytes.bytes, write.key) { entity.indexes[index.ordinal] }
+        }
+    }
+}

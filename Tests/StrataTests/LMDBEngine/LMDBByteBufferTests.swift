@@ -1,0 +1,51 @@
+import Foundation
+import Strata
+@testable import StrataLMDB
+import Testing
+
+@Suite("LMDB byte buffer encoders")
+struct LMDBByteBufferTests {
+    static let samples: [StoredValue] = [
+        .null, .integer(0), .integer(-1), .integer(.min), .integer(.max), .real(0), .real(-0.0), .real(-2.5),
+        .real(.infinity), .real(-.infinity), .text(""), .text("a\u{0}b"), .text(String(repeating: "é", count: 300)),
+        .blob(Data()), .blob(Data([0, 0, 255, 0])), .blob(Data(repeating: 7, count: 1_000)),
+    ]
+
+    @Test("index keys encode byte for byte as the array encoder does")
+    func indexKeysMatch() {
+        let buffer = ByteBuffer(capacity: 1)
+        for value in Self.samples {
+            var expected: [UInt8] = [9]
+            IndexKeyCodec.append(value, to: &expected)
+            buffer.reset()
+            buffer.reserve(1)
+            buffer.append(9)
+            IndexKeyCodec.append(value, to: buffer)
+            #expect(buffer.array == expected, "\(value)")
+        }
+    }
+
+    @Test("a row encoded into a reused buffer decodes back, and a value its column refuses stops encoding")
+    func rowsRoundTrip() throws {
+        let buffer = ByteBuffer(capacity: 1)
+        for value in Self.samples {
+            let values: ContiguousArray<StoredValue> = [value, .integer(4), value]
+            let storageClass: StorageClass = switch value {
+            case .null, .integer: .integer
+            case .real: .real
+            case .text: .text
+            case .blob: .blob
+            }
+            let classes: [StorageClass] = [storageClass, .integer, storageClass]
+            let layout = EntityLayout(name: "Row", classes: ContiguousArray(classes))
+            #expect(classes.withUnsafeBufferPointer { RowCodec.encode(version: 2, values: values, checking: $0, into: buffer) })
+            let row = try RowCodec.decode(buffer.bytes, key: 1, layout: layout)
+            #expect(row == StoredRow(key: 1, version: 2, values: values))
+            #expect(buffer.array == RowCodec.encode(version: 2, values: values))
+        }
+        let refused: [StorageClass] = [.text]
+        #expect(!refused.withUnsafeBufferPointer { RowCodec.encode(version: 1, values: [.integer(1)], checking: $0, into: buffer) })
+        let real: [StorageClass] = [.real]
+        #expect(!real.withUnsafeBufferPointer { RowCodec.encode(version: 1, values: [.real(.nan)], checking: $0, into: buffer) })
+    }
+}
