@@ -118,6 +118,7 @@ extension Attribute: AttributeDeclaration {
 }
 
 extension Attribute: PropertyProbe {
+    @usableFromInline
     var isProbed: Bool {
         get { options.contains(.probe) }
         set { if newValue { options.insert(.probe) } else { options.remove(.probe) } }

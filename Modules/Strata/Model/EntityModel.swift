@@ -127,6 +127,15 @@ final class EntityModel: @unchecked Sendable {
         return resolveStorage(keyPath, id: id)
     }
 
+    /// The property whose storage key path has identity `id`, if that key path has been seen.
+    @inline(__always)
+    func cachedPropertyIndex(forStorage id: UInt) -> Int? {
+        for index in 0..<propertyCount where storageIDs[index].load(ordering: .relaxed) == id {
+            return index
+        }
+        return nil
+    }
+
     /// The column of the attribute whose storage key path has identity `id`, if that key path
     /// has been seen before (nil otherwise, and for to-many relationships).
     @inline(__always)

@@ -140,7 +140,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Maps a wrapper's storage key path to its property index (and records the access on a prototype).
-    @inline(__always)
+    @usableFromInline
     final func property<Object: ManagedObject, Wrapper: PropertyProbe>(
         for storage: ReferenceWritableKeyPath<Object, Wrapper>, accessedAs keyPath: AnyKeyPath
     ) -> Int {
@@ -182,6 +182,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         checkAccess { propertyName(resolvedModel.columnProperties[column]) }
         setColumn(column, value)
         return true
+    }
+
+    /// The property index of a wrapper whose storage key path has identity `storage`, or nil
+    /// when the slow path must run (as for ``fastReadColumn(storage:)``).
+    @usableFromInline
+    final func fastPropertyIndex(storage: ObjectIdentifier) -> Int? {
+        guard let unmanagedModel, !state.contains(.prototype) else { return nil }
+        return unmanagedModel._withUnsafeGuaranteedRef { $0.cachedPropertyIndex(forStorage: UInt(bitPattern: storage)) }
     }
 
     @inline(__always)

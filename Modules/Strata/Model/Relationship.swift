@@ -27,6 +27,7 @@
 public struct Relationship<Value: RelationshipValue> {
     let inverse: AnyKeyPath?
     let deleteRule: DeleteRule
+    @usableFromInline
     var isProbed = false
 
     /// A to-one relationship.
@@ -71,13 +72,24 @@ public struct Relationship<Value: RelationshipValue> {
     }
 
     /// Reads and writes the related object(s) through the owning context.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get { Value._read(owner: object, property: object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)) }
-        set { Value._write(newValue, owner: object, property: object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)) }
+        get { Value._read(owner: object, property: property(of: object, wrappedKeyPath, storageKeyPath)) }
+        set { Value._write(newValue, owner: object, property: property(of: object, wrappedKeyPath, storageKeyPath)) }
+    }
+
+    /// The relationship's property index: a scan of a few words once the property has been
+    /// used (inlined into each accessor, like ``Attribute``'s), else the mapping slow path.
+    @inlinable
+    static func property<Object: ManagedObject>(
+        of object: Object, _ wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Int {
+        object.fastPropertyIndex(storage: ObjectIdentifier(storageKeyPath)) ?? object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
     }
 
     /// The related object IDs, for predicates and for passing across `perform`.
@@ -155,6 +167,7 @@ extension Relationship: PropertyProbe {}
 
 /// A property wrapper whose instances can be marked, so the schema builder can find which
 /// declared property a key path reaches.
+@usableFromInline
 protocol PropertyProbe {
     var isProbed: Bool { get set }
 }
