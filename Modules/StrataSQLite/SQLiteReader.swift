@@ -134,29 +134,18 @@ final class SQLiteReader: StoreReader {
         }
         let version = statement.int64(at: 1)
         let columns = table.decoding
-        var failure: StrataError?
-        // Filled in place: one allocation, no growth checks. A failed column stops the fill
-        // with the rest set to null, and the row is thrown away.
-        let values = ContiguousArray<StoredValue>(unsafeUninitializedCapacity: columns.count) { buffer, count in
-            for column in columns.indices {
-                let decoding = columns[column]
-                do throws(StrataError) {
-                    let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
-                        "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
-                    }
-                    if value.isNull && !decoding.isOptional {
-                        throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
-                    }
-                    buffer.initializeElement(at: column, to: value)
-                } catch {
-                    failure = error
-                    count = column
-                    return
-                }
+        var values = ContiguousArray<StoredValue>()
+        values.reserveCapacity(columns.count)
+        for column in columns.indices {
+            let decoding = columns[column]
+            let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
+                "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
             }
-            count = columns.count
+            if value.isNull && !decoding.isOptional {
+                throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
+            }
+            values.append(value)
         }
-        if let failure { throw failure }
         return StoredRow(key: key, version: version, values: values)
     }
 }
