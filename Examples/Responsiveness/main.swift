@@ -9,6 +9,7 @@
 // It prints the longest and the 99th-percentile gap between heartbeat ticks for each.
 //
 //   swift run -c release responsiveness [--engine sqlite|lmdb] [--operations N] [--history N]
+//   swift run -c release responsiveness --idle SECONDS   (the heartbeat with no store work: the machine's floor)
 
 import Foundation
 import Ledger
@@ -26,6 +27,15 @@ let history = Int(option("--history") ?? "") ?? 5_000
 guard engine == "sqlite" || engine == "lmdb", operations > 0, history >= 0 else {
     FileHandle.standardError.write(Data("usage: responsiveness [--engine sqlite|lmdb] [--operations N] [--history N]\n".utf8))
     exit(64)
+}
+
+if let idle = option("--idle") {
+    guard let seconds = Int(idle), seconds > 0 else {
+        FileHandle.standardError.write(Data("usage: responsiveness --idle SECONDS\n".utf8))
+        exit(64)
+    }
+    try await IdleBaseline.run(seconds: seconds)
+    exit(0)
 }
 
 let burst = Burst(count: operations, seed: 2024)

@@ -57,6 +57,7 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     deinit {
+        link.context = nil
         reader?.close()
         if name == nil { ContextQueues.recycle(queue) }
     }
