@@ -133,13 +133,14 @@ enum ConcurrencyChecks {
             outcome.withLock { $0 = continuation }
             let resume: @Sendable (Bool) -> Void = { value in outcome.withLock { $0.take() }?.resume(returning: value) }
             let timer = Task {
-                try? await Task.sleep(for: limit)
+                // A cancelled sleep means the work finished: only a full sleep is a timeout.
+                do { try await Task.sleep(for: limit) } catch { return }
                 resume(false)
             }
             Task {
                 _ = try? await work.value
-                timer.cancel()
                 resume(true)
+                timer.cancel()
             }
         }
     }
