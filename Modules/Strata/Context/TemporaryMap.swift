@@ -22,13 +22,19 @@ struct TemporaryMap: ExpressibleByDictionaryLiteral {
             return objects[index]
         }
         set {
+            // The common case: a newly inserted object, whose serial is the largest yet.
+            if let newValue, serials.last.map({ $0 < serial }) ?? true {
+                serials.append(serial)
+                objects.append(newValue)
+                count += 1
+                return
+            }
             if let index = index(of: serial) {
                 if (objects[index] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
                 objects[index] = newValue
                 if count == 0 { self = TemporaryMap() }
             } else if let newValue {
-                let appends = serials.last.map { $0 < serial } ?? true
-                let position = appends ? serials.count : insertionPoint(of: serial)
+                let position = insertionPoint(of: serial)
                 serials.insert(serial, at: position)
                 objects.insert(newValue, at: position)
                 count += 1
