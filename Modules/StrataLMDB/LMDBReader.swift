@@ -80,13 +80,22 @@ final class LMDBReader: StoreReader {
         }
         let entity = try engine.entity(plan.entity)
         let filter = plan.filter
+        // The body's own error stops the scan and reaches the caller as it was thrown, not
+        // wrapped as an engine read failure.
+        var bodyError: (any Error)?
         try reading { txn in
             try forEachCandidate(txn, entity, filter) { row in
                 if let filter, !filter.matches(row.values, key: row.key) { return true }
-                try body(row)
+                do {
+                    try body(row)
+                } catch {
+                    bodyError = error
+                    return false
+                }
                 return true
             }
         }
+        if let bodyError { throw bodyError }
     }
 
     func count(entity number: Int, filter: Filter?) throws -> Int {
