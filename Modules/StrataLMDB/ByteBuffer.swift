@@ -5,7 +5,8 @@
 /// `append` methods. Lifetime rule: ``bytes`` is valid until the next write or `reset`.
 final class ByteBuffer {
     private var base: UnsafeMutableRawPointer
-    private var capacity: Int
+    /// Bytes allocated.
+    private(set) var capacity: Int
     /// How many bytes are written.
     private(set) var count = 0
 
@@ -39,6 +40,7 @@ final class ByteBuffer {
     /// Appends one byte; room must be reserved.
     @inline(__always)
     func append(_ byte: UInt8) {
+        assert(count < capacity, "ByteBuffer: append without reserve")
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count &+= 1
     }
@@ -46,6 +48,7 @@ final class ByteBuffer {
     /// Appends 8 bytes, little-endian; room must be reserved.
     @inline(__always)
     func appendLittleEndian(_ value: UInt64) {
+        assert(count + 8 <= capacity, "ByteBuffer: append without reserve")
         base.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt64.self)
         count &+= 8
     }
@@ -53,6 +56,7 @@ final class ByteBuffer {
     /// Appends 8 bytes, big-endian; room must be reserved.
     @inline(__always)
     func appendBigEndian(_ value: UInt64) {
+        assert(count + 8 <= capacity, "ByteBuffer: append without reserve")
         base.storeBytes(of: value.bigEndian, toByteOffset: count, as: UInt64.self)
         count &+= 8
     }
@@ -60,6 +64,7 @@ final class ByteBuffer {
     /// Appends 4 bytes, little-endian; room must be reserved.
     @inline(__always)
     func appendLittleEndian(_ value: UInt32) {
+        assert(count + 4 <= capacity, "ByteBuffer: append without reserve")
         base.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt32.self)
         count &+= 4
     }
@@ -68,6 +73,7 @@ final class ByteBuffer {
     @inline(__always)
     func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        assert(count + bytes.count <= capacity, "ByteBuffer: append without reserve")
         (base + count).copyMemory(from: source, byteCount: bytes.count)
         count &+= bytes.count
     }

@@ -23,11 +23,13 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Keys reserved in the store but not handed out yet, by entity name.
     let keyCache = Mutex<[String: Range<Int64>]>([:])
 
+    /// Taken only around a map replacement: by the writer while it waits for reads to drain,
+    /// and by reads that arrive meanwhile.
     private let gate = NSCondition()
-    /// Read operations in flight; guarded by `gate`.
-    private var readOperations = 0
-    /// Whether the writer is replacing the map; guarded by `gate`.
-    private var resizing = false
+    /// Read operations in flight (low bits) and ``resizingFlag``, in one word, so that a read
+    /// enters and leaves with one atomic add each and takes no lock unless a resize is under way.
+    private let readState = Atomic<Int>(0)
+    private static let resizingFlag = 1 << 40
 
     /// Opens the environment in a directory that ``LMDBFileCheck`` accepted.
     init(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) {
@@ -73,17 +75,33 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Runs one read operation; map growth waits for it and it waits for map growth.
     func withReadOperation<T>(_ body: () throws -> T) rethrows -> T {
-        gate.lock()
-        while resizing { gate.wait() }
-        readOperations += 1
-        gate.unlock()
-        defer {
+        enterRead()
+        defer { leaveRead() }
+        return try body()
+    }
+
+    private func enterRead() {
+        while true {
+            let before = readState.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
+            if before & Self.resizingFlag == 0 { return }
+            // A resize is under way: step back out and wait until it is done.
+            leaveRead()
             gate.lock()
-            readOperations -= 1
-            if readOperations == 0 { gate.broadcast() }
+            while readState.load(ordering: .acquiring) & Self.resizingFlag != 0 { gate.wait() }
             gate.unlock()
         }
-        return try body()
+    }
+
+    private func leaveRead() {
+        let after = readState.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+        if after == Self.resizingFlag {
+            // The last read left while a resize waits for the reads to drain: wake it. The
+            // writer checks the count under `gate`, so this broadcast cannot fall between its
+            // check and its wait.
+            gate.lock()
+            gate.broadcast()
+            gate.unlock()
+        }
     }
 
     /// Begins a read-only transaction (adopting a map grown by another process if needed).
@@ -177,10 +195,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// between write transactions.
     private func replaceMap(size: Int) throws {
         gate.lock()
-        resizing = true
-        while readOperations > 0 { gate.wait() }
+        readState.bitwiseOr(Self.resizingFlag, ordering: .acquiringAndReleasing)
+        while readState.load(ordering: .acquiring) != Self.resizingFlag { gate.wait() }
         let rc = mdb_env_set_mapsize(raw, size)
-        resizing = false
+        readState.bitwiseAnd(~Self.resizingFlag, ordering: .acquiringAndReleasing)
         gate.broadcast()
         gate.unlock()
         try lmdbCheck(rc)

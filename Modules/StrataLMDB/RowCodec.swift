@@ -28,6 +28,8 @@ enum RowCodec {
         into out: ByteBuffer
     ) -> Bool {
         out.reset()
+        // Room for the header and the fixed-size values up front; every value still reserves its
+        // own room, because a text or blob reserves only relative to where it starts.
         out.reserve(1 + 8 + 10 + values.count &* 9 + 4)
         out.append(formatVersion)
         out.appendLittleEndian(UInt64(bitPattern: version))
@@ -35,13 +37,16 @@ enum RowCodec {
         for column in values.indices {
             switch values[column] {
             case .null:
+                out.reserve(1)
                 out.append(tagNull)
             case .integer(let v):
                 if let classes, classes[column] != .integer { return false }
+                out.reserve(9)
                 out.append(tagInteger)
                 out.appendLittleEndian(UInt64(bitPattern: v))
             case .real(let v):
                 if let classes, classes[column] != .real || v.isNaN { return false }
+                out.reserve(9)
                 out.append(tagReal)
                 out.appendLittleEndian(v.bitPattern)
             case .text(let text):

@@ -167,7 +167,8 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
 
     @inline(__always)
     private static func slot(index: Int, key: Int64) -> UInt64 {
-        UInt64(index + 1) &<< 32 | UInt64(tag(key))
+        precondition(index < Int(UInt32.max), "an identity map holds fewer than 2^32 objects")
+        return UInt64(index + 1) &<< 32 | UInt64(tag(key))
     }
 
     /// The power-of-two table size that keeps `capacity` entries at most half full.

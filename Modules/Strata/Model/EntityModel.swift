@@ -30,6 +30,10 @@ final class EntityModel: @unchecked Sendable {
     private let storageIDs: UnsafeMutablePointer<Atomic<UInt>>
     /// Key path → property index, for predicates, sorts and inverses (under the registry lock).
     private var keyPathCache: [AnyKeyPath: Int] = [:]
+    /// Per property, the storage key path whose identity is in `storageIDs`, kept alive so that
+    /// its address cannot be reused by another key path while the slot holds it (under the
+    /// registry lock).
+    private var storageKeyPaths: [AnyKeyPath?]
 
     var columnCount: Int { columnProperties.count }
 
@@ -83,6 +87,7 @@ final class EntityModel: @unchecked Sendable {
         self.relations = Array(repeating: nil, count: properties.count)
         self.prototype = prototype
         self.storageIDs = .allocate(capacity: max(properties.count, 1))
+        self.storageKeyPaths = Array(repeating: nil, count: properties.count)
         for index in properties.indices { (storageIDs + index).initialize(to: Atomic(0)) }
         prototype.model = self
         prototype.values = defaults
@@ -158,6 +163,7 @@ final class EntityModel: @unchecked Sendable {
             guard let index = declared.firstIndex(where: { ($0.1 as? any PropertyProbe)?.isProbed == true }) else {
                 fatalError("Strata: could not map a property wrapper of \(name) to its declaration")
             }
+            storageKeyPaths[index] = keyPath
             storageIDs[index].store(id, ordering: .relaxed)
             return index
         }

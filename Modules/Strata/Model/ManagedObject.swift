@@ -51,6 +51,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Creates an object that belongs to no context yet; insert it with ``ObjectContext/insert(_:)``.
     /// Subclasses must keep this initializer (all their properties have defaults).
+    ///
+    /// A fetch calls it for every row it turns into an object, while the engine is reading, so an
+    /// override must not use a context or other managed objects; per-object setup of new
+    /// objects belongs in ``awakeFromInsert()``.
     public required init() {}
 
     /// Creates an object and inserts it into `context`.
@@ -91,7 +95,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The context the object belongs to, or nil before insertion.
-    public final var managedObjectContext: ObjectContext? { link?.context }
+    ///
+    /// Like every other use of the object, read it only inside its context's `perform` (where the
+    /// context is alive); elsewhere it stops the program with a message naming the property.
+    public final var managedObjectContext: ObjectContext? {
+        checkAccess { "\(Self.entityName).managedObjectContext" }
+        return link?.context
+    }
 
     /// Inserted into its context and not saved yet.
     public final var isInserted: Bool { state.contains(.inserted) }

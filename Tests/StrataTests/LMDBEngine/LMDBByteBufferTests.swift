@@ -48,4 +48,20 @@ struct LMDBByteBufferTests {
         let real: [StorageClass] = [.real]
         #expect(!real.withUnsafeBufferPointer { RowCodec.encode(version: 1, values: [.real(.nan)], checking: $0, into: buffer) })
     }
+
+    @Test("a long text or blob followed by fixed-size values stays inside the buffer, at every length")
+    func longValueThenIntegers() throws {
+        let layout = EntityLayout(name: "Row", classes: [.text, .integer, .integer, .real, .integer, .blob, .integer, .integer])
+        for length in 180...300 {
+            let buffer = ByteBuffer()
+            let values: ContiguousArray<StoredValue> = [
+                .text(String(repeating: "m", count: length)), .integer(1), .integer(-2), .real(3.5), .integer(4),
+                .blob(Data(repeating: 7, count: length)), .integer(5), .integer(Int64.max),
+            ]
+            #expect(RowCodec.encode(version: 3, values: values, checking: nil, into: buffer))
+            // Appending past the reserved room trips ByteBuffer's debug assertion first.
+            #expect(buffer.count <= buffer.capacity)
+            #expect(try RowCodec.decode(buffer.bytes, key: 9, layout: layout) == StoredRow(key: 9, version: 3, values: values))
+        }
+    }
 }

@@ -29,6 +29,59 @@ struct LMDBResilienceTests {
         #expect(lmdb.environment.mapSize > 8 << 20)
     }
 
+    @Test("the map grows while 4 threads keep reading: every read is whole and nothing hangs (watchdog: 120 s)")
+    func growthUnderReads() async throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory(), options: LMDBOptions(initialMapSize: 1 << 20))
+        defer { engine.close() }
+        let writing = Atomic<Bool>(true)
+        let reads = Atomic<Int>(0)
+        let failures = Mutex<[String]>([])
+        let readers = (0..<4).map { _ in
+            Thread {
+                var lastCount = 0
+                while writing.load(ordering: .acquiring) {
+                    do {
+                        let reader = try engine.makeReader()
+                        defer { reader.close() }
+                        let count = try reader.count(entity: LMDBFixture.sample, filter: nil)
+                        var streamed = 0
+                        try reader.forEachRow(for: FetchPlan(entity: LMDBFixture.sample)) { row in
+                            if case .blob(let data) = row.values[3], data.count != 256 << 10 { throw StrataError.storeCorrupt("short blob") }
+                            streamed += 1
+                        }
+                        if streamed != count || count < lastCount {
+                            failures.withLock { $0.append("count \(count), streamed \(streamed), previous \(lastCount)") }
+                        }
+                        lastCount = count
+                        reads.wrappingAdd(1, ordering: .relaxed)
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        readers.forEach { $0.start() }
+        let deadline = ContinuousClock.now + .seconds(120)
+        for key in Int64(1)...24 where ContinuousClock.now < deadline {
+            var changes = ChangeSet()
+            changes.inserts = [Self.blobRow(key, bytes: 256 << 10)]
+            try engine.commit(changes)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        writing.store(false, ordering: .releasing)
+        while readers.contains(where: { !$0.isFinished }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let finished = readers.allSatisfy { $0.isFinished }
+        let failed = failures.withLock { $0 }
+        #expect(finished, "a reader is stuck behind the map growth")
+        #expect(failed == [])
+        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(try LMDBFixture.allRows(engine, LMDBFixture.sample).count == 24)
+        let lmdb = try #require(engine as? LMDBEngine)
+        #expect(lmdb.environment.mapSize > 4 << 20, "the map did not grow, so the test did not exercise a resize")
+    }
+
     @Test("past the maximum map size a commit fails with .storeFull and the store stays usable")
     func storeFull() throws {
         let engine = try LMDBFixture.open(LMDBFixture.directory(), options: LMDBOptions(initialMapSize: 1 << 20, maximumMapSize: 2 << 20))
