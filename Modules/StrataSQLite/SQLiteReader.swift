@@ -129,10 +129,11 @@ final class SQLiteReader: StoreReader {
     /// Decodes the current row: id, version, then every column checked against its class.
     private func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout) throws(StrataError) -> StoredRow {
         let key = statement.int64(at: 0)
-        if statement.isNull(at: 1) {
-            throw .storeCorrupt("\(table.entity.name) row \(key) has no version")
-        }
+        // Stored versions start at 1 and only grow; anything else (text reads as 0) is damage.
         let version = statement.int64(at: 1)
+        if version <= 0 {
+            throw .storeCorrupt("\(table.entity.name) row \(key) has no valid version")
+        }
         let columns = table.decoding
         var values = ContiguousArray<StoredValue>()
         values.reserveCapacity(columns.count)

@@ -103,6 +103,7 @@ struct SQLiteEngineFileTests {
         try raw.execute("UPDATE Account SET balance = 'lots' WHERE id = 2")
         try raw.execute("UPDATE Account SET active = 2 WHERE id = 3")
         try raw.execute("INSERT INTO Account (id, version, name, balance, active) VALUES (4, 1, CAST(x'61FF62' AS TEXT), 0, 1)")
+        try raw.execute("INSERT INTO Account (id, version, name, balance, active) VALUES (5, 'x', 'E', 0, 1)")
 
         let reader = try engine.makeReader()
         defer { reader.close() }
@@ -115,6 +116,10 @@ struct SQLiteEngineFileTests {
         }
         guard case .storeCorrupt = strataError({ _ = try reader.row(entity: Fixtures.account, key: 4) }) else {
             Issue.record("invalid UTF-8 was accepted as text"); return
+        }
+        let noVersion = strataError { _ = try reader.row(entity: Fixtures.account, key: 5) }
+        guard case .storeCorrupt(let versionDetail) = noVersion, versionDetail.contains("no valid version") else {
+            Issue.record("a row without a version was accepted: \(String(describing: noVersion))"); return
         }
         guard case .storeCorrupt = strataError({ _ = try reader.rows(for: FetchPlan(entity: Fixtures.account)) }) else {
             Issue.record("a fetch returned damaged rows"); return
