@@ -50,9 +50,33 @@ public struct ObjectID: Sendable, Hashable {
 
     /// The URI form: `strata://<store-uuid>/<Entity>/p<key>` (or `t<n>` while temporary).
     public var uriString: String {
+        let store = Self.uuidText(storeIdentifier)
         switch kind {
-        case .permanent(let key): "strata://\(storeIdentifier.uuidString)/\(entityName)/p\(key)"
-        case .temporary(let serial): "strata://\(storeIdentifier.uuidString)/\(entityName)/t\(serial)"
+        case .permanent(let key): return "strata://\(store)/\(entityName)/p\(key)"
+        case .temporary(let serial): return "strata://\(store)/\(entityName)/t\(serial)"
+        }
+    }
+
+    /// `uuid.uuidString` (upper-case hex, 8-4-4-4-12), formatted directly: services return URIs
+    /// for every object they hand out, and Foundation formats UUIDs through `snprintf`.
+    static func uuidText(_ uuid: UUID) -> String {
+        let digits: StaticString = "0123456789ABCDEF"
+        return withUnsafeBytes(of: uuid.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                digits.withUTF8Buffer { hex in
+                    var position = 0
+                    for (index, byte) in bytes.enumerated() {
+                        if index == 4 || index == 6 || index == 8 || index == 10 {
+                            out[position] = UInt8(ascii: "-")
+                            position += 1
+                        }
+                        out[position] = hex[Int(byte >> 4)]
+                        out[position + 1] = hex[Int(byte & 0x0F)]
+                        position += 2
+                    }
+                    return position
+                }
+            }
         }
     }
 
