@@ -39,34 +39,26 @@ final class ByteBuffer {
 
     /// Appends one byte; room must be reserved.
     @inline(__always)
-    func append(_ byte: UInt8) {
-        assert(count < capacity, "ByteBuffer: append without reserve")
-        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
-        count &+= 1
-    }
+    func append(_ byte: UInt8) { store(byte) }
 
     /// Appends 8 bytes, little-endian; room must be reserved.
     @inline(__always)
-    func appendLittleEndian(_ value: UInt64) {
-        assert(count + 8 <= capacity, "ByteBuffer: append without reserve")
-        base.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt64.self)
-        count &+= 8
-    }
+    func appendLittleEndian(_ value: UInt64) { store(value.littleEndian) }
 
     /// Appends 8 bytes, big-endian; room must be reserved.
     @inline(__always)
-    func appendBigEndian(_ value: UInt64) {
-        assert(count + 8 <= capacity, "ByteBuffer: append without reserve")
-        base.storeBytes(of: value.bigEndian, toByteOffset: count, as: UInt64.self)
-        count &+= 8
-    }
+    func appendBigEndian(_ value: UInt64) { store(value.bigEndian) }
 
     /// Appends 4 bytes, little-endian; room must be reserved.
     @inline(__always)
-    func appendLittleEndian(_ value: UInt32) {
-        assert(count + 4 <= capacity, "ByteBuffer: append without reserve")
-        base.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt32.self)
-        count &+= 4
+    func appendLittleEndian(_ value: UInt32) { store(value.littleEndian) }
+
+    /// Stores an integer's bytes as they are in memory; room must be reserved.
+    @inline(__always)
+    private func store<T: FixedWidthInteger>(_ value: T) {
+        assert(count + MemoryLayout<T>.size <= capacity, "ByteBuffer: append without reserve")
+        base.storeBytes(of: value, toByteOffset: count, as: T.self)
+        count &+= MemoryLayout<T>.size
     }
 
     /// Appends raw bytes; room must be reserved.

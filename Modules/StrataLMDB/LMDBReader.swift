@@ -60,8 +60,7 @@ final class LMDBReader: StoreReader {
         if needed == 0 { return [] }
         var matches: [StoredRow] = []
         try reading { txn in
-            try forEachCandidate(txn, entity, filter) { row in
-                if let filter, !filter.matches(row.values, key: row.key) { return true }
+            try forEachMatch(txn, entity, filter) { row in
                 matches.append(row)
                 if let needed, matches.count >= needed { return false }
                 return true
@@ -84,8 +83,7 @@ final class LMDBReader: StoreReader {
         // wrapped as an engine read failure.
         var bodyError: (any Error)?
         try reading { txn in
-            try forEachCandidate(txn, entity, filter) { row in
-                if let filter, !filter.matches(row.values, key: row.key) { return true }
+            try forEachMatch(txn, entity, filter) { row in
                 do {
                     try body(row)
                 } catch {
@@ -103,8 +101,8 @@ final class LMDBReader: StoreReader {
         return try reading { txn in
             guard let filter else { return try txn.count(entity.dbi) }
             var count = 0
-            try forEachCandidate(txn, entity, filter) { row in
-                if filter.matches(row.values, key: row.key) { count += 1 }
+            try forEachMatch(txn, entity, filter) { _ in
+                count += 1
                 return true
             }
             return count
@@ -116,6 +114,16 @@ final class LMDBReader: StoreReader {
         let join = engine.catalog.joins[number]
         return try reading { txn in
             try LMDBCommitter.linkedKeys(txn, side == .left ? join.left : join.right, key)
+        }
+    }
+
+    /// Calls `body` with every row matching `filter` in primary-key order until it returns false.
+    private func forEachMatch(
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, _ body: (StoredRow) throws -> Bool
+    ) throws {
+        try forEachCandidate(txn, entity, filter) { row in
+            if let filter, !filter.matches(row.values, key: row.key) { return true }
+            return try body(row)
         }
     }
 

@@ -100,18 +100,8 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
             return entries[entries.count - 1].object!
         }
         if (entries.count + 1) * 2 > slots.count { rebuildSlots(capacity: entries.count + 1) }
-        let mask = slots.count - 1
-        var slot = Self.hash(key, mask: mask)
-        let tag = Self.tag(key)
-        while true {
-            let stored = slots[slot]
-            if stored == 0 { break }
-            if UInt32(truncatingIfNeeded: stored) == tag {
-                let index = Int(stored &>> 32) - 1
-                if entries[index].key == key { return fill(index, orGet: orGet, make) }
-            }
-            slot = (slot + 1) & mask
-        }
+        let (found, slot) = probe(key)
+        if let found { return fill(found, orGet: orGet, make) }
         let object = make()
         entries.append(Entry(key: key, object: object))
         slots[slot] = Self.slot(index: entries.count - 1, key: key)
@@ -135,15 +125,22 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
     /// The entry holding `key` (live or a hole), if any.
     private func entryIndex(of key: Int64) -> Int? {
         if slots.isEmpty { return entries.firstIndex { $0.key == key } }
+        return probe(key).entry
+    }
+
+    /// Walks the slot table from `key`'s hash: the entry holding `key`, or nil and the empty
+    /// slot where `key` belongs. The table must not be empty.
+    @inline(__always)
+    private func probe(_ key: Int64) -> (entry: Int?, slot: Int) {
         let mask = slots.count - 1
         var slot = Self.hash(key, mask: mask)
         let tag = Self.tag(key)
         while true {
             let stored = slots[slot]
-            if stored == 0 { return nil }
+            if stored == 0 { return (nil, slot) }
             if UInt32(truncatingIfNeeded: stored) == tag {
                 let index = Int(stored &>> 32) - 1
-                if entries[index].key == key { return index }
+                if entries[index].key == key { return (index, slot) }
             }
             slot = (slot + 1) & mask
         }

@@ -126,10 +126,7 @@ final class EntityModel: @unchecked Sendable {
     @inline(__always)
     func propertyIndex<Object: ManagedObject, Wrapper: PropertyProbe>(forStorage keyPath: ReferenceWritableKeyPath<Object, Wrapper>) -> Int {
         let id = UInt(bitPattern: ObjectIdentifier(keyPath))
-        for index in 0..<propertyCount where storageIDs[index].load(ordering: .relaxed) == id {
-            return index
-        }
-        return resolveStorage(keyPath, id: id)
+        return cachedPropertyIndex(forStorage: id) ?? resolveStorage(keyPath, id: id)
     }
 
     /// The property whose storage key path has identity `id`, if that key path has been seen.
@@ -145,11 +142,9 @@ final class EntityModel: @unchecked Sendable {
     /// has been seen before (nil otherwise, and for to-many relationships).
     @inline(__always)
     func cachedColumn(forStorage id: UInt) -> Int? {
-        for index in 0..<propertyCount where storageIDs[index].load(ordering: .relaxed) == id {
-            let column = columnTable[index]
-            return column >= 0 ? column : nil
-        }
-        return nil
+        guard let index = cachedPropertyIndex(forStorage: id) else { return nil }
+        let column = columnTable[index]
+        return column >= 0 ? column : nil
     }
 
     private func resolveStorage<Object: ManagedObject, Wrapper: PropertyProbe>(_ keyPath: ReferenceWritableKeyPath<Object, Wrapper>, id: UInt) -> Int {
