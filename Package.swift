@@ -35,9 +35,10 @@ let package = Package(
             path: "Modules/CLMDB",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
         .target(name: "Strata", path: "Modules/Strata"),
         .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
-        .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB"], path: "Modules/StrataLMDB"),
+        .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB"),
         .target(name: "StrataConformance", dependencies: ["Strata", "StrataTestSupport"], path: "Modules/StrataConformance"),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Modules/StrataTestSupport"),
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
@@ -81,6 +82,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system {
+/// Targets written in C, which take no Swift settings.
+let cTargets: Set<String> = ["CStrataCRC"]
+
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSwiftSettings
 }

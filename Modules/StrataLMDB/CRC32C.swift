@@ -1,8 +1,35 @@
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), computed slicing-by-8.
+import CStrataCRC
+
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78).
 ///
 /// Every stored row carries this checksum so that damaged bytes become
 /// `StrataError.storeCorrupt` instead of wrong data.
+///
+/// `checksum` uses the CPU's CRC-32C instruction when it has one — SSE4.2 `crc32` on x86_64,
+/// the CRC extension's `crc32c` on arm64 — through the C target `CStrataCRC`, which checks
+/// the CPU once. Otherwise (another architecture, or a CPU without the feature) it falls
+/// back to `softwareChecksum`, slicing-by-8 in Swift. Both give the same result.
 enum CRC32C {
+    /// Whether `checksum` runs on the CPU's CRC-32C instruction.
+    static var usesHardware: Bool { strata_crc32c_hardware_available() }
+
+    /// The checksum of `count` bytes at `start`.
+    static func checksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
+        hardwareChecksum(start, count: count) ?? softwareChecksum(start, count: count)
+    }
+
+    /// The checksum of a byte buffer.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        return checksum(base, count: bytes.count)
+    }
+
+    /// The checksum computed with the CPU's CRC-32C instruction, or `nil` when it has none.
+    static func hardwareChecksum(_ start: UnsafeRawPointer, count: Int) -> UInt32? {
+        var crc: UInt32 = 0xFFFF_FFFF
+        return strata_crc32c(&crc, start, count) ? ~crc : nil
+    }
+
     /// Eight 256-entry tables, laid out one after another (table `t` starts at `t * 256`).
     static let table: [UInt32] = {
         var table = [UInt32](repeating: 0, count: 8 * 256)
@@ -21,8 +48,8 @@ enum CRC32C {
         return table
     }()
 
-    /// The checksum of `count` bytes at `start`.
-    static func checksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
+    /// The checksum computed slicing-by-8 in Swift, the fallback without the instruction.
+    static func softwareChecksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
         table.withUnsafeBufferPointer { tablePointer in
             let t = tablePointer.baseAddress.unsafelyUnwrapped
             var crc: UInt32 = 0xFFFF_FFFF
@@ -47,11 +74,5 @@ enum CRC32C {
             }
             return ~crc
         }
-    }
-
-    /// The checksum of a byte buffer.
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-        return checksum(base, count: bytes.count)
     }
 }
