@@ -25,6 +25,16 @@ final class KitAccount: ManagedObject {
     @Attribute var note: String?
     @Relationship(inverse: \KitEntry.account, deleteRule: .deny) var entries: RelatedObjects<KitEntry>
     @Relationship(inverse: \KitTag.accounts) var tags: RelatedObjects<KitTag>
+
+    /// A computed property that reads and writes `balance`, transformed: predicates and sorts on
+    /// it must not be taken for `balance` itself.
+    var balanceInCents: Int64 {
+        get { balance * 100 }
+        set { balance = newValue / 100 }
+    }
+
+    /// A read-only computed property that reads `balance`, negated.
+    var debt: Int64 { -balance }
 }
 
 final class KitEntry: ManagedObject {

@@ -18,19 +18,35 @@
 /// message naming the property.
 @propertyWrapper
 public struct Attribute<Value: AttributeValue> {
-    let defaultValue: Value
-    var options: AttributeOptions
+    /// The declaration's identity (see ``PropertySite``). The default and options live in the
+    /// entity's model, captured once from its prototype, so each object carries only this.
+    @usableFromInline
+    let site: UInt32
 
     /// An attribute with a default value.
-    public init(wrappedValue: Value, _ options: AttributeOptions = []) {
-        self.defaultValue = wrappedValue
-        self.options = options
+    ///
+    /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    public init(
+        wrappedValue: Value, _ options: AttributeOptions = [],
+        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) {
+        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        DeclarationCapture.record(site) {
+            .attribute(defaultValue: wrappedValue.storedValue, typedDefault: wrappedValue, options: options)
+        }
     }
 
     /// An optional attribute that defaults to nil.
-    public init(_ options: AttributeOptions = []) where Value: ExpressibleByNilLiteral {
-        self.defaultValue = nil
-        self.options = options
+    ///
+    /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    public init(
+        _ options: AttributeOptions = [], fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) where Value: ExpressibleByNilLiteral {
+        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        DeclarationCapture.record(site) {
+            let defaultValue: Value = nil
+            return .attribute(defaultValue: defaultValue.storedValue, typedDefault: defaultValue, options: options)
+        }
     }
 
     @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")
@@ -42,9 +58,10 @@ public struct Attribute<Value: AttributeValue> {
 
     /// Reads and writes the value through the object's row storage.
     ///
-    /// Inlinable, so that each access is specialised for the model class and value type: once a
-    /// property has been used, a read is a scan of a few words and an array load, with no
-    /// generic metadata and no key-path work beyond the key path's identity.
+    /// Inlinable, so that each access is specialised for the model class and value type. A read
+    /// loads the wrapper's site (a field of the object), finds the column by a scan of a few
+    /// words and loads the value; it never forms a key path, so it costs no reference counting
+    /// beyond the value's own. Writes also pass the wrapped key path, for the schema builder.
     @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
@@ -52,37 +69,35 @@ public struct Attribute<Value: AttributeValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if let stored = object.fastReadColumn(storage: ObjectIdentifier(storageKeyPath)), let value = Value(storedValue: stored) {
+            let site = object[keyPath: storageKeyPath].site
+            if let stored = object.fastReadColumn(site: site), let value = Value(storedValue: stored) {
                 return value
             }
-            return slowGet(object, wrappedKeyPath, storageKeyPath)
+            return slowGet(object, site: site)
         }
         set {
-            if !object.fastWriteColumn(storage: ObjectIdentifier(storageKeyPath), newValue.storedValue) {
-                slowSet(newValue, object, wrappedKeyPath, storageKeyPath)
+            let site = object[keyPath: storageKeyPath].site
+            if !object.fastWriteColumn(site: site, newValue.storedValue) {
+                slowSet(newValue, object, site: site, wrappedKeyPath)
             }
         }
     }
 
-    /// The first read of a property (which maps its key path), reads on prototypes and on
-    /// objects not yet inserted, and the default when a stored value does not convert.
+    /// Reads on prototypes and on objects not yet inserted, and the default when a stored value
+    /// does not convert.
     @usableFromInline
-    static func slowGet<Object: ManagedObject>(
-        _ object: Object, _ wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
-        _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
-    ) -> Value {
-        let property = object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
+    static func slowGet(_ object: ManagedObject, site: UInt32) -> Value {
+        let property = object.property(site: site, accessedAs: nil)
         let stored = object.readColumn(property)
-        return Value(storedValue: stored) ?? object[keyPath: storageKeyPath].defaultValue
+        if let value = Value(storedValue: stored) { return value }
+        return object.resolvedModel.typedDefault(ofProperty: property) as! Value
     }
 
-    /// The write counterpart of ``slowGet(_:_:_:)``.
+    /// Writes on prototypes (which record the key path for the schema builder) and on objects
+    /// not yet inserted.
     @usableFromInline
-    static func slowSet<Object: ManagedObject>(
-        _ newValue: Value, _ object: Object, _ wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
-        _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
-    ) {
-        let property = object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
+    static func slowSet(_ newValue: Value, _ object: ManagedObject, site: UInt32, _ wrappedKeyPath: AnyKeyPath) {
+        let property = object.property(site: site, accessedAs: wrappedKeyPath)
         object.writeColumn(property, newValue.storedValue)
     }
 }
@@ -98,29 +113,17 @@ public struct AttributeOptions: OptionSet, Sendable, Hashable {
     public static let unique = AttributeOptions(rawValue: 1 << 0)
     /// Keep an index on this attribute for fast filtering and sorting.
     public static let indexed = AttributeOptions(rawValue: 1 << 1)
-    /// Internal marker used while mapping key paths to properties.
-    static let probe = AttributeOptions(rawValue: 1 << 7)
 }
 
-/// What the schema builder reads from an `@Attribute` through reflection.
-protocol AttributeDeclaration {
+/// What the schema builder reads from an `@Attribute` through reflection (its default and
+/// options come from the ``DeclarationCapture`` of the prototype, by site).
+protocol AttributeWrapper {
+    var site: UInt32 { get }
     var columnType: ColumnType { get }
     var isOptional: Bool { get }
-    var defaultStoredValue: StoredValue { get }
-    var declaredOptions: AttributeOptions { get }
 }
 
-extension Attribute: AttributeDeclaration {
+extension Attribute: AttributeWrapper {
     var columnType: ColumnType { Value.columnType }
     var isOptional: Bool { Value.isOptional }
-    var defaultStoredValue: StoredValue { defaultValue.storedValue }
-    var declaredOptions: AttributeOptions { options }
-}
-
-extension Attribute: PropertyProbe {
-    @usableFromInline
-    var isProbed: Bool {
-        get { options.contains(.probe) }
-        set { if newValue { options.insert(.probe) } else { options.remove(.probe) } }
-    }
 }

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
 
 /// Everything Strata knows about one model class, built once per process by reflection.
 ///
 /// Properties are the `@Attribute` and `@Relationship` wrappers in declaration order (base
 /// class first). Attributes and to-one relationships own a column; to-many relationships do
-/// not. A model is immutable once published by ``ModelRegistry``, except for the lock-free
-/// storage-key-path cache that makes property access cheap.
+/// not. A model is immutable once published by ``ModelRegistry``, except for the key-path
+/// cache used by predicates and sorts (under the registry lock). Property accessors find their
+/// column by the wrapper's declaration site (see ``PropertySite``).
 final class EntityModel: @unchecked Sendable {
     let type: ManagedObject.Type
     let name: String
@@ -20,20 +20,21 @@ final class EntityModel: @unchecked Sendable {
     private let columnTable: UnsafeMutablePointer<Int>
     /// Column defaults for new objects.
     let defaults: ContiguousArray<StoredValue>
+    /// Per property: an attribute's declared default as its Swift type (nil for relationships).
+    private let typedDefaults: [(any Sendable)?]
     let declaredIndexes: [EntityIndex]
     /// Filled by the registry before the model is published; read-only afterwards.
     fileprivate(set) var relations: [RelationModel?]
     /// Prototype instance used to map key paths to properties (under ``ModelRegistry/lock``).
     let prototype: ManagedObject
-    /// Per property: the identity of the storage key path the wrapper passes, 0 until seen.
-    /// One flat block of atomic words, scanned on every property access.
-    private let storageIDs: UnsafeMutablePointer<Atomic<UInt>>
+    /// Per property: its declaration site (see ``PropertySite``). One flat block of words,
+    /// scanned on every property access.
+    private let sites: UnsafeMutablePointer<UInt32>
+    /// While a key path is evaluated on the prototype: the properties it read, with the key
+    /// path used (under the registry lock).
+    private var recordedAccesses: [(property: Int, keyPath: AnyKeyPath?)]?
     /// Key path → property index, for predicates, sorts and inverses (under the registry lock).
     private var keyPathCache: [AnyKeyPath: Int] = [:]
-    /// Per property, the storage key path whose identity is in `storageIDs`, kept alive so that
-    /// its address cannot be reused by another key path while the slot holds it (under the
-    /// registry lock).
-    private var storageKeyPaths: [AnyKeyPath?]
 
     var columnCount: Int { columnProperties.count }
 
@@ -43,28 +44,45 @@ final class EntityModel: @unchecked Sendable {
         guard EntityName.isValid(name) else {
             throw .invalidSchema("entity name \(String(reflecting: name)) must be ASCII letters, digits and _")
         }
-        let prototype = type.init()
+        let (prototype, captured) = DeclarationCapture.capture { type.init() }
         prototype.state.insert(.prototype)
-        let twin = type.init()
+        let (twin, twinCaptured) = DeclarationCapture.capture { type.init() }
         let declared = Self.declarations(of: prototype)
         let twinDeclared = Self.declarations(of: twin)
         var properties: [PropertyModel] = []
         var columnProperties: [Int] = []
         var defaults = ContiguousArray<StoredValue>()
+        var typedDefaults: [(any Sendable)?] = []
+        var sites: [UInt32] = []
         for (index, (label, value)) in declared.enumerated() {
             let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
-            if let attribute = value as? any AttributeDeclaration {
-                let twinDefault = (twinDeclared[index].1 as? any AttributeDeclaration)?.defaultStoredValue
-                guard twinDefault == attribute.defaultStoredValue else {
+            if let attribute = value as? any AttributeWrapper {
+                guard case .attribute(let defaultValue, let typedDefault, let options)? = captured[attribute.site] else {
+                    throw .invalidSchema("\(type.entityName).\(propertyName): its @Attribute declaration could not be read")
+                }
+                var twinDefault: StoredValue?
+                if let twinAttribute = twinDeclared[index].1 as? any AttributeWrapper,
+                    case .attribute(let value, _, _)? = twinCaptured[twinAttribute.site]
+                {
+                    twinDefault = value
+                }
+                guard twinDefault == defaultValue else {
                     throw .invalidSchema("\(type.entityName).\(propertyName) has a default that changes per instance (such as Date() or UUID()); give it a constant default and set the value in awakeFromInsert()")
                 }
-                if case .real(let v) = attribute.defaultStoredValue, v.isNaN {
+                if case .real(let v) = defaultValue, v.isNaN {
                     throw .invalidSchema("\(type.entityName).\(propertyName) defaults to NaN, which cannot be stored")
                 }
-                properties.append(PropertyModel(name: propertyName, column: columnProperties.count, kind: .attribute(attribute.columnType, isOptional: attribute.isOptional, options: attribute.declaredOptions)))
+                properties.append(PropertyModel(name: propertyName, column: columnProperties.count, kind: .attribute(attribute.columnType, isOptional: attribute.isOptional, options: options)))
                 columnProperties.append(index)
-                defaults.append(attribute.defaultStoredValue)
-            } else if let relationship = value as? any RelationshipDeclaration {
+                defaults.append(defaultValue)
+                typedDefaults.append(typedDefault)
+                sites.append(attribute.site)
+            } else if let wrapper = value as? any RelationshipWrapper {
+                guard case .relationship(let inverse, let deleteRule)? = captured[wrapper.site] else {
+                    throw .invalidSchema("\(type.entityName).\(propertyName): its @Relationship declaration could not be read")
+                }
+                let relationship = RelationshipDeclaration(
+                    targetType: wrapper.targetType, isToMany: wrapper.isToMany, inverseKeyPath: inverse, declaredDeleteRule: deleteRule)
                 var column: Int?
                 if !relationship.isToMany {
                     column = columnProperties.count
@@ -72,7 +90,12 @@ final class EntityModel: @unchecked Sendable {
                     defaults.append(.null)
                 }
                 properties.append(PropertyModel(name: propertyName, column: column, kind: .relationship(relationship)))
+                typedDefaults.append(nil)
+                sites.append(wrapper.site)
             }
+        }
+        if let clash = Self.firstSiteClash(sites, properties) {
+            throw .invalidSchema("\(type.entityName): the declarations of \(clash.0) and \(clash.1) have the same site identity (a one-in-billions hash collision): move one of them to another line")
         }
         for property in properties where !EntityName.isValid(property.name) || property.name == "id" || property.name == "version" {
             throw .invalidSchema("\(type.entityName).\(property.name): property names must be ASCII identifiers other than id and version")
@@ -83,19 +106,18 @@ final class EntityModel: @unchecked Sendable {
         self.columnTable = .allocate(capacity: max(properties.count, 1))
         for (index, property) in properties.enumerated() { (columnTable + index).initialize(to: property.column ?? -1) }
         self.defaults = defaults
+        self.typedDefaults = typedDefaults
         self.declaredIndexes = type.indexes
         self.relations = Array(repeating: nil, count: properties.count)
         self.prototype = prototype
-        self.storageIDs = .allocate(capacity: max(properties.count, 1))
-        self.storageKeyPaths = Array(repeating: nil, count: properties.count)
-        for index in properties.indices { (storageIDs + index).initialize(to: Atomic(0)) }
+        self.sites = .allocate(capacity: max(properties.count, 1))
+        self.sites.initialize(from: sites, count: sites.count)
         prototype.model = self
         prototype.values = defaults
     }
 
     deinit {
-        storageIDs.deinitialize(count: propertyCount)
-        storageIDs.deallocate()
+        sites.deallocate()
         columnTable.deallocate()
     }
 
@@ -104,6 +126,21 @@ final class EntityModel: @unchecked Sendable {
     func column(ofProperty index: Int) -> Int {
         precondition(index >= 0 && index < propertyCount, "property index out of range")
         return columnTable[index]
+    }
+
+    /// The declared default of attribute `property`, as the property's Swift type.
+    func typedDefault(ofProperty property: Int) -> any Sendable {
+        guard let value = typedDefaults[property] else { fatalError("Strata: property \(property) of \(name) is not an attribute") }
+        return value
+    }
+
+    /// The names of the first two properties that share a site, if any do.
+    private static func firstSiteClash(_ sites: [UInt32], _ properties: [PropertyModel]) -> (String, String)? {
+        var seen: [UInt32: Int] = [:]
+        for (index, site) in sites.enumerated() {
+            if let earlier = seen.updateValue(index, forKey: site) { return (properties[earlier].name, properties[index].name) }
+        }
+        return nil
     }
 
     /// The wrapper-backed stored properties of an instance, base class first.
@@ -116,73 +153,80 @@ final class EntityModel: @unchecked Sendable {
         }
         return mirrors.reversed().flatMap { mirror in
             mirror.children.compactMap { child -> (String, Any)? in
-                guard let label = child.label, child.value is any PropertyProbe else { return nil }
+                guard let label = child.label, child.value is any AttributeWrapper || child.value is any RelationshipWrapper else { return nil }
                 return (label, child.value)
             }
         }
     }
 
-    /// The property a wrapper's storage key path belongs to: a lock-free scan after the first use.
+    /// The property declared at `site`, if this entity declares it: a scan of a few words.
     @inline(__always)
-    func propertyIndex<Object: ManagedObject, Wrapper: PropertyProbe>(forStorage keyPath: ReferenceWritableKeyPath<Object, Wrapper>) -> Int {
-        let id = UInt(bitPattern: ObjectIdentifier(keyPath))
-        return cachedPropertyIndex(forStorage: id) ?? resolveStorage(keyPath, id: id)
-    }
-
-    /// The property whose storage key path has identity `id`, if that key path has been seen.
-    @inline(__always)
-    func cachedPropertyIndex(forStorage id: UInt) -> Int? {
-        for index in 0..<propertyCount where storageIDs[index].load(ordering: .relaxed) == id {
-            return index
-        }
+    func propertyIndex(forSite site: UInt32) -> Int? {
+        for index in 0..<propertyCount where sites[index] == site { return index }
         return nil
     }
 
-    /// The column of the attribute whose storage key path has identity `id`, if that key path
-    /// has been seen before (nil otherwise, and for to-many relationships).
+    /// The column of the attribute or to-one relationship declared at `site` (nil when this
+    /// entity does not declare it, and for to-many relationships).
     @inline(__always)
-    func cachedColumn(forStorage id: UInt) -> Int? {
-        guard let index = cachedPropertyIndex(forStorage: id) else { return nil }
+    func column(forSite site: UInt32) -> Int? {
+        guard let index = propertyIndex(forSite: site) else { return nil }
         let column = columnTable[index]
         return column >= 0 ? column : nil
     }
 
-    private func resolveStorage<Object: ManagedObject, Wrapper: PropertyProbe>(_ keyPath: ReferenceWritableKeyPath<Object, Wrapper>, id: UInt) -> Int {
-        ModelRegistry.withLock {
-            guard let prototype = prototype as? Object else {
-                fatalError("Strata: \(Object.self) is not the entity \(name); entity subclasses of entities are not supported")
-            }
-            prototype[keyPath: keyPath].isProbed = true
-            defer { prototype[keyPath: keyPath].isProbed = false }
-            let declared = Self.declarations(of: prototype)
-            guard let index = declared.firstIndex(where: { ($0.1 as? any PropertyProbe)?.isProbed == true }) else {
-                fatalError("Strata: could not map a property wrapper of \(name) to its declaration")
-            }
-            storageKeyPaths[index] = keyPath
-            storageIDs[index].store(id, ordering: .relaxed)
-            return index
-        }
-    }
-
-    /// The property a key path such as `\Account.balance` (or `\Transaction.$account`) reads,
+    /// The property a key path such as `\Account.balance` (or `\Transaction.$account`) names,
     /// or nil when it is not a single stored property of this entity.
+    ///
+    /// The key path is applied to the prototype, whose accessors record what they touch.
+    /// Attribute and relationship *setters* and projections record the key path they were
+    /// reached through (getters do not, so that reads never form key paths); a writable key path
+    /// is therefore read and written back, which changes nothing on a prototype. It names
+    /// property `p` when `p` is the only property touched and the one recorded key path is
+    /// this one, so a computed property that merely reads an attribute is not mistaken for it.
     func propertyIndex(forKeyPath keyPath: AnyKeyPath) -> Int? {
         ModelRegistry.withLock {
             if let cached = keyPathCache[keyPath] { return cached }
             guard Swift.type(of: keyPath).rootType == self.type else { return nil }
-            prototype.recordedAccesses = []
-            _ = prototype[keyPath: keyPath]
-            let accesses = prototype.recordedAccesses ?? []
-            prototype.recordedAccesses = nil
-            guard accesses.count == 1, let only = accesses.first, only.keyPath == keyPath else { return nil }
+            recordedAccesses = []
+            if let writable = keyPath as? any PrototypeWritableKeyPath {
+                writable.writeBack(on: prototype)
+            } else {
+                _ = prototype[keyPath: keyPath]
+            }
+            let accesses = recordedAccesses ?? []
+            recordedAccesses = nil
+            let named = accesses.filter { $0.keyPath != nil }
+            guard named.count == 1, let only = named.first, only.keyPath == keyPath,
+                accesses.allSatisfy({ $0.property == only.property })
+            else { return nil }
             keyPathCache[keyPath] = only.property
             return only.property
         }
     }
 
+    /// Notes that the prototype read `property` through `keyPath`, when a key path is being mapped.
+    func recordPrototypeAccess(_ property: Int, keyPath: AnyKeyPath?) {
+        ModelRegistry.withLock { recordedAccesses?.append((property, keyPath)) }
+    }
+
     /// The index of the property called `name`.
     func propertyIndex(named name: String) -> Int? {
         properties.firstIndex { $0.name == name }
+    }
+}
+
+/// A key path the schema builder can write through, on a prototype, to learn which property
+/// it names.
+private protocol PrototypeWritableKeyPath {
+    func writeBack(on prototype: ManagedObject)
+}
+
+extension ReferenceWritableKeyPath: PrototypeWritableKeyPath {
+    /// Reads the value and writes it back (prototype writes change nothing).
+    fileprivate func writeBack(on prototype: ManagedObject) {
+        guard let root = prototype as? Root else { return }
+        root[keyPath: self] = root[keyPath: self]
     }
 }
 
@@ -193,7 +237,7 @@ final class EntityModel: @unchecked Sendable {
 final class PropertyModel {
     enum Kind {
         case attribute(ColumnType, isOptional: Bool, options: AttributeOptions)
-        case relationship(any RelationshipDeclaration)
+        case relationship(RelationshipDeclaration)
     }
 
     let name: String
@@ -317,7 +361,7 @@ enum ModelRegistry {
 
     /// The inverse of a relationship: the one it names, or the one on the target that names it.
     private static func inverseProperty(
-        of index: Int, in model: EntityModel, declaration: any RelationshipDeclaration, target: EntityModel, place: String
+        of index: Int, in model: EntityModel, declaration: RelationshipDeclaration, target: EntityModel, place: String
     ) throws -> Int {
         if let inverseKeyPath = declaration.inverseKeyPath {
             guard let inverseIndex = target.propertyIndex(forKeyPath: inverseKeyPath), target.properties[inverseIndex].isRelationship else {

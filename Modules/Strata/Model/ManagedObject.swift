@@ -44,10 +44,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var key: Int64 = 0
     final var temporarySerial: UInt64 = 0
     final var version: Int64 = 0
-    final var state: ObjectState = []
     final var relations: RelationState?
-    /// While mapping key paths on a prototype: the properties read, with the key path used.
-    final var recordedAccesses: [(property: Int, keyPath: AnyKeyPath)]?
+    /// Last, so that a subclass's property wrappers (two bytes each) pack right after it.
+    final var state: ObjectState = []
 
     /// Creates an object that belongs to no context yet; insert it with ``ObjectContext/insert(_:)``.
     /// Subclasses must keep this initializer (all their properties have defaults).
@@ -149,14 +148,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
-    /// Maps a wrapper's storage key path to its property index (and records the access on a prototype).
+    /// The property declared at `site` (see ``PropertySite``). On a prototype, also records
+    /// the access, with the key path used when the accessor passes one (writes and projections).
     @usableFromInline
-    final func property<Object: ManagedObject, Wrapper: PropertyProbe>(
-        for storage: ReferenceWritableKeyPath<Object, Wrapper>, accessedAs keyPath: AnyKeyPath
-    ) -> Int {
-        let index = resolvedModel.propertyIndex(forStorage: storage)
-        // Only a prototype being mapped records accesses.
-        if state.contains(.prototype), recordedAccesses != nil { recordedAccesses?.append((index, keyPath)) }
+    final func property(site: UInt32, accessedAs keyPath: AnyKeyPath?) -> Int {
+        unowned(unsafe) let model = resolvedModel
+        guard let index = model.propertyIndex(forSite: site) else {
+            Misuse.fail("\(Self.self): a property wrapper was used on an object that does not declare it")
+        }
+        if state.contains(.prototype) { model.recordPrototypeAccess(index, keyPath: keyPath) }
         return index
     }
 
@@ -175,37 +175,36 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return values[column]
     }
 
-    /// The fast path of an attribute read: the column of the property whose wrapper storage key
-    /// path has identity `storage`, or nil when the slow path must run (the property's first
-    /// use, a prototype being mapped, or an object without a model yet).
+    /// The fast path of an attribute read: the value of the attribute declared at `site`, or
+    /// nil when the slow path must run (a prototype, or an object without a model yet).
     @usableFromInline
-    final func fastReadColumn(storage: ObjectIdentifier) -> StoredValue? {
-        guard let column = fastColumn(storage: storage) else { return nil }
+    final func fastReadColumn(site: UInt32) -> StoredValue? {
+        guard let column = fastColumn(site: site) else { return nil }
         checkAccess { propertyName(resolvedModel.columnProperties[column]) }
         return values[column]
     }
 
     /// The fast path of an attribute write; false when the slow path must run (as for reads).
     @usableFromInline
-    final func fastWriteColumn(storage: ObjectIdentifier, _ value: StoredValue) -> Bool {
-        guard let column = fastColumn(storage: storage) else { return false }
+    final func fastWriteColumn(site: UInt32, _ value: StoredValue) -> Bool {
+        guard let column = fastColumn(site: site) else { return false }
         checkAccess { propertyName(resolvedModel.columnProperties[column]) }
         setColumn(column, value)
         return true
     }
 
-    /// The property index of a wrapper whose storage key path has identity `storage`, or nil
-    /// when the slow path must run (as for ``fastReadColumn(storage:)``).
+    /// The index of the property declared at `site`, or nil when the slow path must run (as
+    /// for ``fastReadColumn(site:)``).
     @usableFromInline
-    final func fastPropertyIndex(storage: ObjectIdentifier) -> Int? {
+    final func fastPropertyIndex(site: UInt32) -> Int? {
         guard let unmanagedModel, !state.contains(.prototype) else { return nil }
-        return unmanagedModel._withUnsafeGuaranteedRef { $0.cachedPropertyIndex(forStorage: UInt(bitPattern: storage)) }
+        return unmanagedModel._withUnsafeGuaranteedRef { $0.propertyIndex(forSite: site) }
     }
 
     @inline(__always)
-    private final func fastColumn(storage: ObjectIdentifier) -> Int? {
+    private final func fastColumn(site: UInt32) -> Int? {
         guard let unmanagedModel, !state.contains(.prototype) else { return nil }
-        return unmanagedModel._withUnsafeGuaranteedRef { $0.cachedColumn(forStorage: UInt(bitPattern: storage)) }
+        return unmanagedModel._withUnsafeGuaranteedRef { $0.column(forSite: site) }
     }
 
     /// Writes an attribute column, tracking the change.

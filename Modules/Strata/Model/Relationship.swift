@@ -25,20 +25,23 @@
 /// inserted or fetched objects.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
-    let inverse: AnyKeyPath?
-    let deleteRule: DeleteRule
+    /// The declaration's identity (see ``PropertySite``). The inverse and delete rule live in
+    /// the entity's model, captured once from its prototype, so each object carries only this.
     @usableFromInline
-    var isProbed = false
+    let site: UInt32
 
     /// A to-one relationship.
     /// - Parameters:
     ///   - inverse: the property on the target that points back (to-one or to-many); omit it
     ///     when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the target (default `.nullify`).
-    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify)
-    where Value == Target? {
-        self.inverse = inverse
-        self.deleteRule = deleteRule
+    ///   - fileID: with `line` and `column`, identifies the declaration: leave them to their defaults.
+    public init<Target: ManagedObject>(
+        inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify,
+        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) where Value == Target? {
+        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        DeclarationCapture.record(site) { .relationship(inverse: inverse, deleteRule: deleteRule) }
     }
 
     /// A to-many relationship.
@@ -46,16 +49,21 @@ public struct Relationship<Value: RelationshipValue> {
     ///   - inverse: the property on the target that points back (to-one, or to-many for
     ///     many-to-many); omit it when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the targets (default `.nullify`).
-    public init<Target: ManagedObject>(inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify)
-    where Value == RelatedObjects<Target> {
-        self.inverse = inverse
-        self.deleteRule = deleteRule
+    ///   - fileID: with `line` and `column`, identifies the declaration: leave them to their defaults.
+    public init<Target: ManagedObject>(
+        inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify,
+        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) where Value == RelatedObjects<Target> {
+        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        DeclarationCapture.record(site) { .relationship(inverse: inverse, deleteRule: deleteRule) }
     }
 
     /// A relationship whose inverse the target names, with the `.nullify` rule.
-    public init() {
-        self.inverse = nil
-        self.deleteRule = .nullify
+    ///
+    /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    public init(fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        DeclarationCapture.record(site) { .relationship(inverse: nil, deleteRule: .nullify) }
     }
 
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
@@ -78,18 +86,15 @@ public struct Relationship<Value: RelationshipValue> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get { Value._read(owner: object, property: property(of: object, wrappedKeyPath, storageKeyPath)) }
-        set { Value._write(newValue, owner: object, property: property(of: object, wrappedKeyPath, storageKeyPath)) }
-    }
-
-    /// The relationship's property index: a scan of a few words once the property has been
-    /// used (inlined into each accessor, like ``Attribute``'s), else the mapping slow path.
-    @inlinable
-    static func property<Object: ManagedObject>(
-        of object: Object, _ wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
-        _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
-    ) -> Int {
-        object.fastPropertyIndex(storage: ObjectIdentifier(storageKeyPath)) ?? object.property(for: storageKeyPath, accessedAs: wrappedKeyPath)
+        get {
+            let site = object[keyPath: storageKeyPath].site
+            return Value._read(owner: object, property: object.fastPropertyIndex(site: site) ?? object.property(site: site, accessedAs: nil))
+        }
+        set {
+            let site = object[keyPath: storageKeyPath].site
+            let property = object.fastPropertyIndex(site: site) ?? object.property(site: site, accessedAs: wrappedKeyPath)
+            Value._write(newValue, owner: object, property: property)
+        }
     }
 
     /// The related object IDs, for predicates and for passing across `perform`.
@@ -98,7 +103,7 @@ public struct Relationship<Value: RelationshipValue> {
         projected projectedKeyPath: KeyPath<Object, Value.Projection>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value.Projection {
-        Value._project(owner: object, property: object.property(for: storageKeyPath, accessedAs: projectedKeyPath))
+        Value._project(owner: object, property: object.property(site: object[keyPath: storageKeyPath].site, accessedAs: projectedKeyPath))
     }
 }
 
@@ -148,26 +153,23 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
     }
 }
 
-/// What the schema builder reads from a `@Relationship` through reflection.
-protocol RelationshipDeclaration {
+/// What the schema builder reads from a `@Relationship` through reflection (its inverse and
+/// delete rule come from the ``DeclarationCapture`` of the prototype, by site).
+protocol RelationshipWrapper {
+    var site: UInt32 { get }
     var targetType: ManagedObject.Type { get }
     var isToMany: Bool { get }
-    var inverseKeyPath: AnyKeyPath? { get }
-    var declaredDeleteRule: DeleteRule { get }
 }
 
-extension Relationship: RelationshipDeclaration {
+extension Relationship: RelationshipWrapper {
     var targetType: ManagedObject.Type { Value.Target.self }
     var isToMany: Bool { Value.isToMany }
-    var inverseKeyPath: AnyKeyPath? { inverse }
-    var declaredDeleteRule: DeleteRule { deleteRule }
 }
 
-extension Relationship: PropertyProbe {}
-
-/// A property wrapper whose instances can be marked, so the schema builder can find which
-/// declared property a key path reaches.
-@usableFromInline
-protocol PropertyProbe {
-    var isProbed: Bool { get set }
+/// A declared relationship as the schema builder resolves it.
+struct RelationshipDeclaration {
+    let targetType: ManagedObject.Type
+    let isToMany: Bool
+    let inverseKeyPath: AnyKeyPath?
+    let declaredDeleteRule: DeleteRule
 }

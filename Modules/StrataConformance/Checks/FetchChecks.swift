@@ -83,6 +83,12 @@ enum FetchChecks {
         cases.append(Case(label: "in-memory part (nil-coalescing) with limit", request: FetchRequest(predicate: #Predicate { ($0.note ?? "") == "" && $0.balance > -1000 }, sortBy: [SortDescriptor(\.balance)], fetchLimit: 3), reference: { rows in
             window(rows.filter { ($0.note ?? "").isEmpty && $0.balance > -1000 }.sorted { ($0.balance, $0.key) < ($1.balance, $1.key) }, limit: 3)
         }))
+        cases.append(Case(label: "computed balanceInCents > 10000, sorted by it descending", request: FetchRequest(predicate: #Predicate { $0.balanceInCents > 10_000 }, sortBy: [SortDescriptor(\.balanceInCents, order: .reverse)]), reference: { rows in
+            rows.filter { $0.balance * 100 > 10_000 }.sorted { $0.balance != $1.balance ? $0.balance > $1.balance : $0.key < $1.key }
+        }))
+        cases.append(Case(label: "computed read-only debt < 0, sorted by it", request: FetchRequest(predicate: #Predicate { $0.debt < 0 }, sortBy: [SortDescriptor(\.debt)]), reference: { rows in
+            rows.filter { -$0.balance < 0 }.sorted { $0.balance != $1.balance ? $0.balance > $1.balance : $0.key < $1.key }
+        }))
         cases.append(Case(label: "offset past the end", request: FetchRequest(fetchOffset: 100), reference: { _ in [] }))
         cases.append(Case(label: "limit 0", request: FetchRequest(fetchLimit: 0), reference: { _ in [] }))
         return cases

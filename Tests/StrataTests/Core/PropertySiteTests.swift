@@ -1,0 +1,84 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// Property wrappers carry only their declaration's site; the model maps sites and key paths
+/// to properties. These checks are about the model alone (no store is opened).
+@Suite("property sites")
+struct PropertySiteTests {
+    @Test("a wrapper is four bytes in every object, whatever its value type")
+    func wrapperSize() {
+        #expect(MemoryLayout<Attribute<String>>.size == 4)
+        #expect(MemoryLayout<Attribute<Date?>>.size == 4)
+        #expect(MemoryLayout<Relationship<Account?>>.size == 4)
+        #expect(MemoryLayout<Relationship<RelatedObjects<Entry>>>.size == 4)
+    }
+
+    @Test("defaults and options come from the declaration, not from the instance")
+    func declarationsReachTheModel() throws {
+        let model = try ModelRegistry.model(for: Account.self)
+        let currency = try #require(model.propertyIndex(named: "currency"))
+        let name = try #require(model.propertyIndex(named: "name"))
+        #expect(model.defaults[try #require(model.properties[currency].column)] == .text("EUR"))
+        guard case .attribute(_, _, let options) = model.properties[name].kind else {
+            Issue.record("name is not an attribute")
+            return
+        }
+        #expect(options.contains(.unique))
+        let fresh = Account()
+        #expect(fresh.currency == "EUR")
+        #expect(fresh.note == nil)
+    }
+
+    @Test("stored properties and projections map to their property; computed ones do not")
+    func keyPathMapping() throws {
+        let model = try ModelRegistry.model(for: SiteProbe.self)
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.amount) == model.propertyIndex(named: "amount"))
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.label) == model.propertyIndex(named: "label"))
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.owner) == model.propertyIndex(named: "owner"))
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.$owner) == model.propertyIndex(named: "owner"))
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.amountInCents) == nil)
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.negated) == nil)
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.sameAmount) == nil)
+        #expect(model.propertyIndex(forKeyPath: \SiteProbe.sum) == nil)
+    }
+
+    @Test("two declarations with the same site are refused with a typed error")
+    func siteClash() {
+        #expect {
+            try ModelRegistry.model(for: SiteClash.self)
+        } throws: { error in
+            guard case StrataError.invalidSchema(let message) = error else { return false }
+            return message.contains("first") && message.contains("second")
+        }
+    }
+}
+
+final class SiteProbe: ManagedObject {
+    @Attribute var amount: Int64 = 0
+    @Attribute var label = ""
+    @Relationship var owner: SiteProbeOwner?
+
+    var amountInCents: Int64 {
+        get { amount * 100 }
+        set { amount = newValue / 100 }
+    }
+    var negated: Int64 { -amount }
+    /// Reads and writes `amount` unchanged, but is not `amount`'s key path.
+    var sameAmount: Int64 {
+        get { amount }
+        set { amount = newValue }
+    }
+    var sum: Int64 { amount + Int64(label.count) }
+}
+
+final class SiteProbeOwner: ManagedObject {
+    @Relationship(inverse: \SiteProbe.owner) var probes: RelatedObjects<SiteProbe>
+}
+
+/// Two attributes declared with the same (explicit) site.
+final class SiteClash: ManagedObject {
+    static let file: StaticString = "StrataTests/SiteClash.swift"
+    @Attribute(fileID: SiteClash.file, line: 1, column: 1) var first: Int64 = 0
+    @Attribute(fileID: SiteClash.file, line: 1, column: 1) var second: Int64 = 0
+}
