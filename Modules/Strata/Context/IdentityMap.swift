@@ -57,7 +57,14 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
     /// One probe sequence does both the lookup and the insert.
     @inline(__always)
     mutating func object(forKey key: Int64, orRegister make: () -> ManagedObject) -> ManagedObject {
-        register(key, orGet: true, make)
+        register(key, orGet: true, make)!
+    }
+
+    /// The object registered for `key`, or the one `load` returns (registered under `key`), or
+    /// nil when `load` finds none. One probe sequence does both the lookup and the insert.
+    @inline(__always)
+    mutating func object(forKey key: Int64, orLoad load: () throws -> ManagedObject?) rethrows -> ManagedObject? {
+        try register(key, orGet: true, load)
     }
 
     @discardableResult
@@ -89,35 +96,38 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
 
     // MARK: - Table
 
-    /// Registers `make()` under `key` unless the key holds an object; returns the key's object.
-    /// With `orGet == false` an existing object is replaced.
+    /// Registers `make()` under `key` unless the key holds an object; returns the key's object,
+    /// or nil when `make` returns nil (then nothing is registered). With `orGet == false` an
+    /// existing object is replaced.
     @inline(__always)
-    private mutating func register(_ key: Int64, orGet: Bool, _ make: () -> ManagedObject) -> ManagedObject {
+    private mutating func register(_ key: Int64, orGet: Bool, _ make: () throws -> ManagedObject?) rethrows -> ManagedObject? {
         if slots.isEmpty {
-            if let index = entries.firstIndex(where: { $0.key == key }) { return fill(index, orGet: orGet, make) }
-            entries.append(Entry(key: key, object: make()))
+            if let index = entries.firstIndex(where: { $0.key == key }) { return try fill(index, orGet: orGet, make) }
+            guard let object = try make() else { return nil }
+            entries.append(Entry(key: key, object: object))
             if entries.count > Self.linearLimit { rebuildSlots(capacity: entries.count) }
-            return entries[entries.count - 1].object!
+            return object
         }
-        if (entries.count + 1) * 2 > slots.count { rebuildSlots(capacity: entries.count + 1) }
         let (found, slot) = probe(key)
-        if let found { return fill(found, orGet: orGet, make) }
-        let object = make()
+        if let found { return try fill(found, orGet: orGet, make) }
+        guard let object = try make() else { return nil }
         entries.append(Entry(key: key, object: object))
-        slots[slot] = Self.slot(index: entries.count - 1, key: key)
+        if entries.count * 2 > slots.count {
+            rebuildSlots(capacity: entries.count)
+        } else {
+            slots[slot] = Self.slot(index: entries.count - 1, key: key)
+        }
         return object
     }
 
-    /// Puts an object into the entry of its key: a hole is filled, a live object kept
-    /// (`orGet`) or replaced.
+    /// Puts an object into the entry of its key: a hole is filled (unless `make` returns nil),
+    /// a live object kept (`orGet`) or replaced.
     @inline(__always)
-    private mutating func fill(_ index: Int, orGet: Bool, _ make: () -> ManagedObject) -> ManagedObject {
-        if let existing = entries[index].object {
-            if orGet { return existing }
-        } else {
-            holes -= 1
-        }
-        let object = make()
+    private mutating func fill(_ index: Int, orGet: Bool, _ make: () throws -> ManagedObject?) rethrows -> ManagedObject? {
+        let existing = entries[index].object
+        if let existing, orGet { return existing }
+        guard let object = try make() else { return nil }
+        if existing == nil { holes -= 1 }
         entries[index].object = object
         return object
     }

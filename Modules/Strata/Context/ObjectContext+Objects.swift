@@ -133,9 +133,11 @@ extension ObjectContext {
     /// The registered object for a key, or the row loaded from the snapshot; nil when absent.
     func object(model: EntityModel, key: Int64) throws -> ManagedObject? {
         let number = entityNumber(model)
-        if let object = registry[number][key] { return object }
-        guard let row = try snapshot().row(entity: number, key: key) else { return nil }
-        return materialize(row, model: model, number: number)
+        let link = self.link
+        return try registry[number].object(forKey: key) {
+            guard let row = try snapshot().row(entity: number, key: key) else { return nil }
+            return Self.makeObject(for: row, model: model, link: link)
+        }
     }
 
     /// The context's object for a row: the registered instance if any, else a new one.
