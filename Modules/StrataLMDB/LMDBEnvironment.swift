@@ -20,6 +20,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     let options: LMDBOptions
     let maxKeySize: Int
     let writer: LMDBWriterThread
+    /// Engines and readers using the environment (see ``LMDBRegistry``).
+    let users = Atomic<Int>(0)
+    /// The registry's key for this environment, set once under the registry's lock.
+    var registryIdentity: LMDBRegistry.Identity?
     /// Keys reserved in the store but not handed out yet, by entity name.
     let keyCache = Mutex<[String: Range<Int64>]>([:])
 
@@ -30,6 +34,15 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// enters and leaves with one atomic add each and takes no lock unless a resize is under way.
     private let readState = Atomic<Int>(0)
     private static let resizingFlag = 1 << 40
+    /// Read transactions ended with `mdb_txn_reset`: each keeps its reader slot, so the next
+    /// ``beginRead()`` renews one (a few loads and a store) instead of locking the reader table
+    /// and allocating a transaction. A reset transaction holds no snapshot, so it keeps no
+    /// page from being reused.
+    /// (Kept as addresses: `MDB_txn` pointers are not `Sendable`, and only one thread at a time
+    /// takes one out.)
+    private let idleReads = Mutex<[UInt]>([])
+    /// At most this many idle transactions (and reader slots) are kept.
+    private let idleReadLimit: Int
 
     /// Opens the environment in a directory that ``LMDBFileCheck`` accepted.
     init(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) {
@@ -54,6 +67,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         raw = env
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
         writer = LMDBWriterThread(name: "strata.lmdb.writer")
+        idleReadLimit = min(8, max(options.maxReaders / 8, 0))
     }
 
     private static func fail(_ rc: Int32, _ path: String) -> StrataError? {
@@ -68,6 +82,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Stops the writer thread and closes the environment. Call once, with no reader left.
     func shutdown() {
         writer.stop()
+        for address in idleReads.withLock({ idle in defer { idle.removeAll() }; return idle }) {
+            mdb_txn_abort(OpaquePointer(bitPattern: address))
+        }
         mdb_env_close(raw)
     }
 
@@ -104,8 +121,14 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    /// Begins a read-only transaction (adopting a map grown by another process if needed).
+    /// Begins a read-only transaction on the latest snapshot: an idle one renewed when there is
+    /// one, else a new one (adopting a map grown by another process if needed).
     func beginRead() throws(StrataError) -> OpaquePointer {
+        if let address = idleReads.withLock({ $0.popLast() }), let idle = OpaquePointer(bitPattern: address) {
+            if withReadOperation({ mdb_txn_renew(idle) }) == 0 { return idle }
+            // The map was grown by another process, or the renewal failed: start afresh.
+            mdb_txn_abort(idle)
+        }
         for _ in 0..<4 {
             var txn: OpaquePointer?
             let rc = withReadOperation { mdb_txn_begin(raw, nil, UInt32(MDB_RDONLY), &txn) }
@@ -123,9 +146,16 @@ final class LMDBEnvironment: @unchecked Sendable {
         throw .busy("\(path): the map keeps being resized by another process")
     }
 
-    /// Ends a read-only transaction.
+    /// Ends a read-only transaction: its snapshot is released at once, and the transaction
+    /// is kept for ``beginRead()`` while fewer than `idleReadLimit` are idle.
     func endRead(_ txn: OpaquePointer) {
-        withReadOperation { mdb_txn_abort(txn) }
+        withReadOperation { mdb_txn_reset(txn) }
+        let kept = idleReads.withLock { idle in
+            guard idle.count < idleReadLimit else { return false }
+            idle.append(UInt(bitPattern: txn))
+            return true
+        }
+        if !kept { mdb_txn_abort(txn) }
     }
 
     // MARK: Writes

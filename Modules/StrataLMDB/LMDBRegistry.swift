@@ -14,24 +14,22 @@ enum LMDBRegistry {
         var inode: UInt64
     }
 
-    private struct Entry {
-        var environment: LMDBEnvironment
-        var users: Int
-    }
+    private static let entries = Mutex<[Identity: LMDBEnvironment]>([:])
 
-    private static let entries = Mutex<[Identity: Entry]>([:])
-
-    /// Opens (or shares) the environment of `directory` and counts one user.
+    /// The environment of the store in `directory`, opened if no engine has it open; counts one
+    /// user, to be given back with ``release(_:)``.
     static func acquire(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) -> LMDBEnvironment {
         try LMDBFileCheck.prepare(directory: directory)
         let dataFile = directory.appendingPathComponent("data.mdb")
         return try entries.withLock { (entries) throws(StrataError) -> LMDBEnvironment in
             // Keyed by the data file, so a symlinked directory or a hard-linked data.mdb
             // reaches the environment that is already open.
-            if FileManager.default.fileExists(atPath: dataFile.path), case let identity = try identify(dataFile), var entry = entries[identity] {
-                entry.users += 1
-                entries[identity] = entry
-                return entry.environment
+            if FileManager.default.fileExists(atPath: dataFile.path), case let identity = try identify(dataFile),
+                let environment = entries[identity]
+            {
+                // Under the lock, so a last release that is about to close it sees this user.
+                environment.users.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                return environment
             }
             let environment = try LMDBEnvironment(directory: directory, options: options, databases: databases)
             let identity: Identity
@@ -44,31 +42,32 @@ enum LMDBRegistry {
                 environment.shutdown()
                 throw .io("cannot identify \(dataFile.path): \(error)")
             }
-            entries[identity] = Entry(environment: environment, users: 1)
+            environment.registryIdentity = identity
+            environment.users.store(1, ordering: .sequentiallyConsistent)
+            entries[identity] = environment
             return environment
         }
     }
 
-    /// Counts one more user of an environment that is already open.
+    /// Counts one more user of an environment the caller already uses (an engine opening a
+    /// reader): one atomic add, no lock.
     static func retain(_ environment: LMDBEnvironment) {
-        entries.withLock { entries in
-            guard let key = entries.first(where: { $0.value.environment === environment })?.key else { return }
-            entries[key]?.users += 1
-        }
+        environment.users.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 
-    /// Drops one user; the last one closes the environment.
+    /// Gives back one use; the last one closes the environment.
+    ///
+    /// Only a count that reaches zero takes the lock, and it closes the environment only if the
+    /// count is still zero there: ``acquire(directory:options:databases:)`` adds its user under
+    /// the same lock, so an environment being handed out again is never closed.
     static func release(_ environment: LMDBEnvironment) {
+        guard environment.users.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
         entries.withLock { entries in
-            guard let key = entries.first(where: { $0.value.environment === environment })?.key,
-                  var entry = entries[key] else { return }
-            entry.users -= 1
-            if entry.users > 0 {
-                entries[key] = entry
-            } else {
-                entries[key] = nil
-                entry.environment.shutdown()
-            }
+            guard environment.users.load(ordering: .sequentiallyConsistent) == 0, let identity = environment.registryIdentity,
+                entries[identity] === environment
+            else { return }
+            entries[identity] = nil
+            environment.shutdown()
         }
     }
 
