@@ -1,0 +1,67 @@
+import CLMDB
+import Foundation
+import Strata
+@testable import StrataLMDB
+import Testing
+
+/// Read transactions are reset into a small idle pool and renewed: a renewed snapshot must be
+/// the latest one, an open snapshot must stay put, and reader slots must not pile up.
+@Suite("LMDB read transaction pool")
+struct LMDBReadPoolTests {
+    @Test("every new reader sees the latest commit, while an older reader keeps its snapshot")
+    func renewedSnapshotsAreCurrent() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory())
+        defer { engine.close() }
+        let held = try engine.makeReader()
+        defer { held.close() }
+        #expect(try held.count(entity: LMDBFixture.account, filter: nil) == 0)
+        for key in Int64(1)...200 {
+            try LMDBFixture.insert(engine, LMDBFixture.account, key, [.text("a\(key)"), .integer(key), .null])
+            let reader = try engine.makeReader()
+            let count = try reader.count(entity: LMDBFixture.account, filter: nil)
+            let row = try reader.row(entity: LMDBFixture.account, key: key)
+            reader.close()
+            #expect(count == Int(key))
+            #expect(row?.values[1] == .integer(key))
+        }
+        #expect(try held.count(entity: LMDBFixture.account, filter: nil) == 0)
+    }
+
+    @Test("reader slots stay few however many readers come and go")
+    func readerSlotsAreReused() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory())
+        defer { engine.close() }
+        try LMDBFixture.insert(engine, LMDBFixture.account, 1, [.text("a"), .integer(1), .null])
+        for round in 0..<300 {
+            // Up to four readers open at once, closed in a different order than opened.
+            let readers = try (0...(round % 4)).map { _ in try engine.makeReader() }
+            for reader in readers.reversed() {
+                #expect(try reader.count(entity: LMDBFixture.account, filter: nil) == 1)
+                reader.close()
+            }
+        }
+        let lmdb = try #require(engine as? LMDBEngine)
+        var info = MDB_envinfo()
+        #expect(mdb_env_info(lmdb.environment.raw, &info) == 0)
+        // The slots ever used: the four open at once plus the idle pool, never one per reader.
+        #expect(info.me_numreaders <= 12)
+    }
+
+    @Test("closing the last engine closes the environment with its idle transactions; reopening works")
+    func closeAndReopen() throws {
+        let directory = LMDBFixture.directory()
+        for round in Int64(1)...5 {
+            let engine = try LMDBFixture.open(directory)
+            for _ in 0..<10 {
+                let reader = try engine.makeReader()
+                #expect(try reader.count(entity: LMDBFixture.account, filter: nil) == Int(round - 1))
+                reader.close()
+            }
+            try LMDBFixture.insert(engine, LMDBFixture.account, round, [.text("a\(round)"), .integer(round), .null])
+            engine.close()
+        }
+        let engine = try LMDBFixture.open(directory)
+        defer { engine.close() }
+        #expect(try LMDBFixture.allRows(engine, LMDBFixture.account).count == 5)
+    }
+}
