@@ -77,12 +77,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// - Throws: whatever `body` throws.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = PerformJob(context: self, body: body, continuation: continuation)
-            queue.async { job.run() }
+            queue.async {
+                continuation.resume(with: Result { try self.runConfined(body) })
+            }
         }
     }
 
-    fileprivate func runConfined<T>(_ body: () throws -> T) throws -> T {
+    private func runConfined<T>(_ body: () throws -> T) throws -> T {
         link.ownerThread.store(CurrentThread.id, ordering: .relaxed)
         defer {
             endSnapshot()
@@ -171,46 +172,6 @@ public final class ObjectContext: @unchecked Sendable {
 /// A queue is recycled only from its context's `deinit`. Every `perform` block holds its context,
 /// so by then no work of that context is waiting on the queue (at most the block that held the
 /// last reference is finishing), and the next context's work simply runs after it, in order.
-/// One `perform` on its way through the context's queue.
-///
-/// It lets go of the body (which usually captures the context) and of the context before it
-/// resumes the caller, so that a caller still holding the context holds the last reference: a
-/// context made for one operation is freed where the caller drops it, and its queue is back in
-/// ``ContextQueues`` before the caller makes the next context, which then gets the same, still
-/// warm, queue. When nobody else holds the context, the job frees it after resuming the caller,
-/// so the caller does not wait for the teardown.
-private final class PerformJob<T: Sendable>: @unchecked Sendable {
-    private var context: ObjectContext?
-    private var body: (@Sendable () throws -> T)?
-    private let continuation: CheckedContinuation<T, any Error>
-
-    init(context: ObjectContext, body: @escaping @Sendable () throws -> T, continuation: CheckedContinuation<T, any Error>) {
-        self.context = context
-        self.body = body
-        self.continuation = continuation
-    }
-
-    /// Runs on the context's queue (the dispatch hands the job over, so its fields are not shared).
-    func run() {
-        let result = execute()
-        if isKnownUniquelyReferenced(&context) {
-            // Nobody else holds the context: resume the caller first, free the context here after.
-            continuation.resume(with: result)
-            context = nil
-        } else {
-            context = nil
-            continuation.resume(with: result)
-        }
-    }
-
-    /// Runs the body confined to the context, then lets go of the body.
-    private func execute() -> Result<T, any Error> {
-        guard let context, let body else { return .failure(StrataError.misuse("a perform job ran twice")) }
-        defer { self.body = nil }
-        return Result { try context.runConfined(body) }
-    }
-}
-
 private enum ContextQueues {
     private static let idle = Mutex<[DispatchQueue]>([])
     private static let limit = 64

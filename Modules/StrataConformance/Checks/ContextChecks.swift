@@ -11,36 +11,9 @@ enum ContextChecks {
         ConformanceCheck("Contexts", "rollback discards changes and reset forgets every object", rollbackAndReset),
         ConformanceCheck("Contexts", "obtainPermanentIDs gives unsaved objects their final IDs", permanentIDs),
         ConformanceCheck("Contexts", "performUnitOfWork re-runs conflicting work until every increment lands", retries),
-        ConformanceCheck("Contexts", "a context and its objects are freed as soon as the caller lets go of it after perform", freedByCaller),
     ]
 
     struct Boom: Error {}
-
-    /// Holds a reference weakly, for checking when an object is freed.
-    final class WeakBox<Object: AnyObject>: @unchecked Sendable {
-        weak var object: Object?
-    }
-
-    static func freedByCaller(_ kit: ConformanceHarness) async throws {
-        let container = try kit.open()
-        let id = try await container.makeAccount("Checking", balance: 100)
-        for round in 0..<200 {
-            var context: ObjectContext? = container.newBackgroundContext()
-            let contextBox = WeakBox<ObjectContext>()
-            let objectBox = WeakBox<KitAccount>()
-            contextBox.object = context
-            let balance = try await context!.perform { [context] in
-                let account = try context!.existingObject(with: id, as: KitAccount.self)
-                objectBox.object = account
-                return account.balance
-            }
-            try kit.expectEqual(balance, 100, "the balance read in round \(round)")
-            context = nil
-            // No waiting: perform let go of the context before it returned.
-            try kit.expect(contextBox.object == nil, "round \(round): the context outlived its caller's last reference")
-            try kit.expect(objectBox.object == nil, "round \(round): an object outlived its context")
-        }
-    }
 
     static func offMain(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
