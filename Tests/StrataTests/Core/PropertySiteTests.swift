@@ -43,6 +43,36 @@ struct PropertySiteTests {
         #expect(model.propertyIndex(forKeyPath: \SiteProbe.sum) == nil)
     }
 
+    @Test("an inherited attribute declared in another file at the same line and column keeps its own column", arguments: EngineKind.allCases)
+    func sameLineAndColumnInAnotherFile(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let schema = try Schema(version: 1, [SiteStampedNote.self])
+        let model = try ModelRegistry.model(for: SiteStampedNote.self)
+        #expect(model.properties.map(\.name) == ["stamp", "text"])
+        let id = try await Self.writeNote(in: store, schema: schema)
+        // A second container reads what the first one saved.
+        let container = try store.open(schema: schema)
+        let reader = container.newBackgroundContext()
+        let (stamp, text) = try await reader.perform {
+            let note = try reader.existingObject(with: id, as: SiteStampedNote.self)
+            return (note.stamp, note.text)
+        }
+        #expect(stamp == 42)
+        #expect(text == "hello")
+    }
+
+    private static func writeNote(in store: TestStore, schema: Schema) async throws -> ObjectID {
+        let container = try store.open(schema: schema)
+        return try await container.performUnitOfWork { context in
+            let note = SiteStampedNote(context: context)
+            #expect(note.stamp == 7 && note.text == "")
+            note.stamp = 42
+            note.text = "hello"
+            try context.save()
+            return note.objectID
+        }
+    }
+
     @Test("two declarations with the same site are refused with a typed error")
     func siteClash() {
         #expect {
@@ -74,6 +104,11 @@ final class SiteProbe: ManagedObject {
 
 final class SiteProbeOwner: ManagedObject {
     @Relationship(inverse: \SiteProbe.owner) var probes: RelatedObjects<SiteProbe>
+}
+
+/// An entity whose base class declares an attribute in another file at the same line and column.
+final class SiteStampedNote: SiteStamped {
+    @Attribute(line: 1, column: 1) var text = ""
 }
 
 /// Two attributes declared with the same (explicit) site.
