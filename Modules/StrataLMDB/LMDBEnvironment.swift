@@ -146,6 +146,9 @@ final class LMDBEnvironment: @unchecked Sendable {
         throw .busy("\(path): the map keeps being resized by another process")
     }
 
+    /// How many reset transactions wait in the idle pool (for tests).
+    var idleReadCount: Int { idleReads.withLock { $0.count } }
+
     /// Ends a read-only transaction: its snapshot is released at once, and the transaction
     /// is kept for ``beginRead()`` while fewer than `idleReadLimit` are idle.
     func endRead(_ txn: OpaquePointer) {

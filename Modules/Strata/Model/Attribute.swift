@@ -26,26 +26,33 @@ public struct Attribute<Value: AttributeValue> {
     /// An attribute with a default value.
     ///
     /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    /// (Pass an explicit `line` or `column` only to tell apart two properties that generated code
+    /// declares at one reported position; the schema refuses a model where two collide.)
+    @inlinable @inline(__always)
     public init(
         wrappedValue: Value, _ options: AttributeOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) {
         site = PropertySite.make(fileID: fileID, line: line, column: column)
-        DeclarationCapture.record(site) {
-            .attribute(defaultValue: wrappedValue.storedValue, typedDefault: wrappedValue, options: options)
-        }
+        if DeclarationCapture.isCapturing { Self.declare(site, wrappedValue, options) }
     }
 
     /// An optional attribute that defaults to nil.
     ///
     /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    @inlinable @inline(__always)
     public init(
         _ options: AttributeOptions = [], fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) where Value: ExpressibleByNilLiteral {
         site = PropertySite.make(fileID: fileID, line: line, column: column)
+        if DeclarationCapture.isCapturing { Self.declare(site, nil, options) }
+    }
+
+    /// Records the declaration while the schema builder constructs the prototype.
+    @usableFromInline
+    static func declare(_ site: UInt32, _ defaultValue: Value, _ options: AttributeOptions) {
         DeclarationCapture.record(site) {
-            let defaultValue: Value = nil
-            return .attribute(defaultValue: defaultValue.storedValue, typedDefault: defaultValue, options: options)
+            .attribute(defaultValue: defaultValue.storedValue, typedDefault: defaultValue, options: options)
         }
     }
 
@@ -60,8 +67,9 @@ public struct Attribute<Value: AttributeValue> {
     ///
     /// Inlinable, so that each access is specialised for the model class and value type. A read
     /// loads the wrapper's site (a field of the object), finds the column by a scan of a few
-    /// words and loads the value; it never forms a key path, so it costs no reference counting
-    /// beyond the value's own. Writes also pass the wrapped key path, for the schema builder.
+    /// words and loads the value; in optimised builds it forms no key path, so it costs no
+    /// reference counting beyond the value's own. Writes also pass the wrapped key path, which
+    /// only prototypes use (for the schema builder).
     @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,

@@ -9,20 +9,28 @@ enum CapturedDeclaration {
 }
 
 /// The identity of a property declaration: its source position (`#fileID`, `#line`,
-/// `#column` of the property, which Swift passes to the wrapper's initialiser), mixed into 32
+/// `#column` of the property, which Swift passes to the wrapper's initialiser), hashed into 32
 /// bits. It is a property wrapper's whole per-instance storage.
 ///
-/// Every instance of a class gets the same site for the same property, so an accessor finds
-/// its column by comparing this number with the model's, without forming a key path. The
-/// schema builder rejects the (one in billions) model whose properties' sites collide.
+/// The hash is of the file name's *text*, so it is the same in every instance of a class, in
+/// every image (a module that inlines a model's initialiser carries its own copy of the string,
+/// at another address). The wrapper initialisers are inlinable, so in optimised builds the
+/// compiler computes the site at compile time and an object's initialiser stores a constant.
+/// An accessor finds its column by comparing this number with the model's, without forming a
+/// key path. The schema builder rejects a model two of whose properties have the same site (a
+/// hash collision, or generated code that reports one `#sourceLocation` for several properties)
+/// with a typed error.
+@usableFromInline
 enum PropertySite {
-    /// Two multiply-xor rounds over the file's address and the position: every wrapper
-    /// initialiser runs this, so it stays a handful of instructions.
-    @inline(__always)
+    /// FNV-1a over the file name, then the position mixed in with a multiply.
+    @inlinable @inline(__always)
     static func make(fileID: StaticString, line: UInt, column: UInt) -> UInt32 {
-        let file = UInt64(UInt(bitPattern: fileID.utf8Start)) &* 0x9E37_79B9_7F4A_7C15
-        let position = UInt64(truncatingIfNeeded: line) &<< 20 ^ UInt64(truncatingIfNeeded: column)
-        let hash = (file ^ position) &* 0xD6E8_FEB8_6659_FD93
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        fileID.withUTF8Buffer { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        }
+        hash ^= UInt64(truncatingIfNeeded: line) &<< 20 ^ UInt64(truncatingIfNeeded: column)
+        hash = (hash ^ (hash &>> 29)) &* 0xD6E8_FEB8_6659_FD93
         let site = UInt32(truncatingIfNeeded: hash &>> 32)
         return site == 0 ? 1 : site
     }
@@ -33,9 +41,15 @@ enum PropertySite {
 ///
 /// Only the thread running ``capture(_:)`` records; a wrapper initialised on any other thread
 /// (or outside a capture) costs one relaxed atomic load and records nothing.
+@usableFromInline
 enum DeclarationCapture {
     /// The thread that is capturing, or 0.
     private static let capturingThread = Atomic<UInt>(0)
+
+    /// Whether any thread is capturing (the wrapper then calls ``record(_:_:)``, which checks
+    /// that it is this one): one relaxed atomic load.
+    @usableFromInline
+    static var isCapturing: Bool { capturingThread.load(ordering: .relaxed) != 0 }
     /// Site → declaration, recorded so far; touched only by the capturing thread.
     nonisolated(unsafe) private static var recorded: [UInt32: CapturedDeclaration] = [:]
 

@@ -34,7 +34,7 @@ final class EntityModel: @unchecked Sendable {
     /// path used (under the registry lock).
     private var recordedAccesses: [(property: Int, keyPath: AnyKeyPath?)]?
     /// Key path → property index, for predicates, sorts and inverses (under the registry lock).
-    private var keyPathCache: [AnyKeyPath: Int] = [:]
+    private var keyPathCache: [AnyKeyPath: Int?] = [:]
 
     var columnCount: Int { columnProperties.count }
 
@@ -95,7 +95,7 @@ final class EntityModel: @unchecked Sendable {
             }
         }
         if let clash = Self.firstSiteClash(sites, properties) {
-            throw .invalidSchema("\(type.entityName): the declarations of \(clash.0) and \(clash.1) have the same site identity (a one-in-billions hash collision): move one of them to another line")
+            throw .invalidSchema("\(type.entityName): \(clash.0) and \(clash.1) have the same declaration site (the same reported #fileID, #line and #column, as generated code with one #sourceLocation gives, or a one-in-billions hash collision): declare them on different lines, or pass one of them an explicit line: or column:")
         }
         for property in properties where !EntityName.isValid(property.name) || property.name == "id" || property.name == "version" {
             throw .invalidSchema("\(type.entityName).\(property.name): property names must be ASCII identifiers other than id and version")
@@ -176,32 +176,39 @@ final class EntityModel: @unchecked Sendable {
     }
 
     /// The property a key path such as `\Account.balance` (or `\Transaction.$account`) names,
-    /// or nil when it is not a single stored property of this entity.
+    /// or nil when it is not a single stored property of this entity. Answers, nil included,
+    /// are cached.
     ///
     /// The key path is applied to the prototype, whose accessors record what they touch.
-    /// Attribute and relationship *setters* and projections record the key path they were
-    /// reached through (getters do not, so that reads never form key paths); a writable key path
-    /// is therefore read and written back, which changes nothing on a prototype. It names
-    /// property `p` when `p` is the only property touched and the one recorded key path is
-    /// this one, so a computed property that merely reads an attribute is not mistaken for it.
+    /// Projections record the key path they were reached through; getters do not (so that reads
+    /// never form key paths), setters do. So when the read touched exactly one property, through
+    /// a getter, and the key path is writable, its value is written back (which changes nothing
+    /// on a prototype) to learn the key path the setter sees. The answer is property `p` when
+    /// `p` is the only property touched and the one recorded key path is this one, so a
+    /// computed property is never taken for the attribute it reads. (Such a computed property's
+    /// setter therefore runs once, on the prototype, with the value its getter returned.)
     func propertyIndex(forKeyPath keyPath: AnyKeyPath) -> Int? {
         ModelRegistry.withLock {
             if let cached = keyPathCache[keyPath] { return cached }
             guard Swift.type(of: keyPath).rootType == self.type else { return nil }
             recordedAccesses = []
-            if let writable = keyPath as? any PrototypeWritableKeyPath {
+            _ = prototype[keyPath: keyPath]
+            var accesses = recordedAccesses ?? []
+            if accesses.count == 1, accesses[0].keyPath == nil, let writable = keyPath as? any PrototypeWritableKeyPath {
+                recordedAccesses = []
                 writable.writeBack(on: prototype)
-            } else {
-                _ = prototype[keyPath: keyPath]
+                accesses = recordedAccesses ?? []
             }
-            let accesses = recordedAccesses ?? []
             recordedAccesses = nil
             let named = accesses.filter { $0.keyPath != nil }
-            guard named.count == 1, let only = named.first, only.keyPath == keyPath,
+            var answer: Int?
+            if named.count == 1, let only = named.first, only.keyPath == keyPath,
                 accesses.allSatisfy({ $0.property == only.property })
-            else { return nil }
-            keyPathCache[keyPath] = only.property
-            return only.property
+            {
+                answer = only.property
+            }
+            keyPathCache[keyPath] = .some(answer)
+            return answer
         }
     }
 

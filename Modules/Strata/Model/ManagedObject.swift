@@ -45,7 +45,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var temporarySerial: UInt64 = 0
     final var version: Int64 = 0
     final var relations: RelationState?
-    /// Last, so that a subclass's property wrappers (two bytes each) pack right after it.
+    /// Last, so that a subclass's property wrappers (four bytes each) pack right after it.
     final var state: ObjectState = []
 
     /// Creates an object that belongs to no context yet; insert it with ``ObjectContext/insert(_:)``.

@@ -35,13 +35,17 @@ public struct Relationship<Value: RelationshipValue> {
     ///   - inverse: the property on the target that points back (to-one or to-many); omit it
     ///     when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the target (default `.nullify`).
-    ///   - fileID: with `line` and `column`, identifies the declaration: leave them to their defaults.
+    ///   - fileID: identifies the declaration, with `line` and `column`: leave all three to their
+    ///     defaults (see ``Attribute/init(wrappedValue:_:fileID:line:column:)``).
+    ///   - line: the declaration's line.
+    ///   - column: the declaration's column.
+    @inlinable @inline(__always)
     public init<Target: ManagedObject>(
         inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify,
         fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) where Value == Target? {
         site = PropertySite.make(fileID: fileID, line: line, column: column)
-        DeclarationCapture.record(site) { .relationship(inverse: inverse, deleteRule: deleteRule) }
+        if DeclarationCapture.isCapturing { Self.declare(site, inverse, deleteRule) }
     }
 
     /// A to-many relationship.
@@ -49,21 +53,32 @@ public struct Relationship<Value: RelationshipValue> {
     ///   - inverse: the property on the target that points back (to-one, or to-many for
     ///     many-to-many); omit it when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the targets (default `.nullify`).
-    ///   - fileID: with `line` and `column`, identifies the declaration: leave them to their defaults.
+    ///   - fileID: identifies the declaration, with `line` and `column`: leave all three to their
+    ///     defaults (see ``Attribute/init(wrappedValue:_:fileID:line:column:)``).
+    ///   - line: the declaration's line.
+    ///   - column: the declaration's column.
+    @inlinable @inline(__always)
     public init<Target: ManagedObject>(
         inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify,
         fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) where Value == RelatedObjects<Target> {
         site = PropertySite.make(fileID: fileID, line: line, column: column)
-        DeclarationCapture.record(site) { .relationship(inverse: inverse, deleteRule: deleteRule) }
+        if DeclarationCapture.isCapturing { Self.declare(site, inverse, deleteRule) }
     }
 
     /// A relationship whose inverse the target names, with the `.nullify` rule.
     ///
     /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    @inlinable @inline(__always)
     public init(fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         site = PropertySite.make(fileID: fileID, line: line, column: column)
-        DeclarationCapture.record(site) { .relationship(inverse: nil, deleteRule: .nullify) }
+        if DeclarationCapture.isCapturing { Self.declare(site, nil, .nullify) }
+    }
+
+    /// Records the declaration while the schema builder constructs the prototype.
+    @usableFromInline
+    static func declare(_ site: UInt32, _ inverse: AnyKeyPath?, _ deleteRule: DeleteRule) {
+        DeclarationCapture.record(site) { .relationship(inverse: inverse, deleteRule: deleteRule) }
     }
 
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")

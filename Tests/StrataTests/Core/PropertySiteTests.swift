@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import Synchronization
 import Testing
 
 /// Property wrappers carry only their declaration's site; the model maps sites and key paths
@@ -41,6 +42,28 @@ struct PropertySiteTests {
         #expect(model.propertyIndex(forKeyPath: \SiteProbe.negated) == nil)
         #expect(model.propertyIndex(forKeyPath: \SiteProbe.sameAmount) == nil)
         #expect(model.propertyIndex(forKeyPath: \SiteProbe.sum) == nil)
+    }
+
+    @Test("mapping never runs the setter of a computed property that reads several attributes, and runs a one-attribute one's once")
+    func computedSetters() throws {
+        let model = try ModelRegistry.model(for: SiteSetterProbe.self)
+        // fullName's setter would trap on the prototype's defaults (an empty split).
+        #expect(model.propertyIndex(forKeyPath: \SiteSetterProbe.fullName) == nil)
+        #expect(model.propertyIndex(forKeyPath: \SiteSetterProbe.fullName) == nil)
+        #expect(SiteSetterProbe.fullNameSets.load(ordering: .relaxed) == 0)
+        #expect(model.propertyIndex(forKeyPath: \SiteSetterProbe.shout) == nil)
+        #expect(model.propertyIndex(forKeyPath: \SiteSetterProbe.shout) == nil)
+        #expect(SiteSetterProbe.shoutSets.load(ordering: .relaxed) == 1)
+        #expect(model.propertyIndex(forKeyPath: \SiteSetterProbe.first) == model.propertyIndex(named: "first"))
+    }
+
+    @Test("a private(set) attribute's key path, formed in another file, maps to its column")
+    func privateSetter() throws {
+        let model = try ModelRegistry.model(for: SitePrivateSet.self)
+        let keyPath: AnyKeyPath = \SitePrivateSet.locked
+        #expect(keyPath is ReferenceWritableKeyPath<SitePrivateSet, Int64>)
+        #expect(model.propertyIndex(forKeyPath: keyPath) == model.propertyIndex(named: "locked"))
+        #expect(model.propertyIndex(forKeyPath: \SitePrivateSet.note) == model.propertyIndex(named: "note"))
     }
 
     @Test("an inherited attribute declared in another file at the same line and column keeps its own column", arguments: EngineKind.allCases)
@@ -100,6 +123,32 @@ final class SiteProbe: ManagedObject {
         set { amount = newValue }
     }
     var sum: Int64 { amount + Int64(label.count) }
+}
+
+final class SiteSetterProbe: ManagedObject {
+    static let fullNameSets = Atomic<Int>(0)
+    static let shoutSets = Atomic<Int>(0)
+    @Attribute var first = ""
+    @Attribute var last = ""
+
+    var fullName: String {
+        get { "\(first) \(last)" }
+        set {
+            Self.fullNameSets.wrappingAdd(1, ordering: .relaxed)
+            let parts = newValue.split(separator: " ", maxSplits: 1)
+            first = String(parts[0])
+            last = parts.count > 1 ? String(parts[1]) : ""
+        }
+    }
+
+    /// Reads one attribute and writes it transformed.
+    var shout: String {
+        get { first.uppercased() }
+        set {
+            Self.shoutSets.wrappingAdd(1, ordering: .relaxed)
+            first = newValue.lowercased()
+        }
+    }
 }
 
 final class SiteProbeOwner: ManagedObject {

@@ -7,3 +7,12 @@ import Strata
 class SiteStamped: ManagedObject {
     @Attribute(line: 1, column: 1) var stamp: Int64 = 7
 }
+
+/// An entity whose attribute's setter is private to this file: key paths formed elsewhere are
+/// still writable at run time, which the schema builder's key-path mapping relies on.
+final class SitePrivateSet: ManagedObject {
+    @Attribute private(set) var locked: Int64 = 0
+    @Attribute var note = ""
+
+    func lock(_ value: Int64) { locked = value }
+}

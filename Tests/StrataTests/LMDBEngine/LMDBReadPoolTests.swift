@@ -47,6 +47,26 @@ struct LMDBReadPoolTests {
         #expect(info.me_numreaders <= 12)
     }
 
+    @Test("with more readers open than the pool keeps, the extra transactions are ended, not pooled")
+    func poolOverflow() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory())
+        defer { engine.close() }
+        try LMDBFixture.insert(engine, LMDBFixture.account, 1, [.text("a"), .integer(1), .null])
+        let lmdb = try #require(engine as? LMDBEngine)
+        for _ in 0..<20 {
+            let readers = try (0..<20).map { _ in try engine.makeReader() }
+            for reader in readers {
+                #expect(try reader.count(entity: LMDBFixture.account, filter: nil) == 1)
+                reader.close()
+            }
+            #expect(lmdb.environment.idleReadCount <= 8)
+        }
+        #expect(lmdb.environment.idleReadCount > 0)
+        var info = MDB_envinfo()
+        #expect(mdb_env_info(lmdb.environment.raw, &info) == 0)
+        #expect(info.me_numreaders <= 28)
+    }
+
     @Test("closing the last engine closes the environment with its idle transactions; reopening works")
     func closeAndReopen() throws {
         let directory = LMDBFixture.directory()
