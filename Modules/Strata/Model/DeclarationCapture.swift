@@ -50,6 +50,7 @@ enum DeclarationCapture {
     /// that it is this one): one relaxed atomic load.
     @usableFromInline
     static var isCapturing: Bool { capturingThread.load(ordering: .relaxed) != 0 }
+
     /// Site → declaration, recorded so far; touched only by the capturing thread.
     nonisolated(unsafe) private static var recorded: [UInt32: CapturedDeclaration] = [:]
 
