@@ -96,6 +96,16 @@ final class LMDBReader: StoreReader {
         if let bodyError { throw bodyError }
     }
 
+    /// The entity's entry count (one `mdb_stat`) for a plan without a filter, trimmed by its
+    /// offset and limit; nil when a filter makes the number unknown.
+    func expectedRowCount(for plan: FetchPlan) -> Int? {
+        guard plan.filter == nil, let entity = try? engine.entity(plan.entity),
+            let total = try? reading({ txn in try txn.count(entity.dbi) })
+        else { return nil }
+        let afterOffset = max(total - max(plan.offset, 0), 0)
+        return plan.limit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
+    }
+
     func count(entity number: Int, filter: Filter?) throws -> Int {
         let entity = try engine.entity(number)
         return try reading { txn in

@@ -50,6 +50,10 @@ extension ObjectContext {
             swap(&map, &registry[number])
             defer { swap(&map, &registry[number]) }
             var objects: [ManagedObject] = []
+            if let expected = reader.expectedRowCount(for: plan) {
+                objects.reserveCapacity(expected)
+                map.reserveCapacity(map.count + expected)
+            }
             let link = self.link
             try reader.forEachRow(for: plan) { row in
                 let object = map.object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }

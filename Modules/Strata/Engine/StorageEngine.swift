@@ -78,6 +78,11 @@ public protocol StoreReader: AnyObject {
     /// How many rows match `filter` (all rows when nil).
     func count(entity: Int, filter: Filter?) throws -> Int
 
+    /// How many rows a plan will select, if the engine knows without reading them (a table's
+    /// entry count, say); nil otherwise. A fetch uses it only to make room for its results, so
+    /// an estimate is fine. A default implementation returns nil.
+    func expectedRowCount(for plan: FetchPlan) -> Int?
+
     /// The keys linked to `key` through a many-to-many join, ascending.
     /// - Parameter side: the side `key` belongs to; the keys of the other side are returned.
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64]
@@ -115,4 +120,7 @@ extension StoreReader {
     public func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
         for row in try rows(for: plan) { try body(row) }
     }
+
+    /// Unknown: nil.
+    public func expectedRowCount(for plan: FetchPlan) -> Int? { nil }
 }

@@ -5,7 +5,7 @@ import Strata
 /// of `rows(for:)`, in the same order, for every plan shape — fetches go through it.
 enum StreamingChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Fetch semantics", "streamed rows (forEachRow) equal row arrays (rows(for:)) and the reference plan", streamedRows)
+        ConformanceCheck("Fetch semantics", "streamed rows (forEachRow) equal row arrays (rows(for:)) and the reference plan; a known row count is right", streamedRows)
     ]
 
     static func streamedRows(_ kit: ConformanceHarness) async throws {
@@ -47,6 +47,11 @@ enum StreamingChecks {
             try reader.forEachRow(for: plan) { streamed.append($0) }
             try kit.expectEqual(streamed, try reader.rows(for: plan), "forEachRow against rows(for:) for \(plan)")
             try kit.expectEqual(streamed, plan.apply(to: all), "forEachRow against FetchPlan.apply for \(plan)")
+            // An engine that knows a plan's row count without reading the rows must know it right
+            // when the plan has no filter (with one, it may estimate).
+            if plan.filter == nil, let expected = reader.expectedRowCount(for: plan) {
+                try kit.expectEqual(expected, streamed.count, "expectedRowCount for \(plan)")
+            }
         }
         // A throwing body stops the stream and its error reaches the caller unchanged.
         struct Stop: Error {}

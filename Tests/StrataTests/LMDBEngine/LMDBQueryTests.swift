@@ -112,4 +112,23 @@ struct LMDBQueryTests {
             }
         }
     }
+
+    @Test("the expected row count of an unfiltered plan is the entry count, trimmed by offset and limit; with a filter it is unknown")
+    func expectedRowCount() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory())
+        defer { engine.close() }
+        for key in Int64(1)...30 {
+            try LMDBFixture.insert(engine, LMDBFixture.account, key, [.text("a\(key)"), .integer(key), .null])
+        }
+        let reader = try engine.makeReader()
+        defer { reader.close() }
+        let entity = LMDBFixture.account
+        #expect(reader.expectedRowCount(for: FetchPlan(entity: entity)) == 30)
+        #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, limit: 7)) == 7)
+        #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, offset: 25)) == 5)
+        #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, limit: 10, offset: 25)) == 5)
+        #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, offset: 40)) == 0)
+        #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, filter: .compare(column: 1, .greaterThan, .integer(3)))) == nil)
+        #expect(reader.expectedRowCount(for: FetchPlan(entity: LMDBFixture.txn)) == 0)
+    }
 }
