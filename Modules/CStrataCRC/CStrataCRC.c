@@ -12,45 +12,30 @@
 #include <stdatomic.h>
 #include <string.h>
 
+// Each architecture names its feature and its four instruction widths; one function body
+// below uses them.
 #if defined(__x86_64__)
 
 #define STRATA_CRC_HAS_IMPLEMENTATION 1
+#define CRC_TARGET __attribute__((target("sse4.2")))
+#define CRC_8(crc, word) ((uint32_t)__builtin_ia32_crc32di((crc), (word)))
+#define CRC_4(crc, word) __builtin_ia32_crc32si((crc), (word))
+#define CRC_2(crc, word) __builtin_ia32_crc32hi((crc), (word))
+#define CRC_1(crc, byte) __builtin_ia32_crc32qi((crc), (byte))
 
 static bool detect_hardware(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("sse4.2");
 }
 
-__attribute__((target("sse4.2")))
-static uint32_t crc32c_hardware(uint32_t crc, const unsigned char *p, size_t count) {
-    uint64_t crc64 = crc;
-    for (; count >= 8; p += 8, count -= 8) {
-        uint64_t word;
-        memcpy(&word, p, 8);  // unaligned load
-        crc64 = __builtin_ia32_crc32di(crc64, word);
-    }
-    crc = (uint32_t)crc64;
-    if (count & 4) {
-        uint32_t word;
-        memcpy(&word, p, 4);
-        crc = __builtin_ia32_crc32si(crc, word);
-        p += 4;
-    }
-    if (count & 2) {
-        uint16_t word;
-        memcpy(&word, p, 2);
-        crc = __builtin_ia32_crc32hi(crc, word);
-        p += 2;
-    }
-    if (count & 1) {
-        crc = __builtin_ia32_crc32qi(crc, *p);
-    }
-    return crc;
-}
-
 #elif defined(__aarch64__) && (defined(__ARM_FEATURE_CRC32) || defined(__linux__))
 
 #define STRATA_CRC_HAS_IMPLEMENTATION 1
+#define CRC_TARGET __attribute__((target("+crc")))
+#define CRC_8(crc, word) __crc32cd((crc), (word))
+#define CRC_4(crc, word) __crc32cw((crc), (word))
+#define CRC_2(crc, word) __crc32ch((crc), (word))
+#define CRC_1(crc, byte) __crc32cb((crc), (byte))
 
 #include <arm_acle.h>
 
@@ -65,27 +50,33 @@ static bool detect_hardware(void) { return true; }
 static bool detect_hardware(void) { return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0; }
 #endif
 
-__attribute__((target("+crc")))
+#endif
+
+#if defined(STRATA_CRC_HAS_IMPLEMENTATION)
+
+// 8 bytes per instruction, then a 4-, 2- and 1-byte tail. Loads go through memcpy, so the
+// data need not be aligned.
+CRC_TARGET
 static uint32_t crc32c_hardware(uint32_t crc, const unsigned char *p, size_t count) {
     for (; count >= 8; p += 8, count -= 8) {
         uint64_t word;
-        memcpy(&word, p, 8);  // unaligned load
-        crc = __crc32cd(crc, word);
+        memcpy(&word, p, 8);
+        crc = CRC_8(crc, word);
     }
     if (count & 4) {
         uint32_t word;
         memcpy(&word, p, 4);
-        crc = __crc32cw(crc, word);
+        crc = CRC_4(crc, word);
         p += 4;
     }
     if (count & 2) {
         uint16_t word;
         memcpy(&word, p, 2);
-        crc = __crc32ch(crc, word);
+        crc = CRC_2(crc, word);
         p += 2;
     }
     if (count & 1) {
-        crc = __crc32cb(crc, *p);
+        crc = CRC_1(crc, *p);
     }
     return crc;
 }
