@@ -10,6 +10,9 @@ final class LMDBReader: StoreReader {
     private let engine: LMDBEngine
     private let environment: LMDBEnvironment
     private var txn: OpaquePointer?
+    /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
+    /// values out leaves its storage to the next lookup. Used by one thread at a time.
+    @exclusivity(unchecked) private var lookupRow = StoredRow(key: 0, version: 0, values: [])
 
     init(engine: LMDBEngine) throws(StrataError) {
         self.engine = engine
@@ -47,9 +50,10 @@ final class LMDBReader: StoreReader {
     func row(entity number: Int, key: Int64) throws -> StoredRow? {
         let entity = try engine.entity(number)
         guard key > 0 else { return nil }
-        return try reading { txn in
-            try txn.get(entity.dbi, primaryKey: key) { try RowCodec.decode($0, key: key, layout: entity.layout) }
+        let found: Void? = try reading { txn in
+            try txn.get(entity.dbi, primaryKey: key) { try RowCodec.decode($0, key: key, layout: entity.layout, into: &lookupRow) }
         }
+        return found == nil ? nil : lookupRow
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
@@ -147,11 +151,15 @@ final class LMDBReader: StoreReader {
             return
         case .scan(let lower, let upper):
             let end = upper == .max ? nil : IndexKeyCodec.primaryKey(upper + 1)
+            // One row for the whole scan: its values' storage is reused for every row that the
+            // consumer did not keep.
+            var row = StoredRow(key: 0, version: 0, values: [])
             try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(max(lower, 1)), before: end) { keyBytes, value in
                 guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.count == 8 else {
                     throw StrataError.storeCorrupt("entity \(entity.name) holds a malformed key of \(keyBytes.count) bytes")
                 }
-                return try body(RowCodec.decode(value, key: key, layout: entity.layout))
+                try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
+                return try body(row)
             }
         case .indexes(let scans):
             var keys: [Int64] = []

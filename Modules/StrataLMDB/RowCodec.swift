@@ -76,6 +76,19 @@ enum RowCodec {
     /// Decodes a stored row, checking its checksum and every value's storage class.
     /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off.
     static func decode(_ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+        var row = StoredRow(key: key, version: 0, values: [])
+        try decode(bytes, key: key, layout: layout, into: &row)
+        return row
+    }
+
+    /// Decodes a stored row into `row`, reusing its value array's storage when nothing else
+    /// holds it: a scan that hands each row to a consumer that copies the values out allocates
+    /// one array for all its rows instead of one per row.
+    /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off
+    ///   (`row` is then left with the values decoded so far).
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout, into row: inout StoredRow
+    ) throws(StrataError) {
         func corrupt(_ why: String) -> StrataError {
             .storeCorrupt("row \(key) of entity \(layout.name) cannot be decoded (\(why))")
         }
@@ -90,28 +103,39 @@ enum RowCodec {
         guard let columnCount = readVarint(base, &offset, end: body), columnCount == UInt64(layout.classes.count) else {
             throw corrupt("wrong column count")
         }
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(Int(columnCount))
-        for column in 0..<Int(columnCount) {
+        row.key = key
+        row.version = version
+        try row.overwriteValues(count: Int(columnCount)) { values throws(StrataError) in
+            try decodeValues(base, from: offset, to: body, layout: layout, into: values, corrupt)
+        }
+    }
+
+    /// Decodes the column values that start at `start` over the elements of `values`.
+    private static func decodeValues(
+        _ base: UnsafeRawPointer, from start: Int, to body: Int, layout: EntityLayout,
+        into values: UnsafeMutableBufferPointer<StoredValue>, _ corrupt: (String) -> StrataError
+    ) throws(StrataError) {
+        var offset = start
+        for column in values.indices {
             guard offset < body else { throw corrupt("truncated") }
             let tag = base.load(fromByteOffset: offset, as: UInt8.self)
             offset &+= 1
             let expected = layout.classes[column]
             switch tag {
             case tagNull:
-                values.append(.null)
+                values[column] = .null
             case tagInteger, tagReal:
                 guard offset &+ 8 <= body else { throw corrupt("truncated") }
                 let raw = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                 offset &+= 8
                 if tag == tagInteger {
                     guard expected == .integer else { throw corrupt("column \(column) holds an integer") }
-                    values.append(.integer(Int64(bitPattern: raw)))
+                    values[column] = .integer(Int64(bitPattern: raw))
                 } else {
                     guard expected == .real else { throw corrupt("column \(column) holds a real") }
                     let real = Double(bitPattern: raw)
                     guard !real.isNaN else { throw corrupt("column \(column) holds NaN") }
-                    values.append(.real(real))
+                    values[column] = .real(real)
                 }
             case tagText, tagBlob:
                 guard let length = readVarint(base, &offset, end: body), length <= UInt64(body &- offset) else {
@@ -122,17 +146,16 @@ enum RowCodec {
                 if tag == tagText {
                     guard expected == .text else { throw corrupt("column \(column) holds text") }
                     guard let text = makeString(slice) else { throw corrupt("column \(column) holds invalid UTF-8") }
-                    values.append(.text(text))
+                    values[column] = .text(text)
                 } else {
                     guard expected == .blob else { throw corrupt("column \(column) holds a blob") }
-                    values.append(.blob(Data(bytes: base + (offset &- Int(length)), count: Int(length))))
+                    values[column] = .blob(Data(bytes: base + (offset &- Int(length)), count: Int(length)))
                 }
             default:
                 throw corrupt("unknown tag \(tag) in column \(column)")
             }
         }
         guard offset == body else { throw corrupt("trailing bytes") }
-        return StoredRow(key: key, version: version, values: values)
     }
 
     /// A string from UTF-8 bytes, or nil when they are not valid UTF-8 (never repaired).

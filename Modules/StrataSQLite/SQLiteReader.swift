@@ -6,6 +6,9 @@ import Strata
 final class SQLiteReader: StoreReader {
     private let engine: SQLiteEngine
     private var connection: SQLiteConnection?
+    /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
+    /// values out leaves its storage to the next lookup. Used by one thread at a time.
+    @exclusivity(unchecked) private var lookupRow = StoredRow(key: 0, version: 0, values: [])
 
     /// Begins the snapshot: `BEGIN` plus one read, because WAL fixes a snapshot at the first read.
     init(engine: SQLiteEngine, connection: SQLiteConnection) throws(StrataError) {
@@ -34,7 +37,8 @@ final class SQLiteReader: StoreReader {
         defer { statement.rewind() }
         try statement.bind(key, at: 1)
         guard try statement.step() else { return nil }
-        return try decode(statement, table)
+        try decode(statement, table, into: &lookupRow)
+        return lookupRow
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
@@ -70,8 +74,12 @@ final class SQLiteReader: StoreReader {
         let statement = try connection.statement(sql)
         defer { statement.reset() }
         try bind(parameters, to: statement)
+        // One row for the whole query: its values' storage is reused for every row that the
+        // consumer did not keep.
+        var row = StoredRow(key: 0, version: 0, values: [])
         while try statement.step() {
-            try body(try decode(statement, table))
+            try decode(statement, table, into: &row)
+            try body(row)
         }
     }
 
@@ -127,7 +135,9 @@ final class SQLiteReader: StoreReader {
     }
 
     /// Decodes the current row: id, version, then every column checked against its class.
-    private func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout) throws(StrataError) -> StoredRow {
+    ///
+    /// Decodes into `row`, whose value storage is reused when nothing else holds it.
+    private func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout, into row: inout StoredRow) throws(StrataError) {
         let key = statement.int64(at: 0)
         // Stored versions start at 1 and only grow; anything else (text reads as 0) is damage.
         let version = statement.int64(at: 1)
@@ -135,18 +145,19 @@ final class SQLiteReader: StoreReader {
             throw .storeCorrupt("\(table.entity.name) row \(key) has no valid version")
         }
         let columns = table.decoding
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(columns.count)
-        for column in columns.indices {
-            let decoding = columns[column]
-            let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
-                "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
+        row.key = key
+        row.version = version
+        try row.overwriteValues(count: columns.count) { values throws(StrataError) in
+            for column in columns.indices {
+                let decoding = columns[column]
+                let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
+                    "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
+                }
+                if value.isNull && !decoding.isOptional {
+                    throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
+                }
+                values[column] = value
             }
-            if value.isNull && !decoding.isOptional {
-                throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
-            }
-            values.append(value)
         }
-        return StoredRow(key: key, version: version, values: values)
     }
 }

@@ -64,7 +64,7 @@ extension ObjectContext {
             case .error:
                 throw StrataError.conflict(conflicts)
             case .storeWins:
-                object.values = stored.values
+                object.replaceValues(with: stored.values)
                 object.committedValues = nil
                 object.relations = nil
                 object.state.remove([.updated, .touched, .relationDirty])
@@ -81,7 +81,7 @@ extension ObjectContext {
                     for column in merged.indices where object.values[column] != base[column] {
                         merged[column] = object.values[column]
                     }
-                    object.values = merged
+                    object.replaceValues(with: merged)
                     object.committedValues = stored.values
                 }
             }

@@ -19,7 +19,7 @@ extension ObjectContext {
         if object.model == nil, let model = schemaModel(of: type(of: object)) {
             // The common case, `Entity(context:)`: no trip to the model registry's lock.
             object.model = model
-            object.values = model.defaults
+            object.slots = link.arena.store(model.defaults)
         } else {
             _ = entityNumber(object.resolvedModel)
         }
@@ -155,7 +155,7 @@ extension ObjectContext {
         object.link = link
         object.key = row.key
         object.version = row.version
-        object.values = row.values
+        object.slots = link.arena.store(row.values)
         return object
     }
 

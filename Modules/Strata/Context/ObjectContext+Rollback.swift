@@ -9,7 +9,7 @@ extension ObjectContext {
             object.state.insert(.gone)
         }
         for object in updated where !object.state.contains(.inserted) {
-            if let committed = object.committedValues { object.values = committed }
+            if let committed = object.committedValues { object.replaceValues(with: committed) }
         }
         for object in inserted + updated + touched + deleted + relationDirty {
             object.committedValues = nil

@@ -105,11 +105,11 @@ extension ObjectContext {
         var changes = ChangeSet()
         changes.inserts.reserveCapacity(inserted.count)
         for object in inserted where !object.state.contains(.deleted) {
-            changes.inserts.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: 0, values: object.values))
+            changes.inserts.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: 0, values: ContiguousArray(object.values)))
         }
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
-            if object.committedValues == object.values && !object.state.contains(.touched) { continue }
-            changes.updates.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version, values: object.values))
+            if object.hasUnchangedValues && !object.state.contains(.touched) { continue }
+            changes.updates.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version, values: ContiguousArray(object.values)))
         }
         for object in touched where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted) {
             changes.touches.append(RowVersionCheck(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version))
@@ -131,7 +131,7 @@ extension ObjectContext {
             object.version = 1
         }
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
-            if object.committedValues != object.values || object.state.contains(.touched) { object.version += 1 }
+            if !object.hasUnchangedValues || object.state.contains(.touched) { object.version += 1 }
         }
         for object in touched where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted) {
             object.version += 1

@@ -31,12 +31,11 @@ extension ObjectContext {
         var issues: [ValidationIssue] = []
         pending.forEach { object in
             guard let model = object.model else { return }
-            object.values.withUnsafeBufferPointer { values in
-                for column in values.indices {
-                    guard case .real(let value) = values[column], value.isNaN else { continue }
-                    let property = model.properties[model.columnProperties[column]]
-                    issues.append(ValidationIssue(entity: model.name, property: property.name, message: "NaN cannot be stored; use nil or a number"))
-                }
+            let values = object.values
+            for column in values.indices {
+                guard case .real(let value) = values[column], value.isNaN else { continue }
+                let property = model.properties[model.columnProperties[column]]
+                issues.append(ValidationIssue(entity: model.name, property: property.name, message: "NaN cannot be stored; use nil or a number"))
             }
         }
         if !issues.isEmpty { throw StrataError.validation(issues) }

@@ -113,7 +113,7 @@ final class EntityModel: @unchecked Sendable {
         self.sites = .allocate(capacity: max(properties.count, 1))
         self.sites.initialize(from: sites, count: sites.count)
         prototype.model = self
-        prototype.values = defaults
+        prototype.detach(defaults)
     }
 
     deinit {

@@ -34,11 +34,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
     final var unmanagedModel: Unmanaged<EntityModel>?
     final var link: ContextLink?
-    /// Column values in ``EntityModel`` column order.
-    ///
-    /// Exempt from dynamic exclusivity checks: an object is confined to its context's thread
-    /// (``checkAccess(_:)`` enforces it), so the check on every attribute access finds nothing.
-    @exclusivity(unchecked) final var values = ContiguousArray<StoredValue>()
+    /// The object's column values in ``EntityModel`` column order, in place: slots in its
+    /// context's ``ValueArena`` (kept alive by ``link``), or in ``detachedValues`` for an object
+    /// used before it was inserted. Nil until the object has a model, and set together with it.
+    final var slots: UnsafeMutablePointer<StoredValue>?
+    /// Owns the slots of an object that got its model outside a context (see ``slots``).
+    final var detachedValues: DetachedValues?
     /// Values as last loaded or saved, kept from the first change until save or rollback.
     final var committedValues: ContiguousArray<StoredValue>?
     final var key: Int64 = 0
@@ -141,7 +142,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         do {
             let model = try ModelRegistry.model(for: type(of: self))
             self.model = model
-            values = model.defaults
+            detach(model.defaults)
             return model
         } catch {
             Misuse.fail("\(Self.self) cannot be used as an entity: \(error)")
@@ -172,7 +173,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         unowned(unsafe) let model = resolvedModel
         let column = model.column(ofProperty: property)
         checkAccess { propertyName(property) }
-        return values[column]
+        return slots.unsafelyUnwrapped[column]
     }
 
     /// The fast path of an attribute read: the value of the attribute declared at `site`, or
@@ -181,7 +182,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final func fastReadColumn(site: UInt32) -> StoredValue? {
         guard let column = fastColumn(site: site) else { return nil }
         checkAccess { propertyName(resolvedModel.columnProperties[column]) }
-        return values[column]
+        return slots.unsafelyUnwrapped[column]
     }
 
     /// The fast path of an attribute write; false when the slow path must run (as for reads).
@@ -219,13 +220,41 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Sets a column and marks the object updated (saved objects only).
     final func setColumn(_ column: Int, _ value: StoredValue) {
         if !state.contains(.inserted), let link {
-            if committedValues == nil { committedValues = values }
+            if committedValues == nil { committedValues = ContiguousArray(values) }
             if !state.contains(.updated) {
                 state.insert(.updated)
                 link.context?.registerUpdate(self)
             }
         }
-        values[column] = value
+        slots.unsafelyUnwrapped[column] = value
+    }
+
+    /// The column values, in place; empty while the object has no model. Every object with a
+    /// model has one slot per column of it.
+    final var values: UnsafeMutableBufferPointer<StoredValue> {
+        UnsafeMutableBufferPointer(start: slots, count: model?.defaults.count ?? 0)
+    }
+
+    /// Overwrites every column value (the count must be the model's column count).
+    final func replaceValues(with newValues: ContiguousArray<StoredValue>) {
+        let values = values
+        precondition(newValues.count == values.count, "Strata internal error: a row of \(newValues.count) values for an entity of \(values.count) columns")
+        newValues.withUnsafeBufferPointer { source in
+            if let from = source.baseAddress { values.baseAddress!.update(from: from, count: source.count) }
+        }
+    }
+
+    /// Whether the values equal those kept at the first change (false when none are kept).
+    final var hasUnchangedValues: Bool {
+        guard let committedValues else { return false }
+        return committedValues.elementsEqual(values)
+    }
+
+    /// Gives an object outside a context its own slots, holding `initialValues`.
+    final func detach(_ initialValues: ContiguousArray<StoredValue>) {
+        let storage = DetachedValues(initialValues)
+        detachedValues = storage
+        slots = storage.slots
     }
 }
 

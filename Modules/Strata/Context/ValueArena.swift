@@ -1,0 +1,80 @@
+/// The column values of a context's objects, kept in a few large blocks instead of one array
+/// per object.
+///
+/// A fetch of a hundred thousand rows used to give every object its own `ContiguousArray` of
+/// values: one more allocation per row while the objects are made, and one more scattered free
+/// per row when the context goes. The arena hands each object a run of slots in the current
+/// block instead; blocks grow geometrically, so a context with one object pays for one small
+/// block and a large fetch for a few dozen.
+///
+/// Slots are never reused or moved: an object's slots stay where they are until the arena is
+/// freed, which ``ContextLink`` does when the last object of the context (or the context) lets
+/// go of it. Only the thread running the context's `perform` claims slots.
+struct ValueArena: ~Copyable {
+    /// Blocks that are full, with the number of slots initialized in each.
+    private var filled: [(base: UnsafeMutablePointer<StoredValue>, used: Int)] = []
+    /// The block slots are claimed from; nil before the first claim.
+    private var current: UnsafeMutablePointer<StoredValue>?
+    private var capacity = 0
+    private var used = 0
+    private static let firstCapacity = 64
+    private static let largestCapacity = 2048
+
+    init() {}
+
+    deinit {
+        for block in filled {
+            block.base.deinitialize(count: block.used)
+            block.base.deallocate()
+        }
+        if let current {
+            current.deinitialize(count: used)
+            current.deallocate()
+        }
+    }
+
+    /// Copies `values` into fresh slots and returns the first; the slots live as long as the arena.
+    @inline(__always)
+    mutating func store(_ values: ContiguousArray<StoredValue>) -> UnsafeMutablePointer<StoredValue> {
+        let count = values.count
+        if capacity &- used < count || current == nil { startBlock(for: count) }
+        let slots = current.unsafelyUnwrapped + used
+        used &+= count
+        values.withUnsafeBufferPointer { source in
+            // Element by element: `initialize(from:count:)` copies through the runtime's generic
+            // array copy, several times slower for a handful of enum values.
+            for index in source.indices { (slots + index).initialize(to: source[index]) }
+        }
+        return slots
+    }
+
+    /// Retires the current block and starts one with room for at least `count` slots.
+    @inline(never)
+    private mutating func startBlock(for count: Int) {
+        if let current { filled.append((current, used)) }
+        let grown = current == nil ? Self.firstCapacity : min(capacity * 2, Self.largestCapacity)
+        capacity = max(grown, count)
+        current = .allocate(capacity: capacity)
+        used = 0
+    }
+}
+
+/// The column values of an object that belongs to no context: a prototype, or an object made
+/// with `init()` and used before it was inserted. It frees its slots with the object.
+final class DetachedValues {
+    let slots: UnsafeMutablePointer<StoredValue>
+    private let count: Int
+
+    init(_ values: ContiguousArray<StoredValue>) {
+        count = values.count
+        slots = .allocate(capacity: max(count, 1))
+        values.withUnsafeBufferPointer { source in
+            if let from = source.baseAddress { slots.initialize(from: from, count: count) }
+        }
+    }
+
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+}
