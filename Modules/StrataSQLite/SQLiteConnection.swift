@@ -10,8 +10,10 @@ final class SQLiteConnection: @unchecked Sendable {
     private(set) var db: OpaquePointer?
     let path: String
     private var cache: [String: SQLiteStatement] = [:]
-    /// Statements with a fixed slot (per entity and kind), found without hashing SQL.
-    private var slots: [SQLiteStatement?] = []
+    /// Statements with a fixed slot (per entity and kind), found without hashing SQL. Exempt
+    /// from dynamic exclusivity checks: one thread at a time uses a connection, and every key
+    /// lookup reads this.
+    @exclusivity(unchecked) private var slots: [SQLiteStatement?] = []
     /// Statements beyond this many are prepared uncached (filter shapes can be unbounded).
     private static let cacheLimit = 256
 

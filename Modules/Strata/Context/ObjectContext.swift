@@ -35,7 +35,11 @@ public final class ObjectContext: @unchecked Sendable {
 
     // State below is confined to `queue` (checked by `checkInside`).
     /// The identity map: per entity number, the one instance of each row this context holds.
-    var registry: [IdentityMap]
+    ///
+    /// Exempt from dynamic exclusivity checks, like the rest of the context's confined state in
+    /// spirit: only the thread running `perform` touches it, and every fetched or looked-up
+    /// row goes through it, so the check would cost every row a runtime call that finds nothing.
+    @exclusivity(unchecked) var registry: [IdentityMap]
     var inserted: [ManagedObject] = []
     var updated: [ManagedObject] = []
     var deleted: [ManagedObject] = []

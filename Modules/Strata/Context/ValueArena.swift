@@ -23,14 +23,15 @@ struct ValueArena: ~Copyable {
     init() {}
 
     deinit {
-        for block in filled {
-            block.base.deinitialize(count: block.used)
-            block.base.deallocate()
-        }
-        if let current {
-            current.deinitialize(count: used)
-            current.deallocate()
-        }
+        for block in filled { Self.free(block.base, used: block.used) }
+        if let current { Self.free(current, used: used) }
+    }
+
+    /// Destroys the first `used` values of a block and frees it. Value by value: the runtime's
+    /// generic `deinitialize(count:)` goes through the type's value witnesses for each one.
+    static func free(_ base: UnsafeMutablePointer<StoredValue>, used: Int) {
+        for index in 0..<used { _ = (base + index).move() }
+        base.deallocate()
     }
 
     /// Copies `values` into fresh slots and returns the first; the slots live as long as the arena.
@@ -74,7 +75,6 @@ final class DetachedValues {
     }
 
     deinit {
-        slots.deinitialize(count: count)
-        slots.deallocate()
+        ValueArena.free(slots, used: count)
     }
 }

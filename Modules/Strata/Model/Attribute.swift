@@ -78,7 +78,7 @@ public struct Attribute<Value: AttributeValue> {
     ) -> Value {
         get {
             let site = object[keyPath: storageKeyPath].site
-            if let stored = object.fastReadColumn(site: site), let value = Value(storedValue: stored) {
+            if let slot = object.fastReadSlot(site: site), let value = Value(storedValue: slot.pointee) {
                 return value
             }
             return slowGet(object, site: site)

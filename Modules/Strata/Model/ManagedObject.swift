@@ -176,13 +176,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return slots.unsafelyUnwrapped[column]
     }
 
-    /// The fast path of an attribute read: the value of the attribute declared at `site`, or
-    /// nil when the slow path must run (a prototype, or an object without a model yet).
+    /// The fast path of an attribute read: the slot holding the value of the attribute declared
+    /// at `site`, or nil when the slow path must run (a prototype, or an object without a model
+    /// yet). The accessor converts the value in place, so that reading it copies nothing but the
+    /// result; the slot lives as long as the object.
     @usableFromInline
-    final func fastReadColumn(site: UInt32) -> StoredValue? {
+    final func fastReadSlot(site: UInt32) -> UnsafePointer<StoredValue>? {
         guard let column = fastColumn(site: site) else { return nil }
         checkAccess { propertyName(resolvedModel.columnProperties[column]) }
-        return slots.unsafelyUnwrapped[column]
+        return UnsafePointer(slots.unsafelyUnwrapped + column)
     }
 
     /// The fast path of an attribute write; false when the slow path must run (as for reads).
@@ -195,7 +197,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The index of the property declared at `site`, or nil when the slow path must run (as
-    /// for ``fastReadColumn(site:)``).
+    /// for ``fastReadSlot(site:)``).
     @usableFromInline
     final func fastPropertyIndex(site: UInt32) -> Int? {
         guard let unmanagedModel, !state.contains(.prototype) else { return nil }
