@@ -33,19 +33,18 @@ public final class ObjectContext: @unchecked Sendable {
     /// A name for debugging, shown in misuse messages.
     public let name: String?
 
-    // State below is confined to `queue` (checked by `checkInside`).
+    // State below is confined to `queue` (checked by `checkInside`). The per-object state is
+    // exempt from dynamic exclusivity checks: only the thread running `perform` touches it, and
+    // every fetched, looked-up or inserted object goes through it, so the check would cost each
+    // object a runtime call that can find nothing.
     /// The identity map: per entity number, the one instance of each row this context holds.
-    ///
-    /// Exempt from dynamic exclusivity checks, like the rest of the context's confined state in
-    /// spirit: only the thread running `perform` touches it, and every fetched or looked-up
-    /// row goes through it, so the check would cost every row a runtime call that finds nothing.
     @exclusivity(unchecked) var registry: [IdentityMap]
-    var inserted: [ManagedObject] = []
-    var updated: [ManagedObject] = []
-    var deleted: [ManagedObject] = []
-    var touched: [ManagedObject] = []
-    var relationDirty: [ManagedObject] = []
-    var temporaries: TemporaryMap = [:]
+    @exclusivity(unchecked) var inserted: [ManagedObject] = []
+    @exclusivity(unchecked) var updated: [ManagedObject] = []
+    @exclusivity(unchecked) var deleted: [ManagedObject] = []
+    @exclusivity(unchecked) var touched: [ManagedObject] = []
+    @exclusivity(unchecked) var relationDirty: [ManagedObject] = []
+    @exclusivity(unchecked) var temporaries: TemporaryMap = [:]
     var pendingLinks: [JoinChangeKey: JoinChange] = [:]
     var reader: (any StoreReader)?
     var policy: MergePolicy = .error

@@ -41,11 +41,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Owns the slots of an object that got its model outside a context (see ``slots``).
     final var detachedValues: DetachedValues?
     /// Values as last loaded or saved, kept from the first change until save or rollback.
-    final var committedValues: ContiguousArray<StoredValue>?
+    ///
+    /// This and ``relations`` skip dynamic exclusivity checks: an object is confined to its
+    /// context's thread (``checkAccess(_:)`` enforces it), so the check on every change and
+    /// relationship access finds nothing.
+    @exclusivity(unchecked) final var committedValues: ContiguousArray<StoredValue>?
     final var key: Int64 = 0
     final var temporarySerial: UInt64 = 0
     final var version: Int64 = 0
-    final var relations: RelationState?
+    @exclusivity(unchecked) final var relations: RelationState?
     /// Last, so that a subclass's property wrappers (four bytes each) pack right after it.
     final var state: ObjectState = []
 

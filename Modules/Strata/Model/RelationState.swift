@@ -3,14 +3,17 @@
 /// To-one targets behave like `[Int: ManagedObject?]` (``subscript(toOne:)``). Most entities
 /// have one or two to-one relationships, so the first two entries live in the object itself
 /// and a bulk insert that sets one relationship per object allocates no hash table per object.
+///
+/// Confined to its object's context, like the object, so its state skips dynamic exclusivity
+/// checks (every relationship read and write goes through it).
 final class RelationState {
-    private var firstProperty = -1
-    private var firstTarget: ManagedObject?
-    private var secondProperty = -1
-    private var secondTarget: ManagedObject?
-    private var overflow: [Int: ManagedObject?] = [:]
+    @exclusivity(unchecked) private var firstProperty = -1
+    @exclusivity(unchecked) private var firstTarget: ManagedObject?
+    @exclusivity(unchecked) private var secondProperty = -1
+    @exclusivity(unchecked) private var secondTarget: ManagedObject?
+    @exclusivity(unchecked) private var overflow: [Int: ManagedObject?] = [:]
     /// Property → loaded to-many set.
-    var toMany: [Int: RelatedSet] = [:]
+    @exclusivity(unchecked) var toMany: [Int: RelatedSet] = [:]
 
     /// The cached target of to-one `property`: nil when not resolved, `.some(nil)` when
     /// resolved to no object. Assigning nil forgets the entry.
@@ -46,9 +49,11 @@ final class RelationState {
 }
 
 /// A loaded to-many relationship: members in order, plus their identities.
+///
+/// Confined to its owner's context, so it skips dynamic exclusivity checks like ``RelationState``.
 final class RelatedSet {
-    var members: [ManagedObject]
-    var identities: Set<ObjectIdentifier>
+    @exclusivity(unchecked) var members: [ManagedObject]
+    @exclusivity(unchecked) var identities: Set<ObjectIdentifier>
 
     init(_ members: [ManagedObject]) {
         self.members = members
