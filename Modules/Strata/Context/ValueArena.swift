@@ -17,7 +17,7 @@ struct ValueArena: ~Copyable {
     private var current: UnsafeMutablePointer<StoredValue>?
     private var capacity = 0
     private var used = 0
-    private static let firstCapacity = 64
+    private static let firstCapacity = 16
     private static let largestCapacity = 2048
 
     init() {}
