@@ -60,6 +60,7 @@ extension ObjectContext {
                 }
                 throw StrataError.conflict(conflicts)
             }
+            try Self.checkShape(stored, of: model)
             switch policy {
             case .error:
                 throw StrataError.conflict(conflicts)

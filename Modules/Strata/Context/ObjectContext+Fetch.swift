@@ -56,6 +56,7 @@ extension ObjectContext {
             }
             let link = self.link
             try reader.forEachRow(for: plan) { row in
+                try Self.checkShape(row, of: model)
                 let object = map.object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }
                 objects.append(object)
             }
@@ -66,7 +67,7 @@ extension ObjectContext {
         var seen = Set<ObjectIdentifier>()
         var candidates: [ManagedObject] = []
         for row in try snapshot().rows(for: plan) {
-            let object = materialize(row, model: model, number: number)
+            let object = try materialize(row, model: model, number: number)
             if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
         }
         for object in inserted + updated + relationDirty where object.model === model {

@@ -19,7 +19,7 @@ extension ObjectContext {
         if object.model == nil, let model = schemaModel(of: type(of: object)) {
             // The common case, `Entity(context:)`: no trip to the model registry's lock.
             object.model = model
-            object.slots = link.arena.store(model.defaults)
+            object.slots = link.arena.store(model.defaults, count: model.columnCount)
         } else {
             _ = entityNumber(object.resolvedModel)
         }
@@ -136,18 +136,22 @@ extension ObjectContext {
         let link = self.link
         return try registry[number].object(forKey: key) {
             guard let row = try snapshot().row(entity: number, key: key) else { return nil }
+            try Self.checkShape(row, of: model)
             return Self.makeObject(for: row, model: model, link: link)
         }
     }
 
     /// The context's object for a row: the registered instance if any, else a new one.
+    /// - Throws: `.storeCorrupt` when the row does not have the entity's shape.
     @inline(__always)
-    func materialize(_ row: StoredRow, model: EntityModel, number: Int) -> ManagedObject {
+    func materialize(_ row: StoredRow, model: EntityModel, number: Int) throws(StrataError) -> ManagedObject {
+        try Self.checkShape(row, of: model)
         let link = self.link
         return registry[number].object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }
     }
 
-    /// A new object for a stored row, not yet registered.
+    /// A new object for a stored row (of the entity's shape: see ``checkShape(_:of:)``), not yet
+    /// registered.
     @inline(__always)
     static func makeObject(for row: StoredRow, model: EntityModel, link: ContextLink) -> ManagedObject {
         let object = model.type.init()
@@ -155,8 +159,20 @@ extension ObjectContext {
         object.link = link
         object.key = row.key
         object.version = row.version
-        object.slots = link.arena.store(row.values)
+        object.slots = link.arena.store(row.values, count: model.columnCount)
         return object
+    }
+
+    /// Throws `.storeCorrupt` unless `row` has one value per column of `model`. An engine that
+    /// returns another shape breaks its contract; its row must not become an object.
+    @inline(__always)
+    static func checkShape(_ row: StoredRow, of model: EntityModel) throws(StrataError) {
+        if row.values.count != model.columnCount { throw shapeError(row, model) }
+    }
+
+    @inline(never)
+    private static func shapeError(_ row: StoredRow, _ model: EntityModel) -> StrataError {
+        .storeCorrupt("the engine returned row \(row.key) of \(model.name) with \(row.values.count) values; the entity has \(model.columnCount) columns")
     }
 
     /// Records that a saved object changed (called by the object on its first change).

@@ -16,7 +16,7 @@ extension ObjectContext {
         if owner.key > 0 {
             let plan = FetchPlan(entity: targetNumber, filter: .compare(column: inverseColumn, .equal, .integer(owner.key)))
             for row in try snapshot().rows(for: plan) {
-                let object = materialize(row, model: relation.target, number: targetNumber)
+                let object = try materialize(row, model: relation.target, number: targetNumber)
                 if pointsAtOwner(object) && seen.insert(ObjectIdentifier(object)).inserted { members.append(object) }
             }
         }

@@ -34,19 +34,28 @@ struct ValueArena: ~Copyable {
         base.deallocate()
     }
 
-    /// Copies `values` into fresh slots and returns the first; the slots live as long as the arena.
+    /// Copies `values` into `count` fresh slots and returns the first; the slots live as long as
+    /// the arena. Always exactly `count` slots (the entity's column count): a row of another
+    /// length, which callers reject first, could not make an object read past its own slots.
     @inline(__always)
-    mutating func store(_ values: ContiguousArray<StoredValue>) -> UnsafeMutablePointer<StoredValue> {
-        let count = values.count
+    mutating func store(_ values: ContiguousArray<StoredValue>, count: Int) -> UnsafeMutablePointer<StoredValue> {
         if capacity &- used < count || current == nil { startBlock(for: count) }
         let slots = current.unsafelyUnwrapped + used
         used &+= count
-        values.withUnsafeBufferPointer { source in
-            // Element by element: `initialize(from:count:)` copies through the runtime's generic
-            // array copy, several times slower for a handful of enum values.
-            for index in source.indices { (slots + index).initialize(to: source[index]) }
-        }
+        Self.initialize(slots, count: count, from: values)
         return slots
+    }
+
+    /// Initializes `count` slots from `values`, with `.null` past their end. Element by element:
+    /// `initialize(from:count:)` copies through the runtime's generic array copy, several times
+    /// slower for a handful of enum values.
+    @inline(__always)
+    static func initialize(_ slots: UnsafeMutablePointer<StoredValue>, count: Int, from values: ContiguousArray<StoredValue>) {
+        values.withUnsafeBufferPointer { source in
+            let copied = min(source.count, count)
+            for index in 0..<copied { (slots + index).initialize(to: source[index]) }
+            if copied < count { (slots + copied).initialize(repeating: .null, count: count - copied) }
+        }
     }
 
     /// Retires the current block and starts one with room for at least `count` slots.
@@ -69,9 +78,7 @@ final class DetachedValues {
     init(_ values: ContiguousArray<StoredValue>) {
         count = values.count
         slots = .allocate(capacity: max(count, 1))
-        values.withUnsafeBufferPointer { source in
-            if let from = source.baseAddress { slots.initialize(from: from, count: count) }
-        }
+        ValueArena.initialize(slots, count: count, from: values)
     }
 
     deinit {

@@ -241,13 +241,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         UnsafeMutableBufferPointer(start: slots, count: model?.defaults.count ?? 0)
     }
 
-    /// Overwrites every column value (the count must be the model's column count).
+    /// Overwrites every column value with `newValues`, a row of this entity (callers check its
+    /// length with ``ObjectContext/checkShape(_:of:)``; only as many values as the object has
+    /// slots are ever written).
     final func replaceValues(with newValues: ContiguousArray<StoredValue>) {
         let values = values
-        precondition(newValues.count == values.count, "Strata internal error: a row of \(newValues.count) values for an entity of \(values.count) columns")
-        newValues.withUnsafeBufferPointer { source in
-            if let from = source.baseAddress { values.baseAddress!.update(from: from, count: source.count) }
-        }
+        for column in 0..<min(values.count, newValues.count) { values[column] = newValues[column] }
     }
 
     /// Whether the values equal those kept at the first change (false when none are kept).
