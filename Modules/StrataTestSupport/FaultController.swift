@@ -1,7 +1,8 @@
+import Strata
 import Synchronization
 
 /// A test's handle on a ``FaultInjectingEngine``: which commits, or which row write inside a
-/// commit, fail — and what the engine saw.
+/// commit, fail, whether reads return rows of the wrong length — and what the engine saw.
 ///
 /// Share one controller between the test and the engine configuration:
 ///
@@ -10,12 +11,14 @@ import Synchronization
 /// let container = try PersistentContainer(schema: schema, engine: .faultInjecting(.sqlite(at: url), faults: faults))
 /// faults.failCommit()          // the next commit throws StrataError.io, writing nothing
 /// faults.failWrite(3)          // in the next commit, the 3rd row write fails inside the transaction
+/// faults.misshapeRows(by: -1)  // every row read from now on lacks its last value
 /// ```
 public final class FaultController: Sendable {
     private struct State {
         var commits = 0
         var failingCommits: Set<Int> = []
         var failingWrite: Int?
+        var rowLengthChange = 0
         var injectedFailures = 0
         var storeCalls = 0
         var mainThreadCalls: [String] = []
@@ -42,11 +45,18 @@ public final class FaultController: Sendable {
         state.withLock { $0.failingWrite = n }
     }
 
+    /// Makes every row that the engine's readers return from now on `change` values longer
+    /// (with integers) or, when negative, shorter: an engine that breaks its contract. 0 stops it.
+    public func misshapeRows(by change: Int) {
+        state.withLock { $0.rowLengthChange = change }
+    }
+
     /// Disarms every pending fault.
     public func clear() {
         state.withLock {
             $0.failingCommits = []
             $0.failingWrite = nil
+            $0.rowLengthChange = 0
         }
     }
 
@@ -66,6 +76,16 @@ public final class FaultController: Sendable {
             $0.storeCalls += 1
             if onMain { $0.mainThreadCalls.append(call) }
         }
+    }
+
+    /// `row` as the armed row-length fault leaves it (the row itself when none is armed).
+    func shape(_ row: StoredRow) -> StoredRow {
+        let change = state.withLock { $0.rowLengthChange }
+        guard change != 0 else { return row }
+        var row = row
+        if change < 0 { row.values.removeLast(min(-change, row.values.count)) }
+        if change > 0 { row.values.append(contentsOf: repeatElement(.integer(7), count: change)) }
+        return row
     }
 
     /// What to do with the next commit, which has `writes` row writes.

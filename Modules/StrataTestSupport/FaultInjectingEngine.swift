@@ -2,7 +2,8 @@ public import Foundation
 public import Strata
 
 /// A ``StorageEngine`` that forwards to a real engine, fails commits as a ``FaultController``
-/// says (as an I/O error would), and records where every engine and reader call ran.
+/// says (as an I/O error would), returns rows of the wrong length when it says so (as an engine
+/// that breaks its contract would), and records where every engine and reader call ran.
 ///
 /// A failed write happens inside the real engine's transaction: the chosen row is made invalid
 /// (a wrong value count, or an impossible expected version), so the engine applies the writes
@@ -80,7 +81,8 @@ public final class FaultInjectingEngine: StorageEngine {
     }
 }
 
-/// A reader that records where each read runs.
+/// A reader that records where each read runs and shapes the rows it returns as the
+/// controller says.
 private final class ObservedReader: StoreReader {
     let base: any StoreReader
     let faults: FaultController
@@ -92,17 +94,17 @@ private final class ObservedReader: StoreReader {
 
     func row(entity: Int, key: Int64) throws -> StoredRow? {
         faults.record("row")
-        return try base.row(entity: entity, key: key)
+        return try base.row(entity: entity, key: key).map(faults.shape)
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
         faults.record("rows")
-        return try base.rows(for: plan)
+        return try base.rows(for: plan).map(faults.shape)
     }
 
     func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
         faults.record("rows")
-        try base.forEachRow(for: plan, body)
+        try base.forEachRow(for: plan) { try body(faults.shape($0)) }
     }
 
     func count(entity: Int, filter: Filter?) throws -> Int {

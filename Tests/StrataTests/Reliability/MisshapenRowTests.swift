@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// An engine that breaks the contract by returning rows of the wrong length gets a typed error
@@ -10,8 +11,10 @@ struct MisshapenRowTests {
     func misshapenRows(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let ids = try await Self.seed(store.open())
+        let faults = FaultController()
+        let container = try PersistentContainer(schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
         for change in [-1, 1] {
-            let container = try PersistentContainer(schema: TestModels.schema, engine: .misshaping(store.configuration, by: change))
+            faults.misshapeRows(by: change)
             let context = container.newBackgroundContext()
             let errors = try await context.perform {
                 var errors: [String] = []
@@ -47,58 +50,4 @@ struct MisshapenRowTests {
             return (account.objectID, entry.objectID)
         }
     }
-}
-
-extension EngineConfiguration {
-    /// `base`, with every row its readers return made `change` values longer (negative: shorter).
-    fileprivate static func misshaping(_ base: EngineConfiguration, by change: Int) -> EngineConfiguration {
-        EngineConfiguration(name: "\(base.name)+misshapen", location: base.location) { schema in
-            MisshapingEngine(base: try base.open(schema), change: change)
-        }
-    }
-}
-
-private final class MisshapingEngine: StorageEngine {
-    let base: any StorageEngine
-    let change: Int
-
-    init(base: any StorageEngine, change: Int) {
-        self.base = base
-        self.change = change
-    }
-
-    var storeIdentifier: UUID { base.storeIdentifier }
-    var schemaVersion: Int { base.schemaVersion }
-    func makeReader() throws -> any StoreReader { MisshapingReader(base: try base.makeReader(), change: change) }
-    func commit(_ changes: ChangeSet) throws { try base.commit(changes) }
-    func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> { try base.allocateKeys(entity: entity, count: count) }
-    func close() { base.close() }
-}
-
-private final class MisshapingReader: StoreReader {
-    let base: any StoreReader
-    let change: Int
-
-    init(base: any StoreReader, change: Int) {
-        self.base = base
-        self.change = change
-    }
-
-    func misshape(_ row: StoredRow) -> StoredRow {
-        var row = row
-        if change < 0 { row.values.removeLast(min(-change, row.values.count)) }
-        if change > 0 { row.values.append(contentsOf: repeatElement(.integer(7), count: change)) }
-        return row
-    }
-
-    func row(entity: Int, key: Int64) throws -> StoredRow? { try base.row(entity: entity, key: key).map(misshape) }
-    func rows(for plan: FetchPlan) throws -> [StoredRow] { try base.rows(for: plan).map(misshape) }
-    func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
-        try base.forEachRow(for: plan) { try body(misshape($0)) }
-    }
-    func count(entity: Int, filter: Filter?) throws -> Int { try base.count(entity: entity, filter: filter) }
-    func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
-        try base.linkedKeys(join: join, from: side, key: key)
-    }
-    func close() { base.close() }
 }
