@@ -238,7 +238,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The column values, in place; empty while the object has no model. Every object with a
     /// model has one slot per column of it.
     final var values: UnsafeMutableBufferPointer<StoredValue> {
-        UnsafeMutableBufferPointer(start: slots, count: model?.defaults.count ?? 0)
+        UnsafeMutableBufferPointer(start: slots, count: model?.columnCount ?? 0)
     }
 
     /// Overwrites every column value with `newValues`, a row of this entity (callers check its
