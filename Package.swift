@@ -69,6 +69,11 @@ let package = Package(
             path: "Tests/CrashWriter"
         ),
         .executableTarget(
+            name: "strata-probe",
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
+            path: "Tests/StrataProbe"
+        ),
+        .executableTarget(
             name: "strata-quickstart",
             dependencies: ["Strata", "StrataSQLite", "StrataLMDB"],
             path: "Examples/QuickStart"

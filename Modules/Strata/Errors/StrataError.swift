@@ -38,6 +38,12 @@ public enum StrataError: Error, Sendable, Hashable {
     case schemaMismatch(storeVersion: Int, modelVersion: Int)
     /// The model classes cannot form a schema (missing inverse, unsupported type…).
     case invalidSchema(String)
+    /// The engine failed with a result code Strata does not classify. It is not known to mean
+    /// damage: the engine's name, its native code and its message are kept as they were.
+    case engineFailure(engine: String, code: Int, message: String)
+    /// ``ContextFactory/performUnitOfWork(retries:_:)`` ran out of attempts: every attempt
+    /// failed with a retryable error (`.conflict` or `.busy`), listed in order.
+    case retriesExhausted(attempts: Int, errors: [StrataError])
 }
 
 /// One row whose stored version differs from the version a context read.
@@ -118,6 +124,22 @@ extension StrataError: CustomStringConvertible {
             return "The store has schema version \(storeVersion) but the model is version \(modelVersion). Migration is not supported yet: open it with the matching model or use a new store."
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
+        case .engineFailure(let engine, let code, let message):
+            return "The \(engine) engine failed with code \(code): \(message). This is not known to mean damage: retry the operation, and report this message if it keeps failing."
+        case .retriesExhausted(let attempts, let errors):
+            let reasons = errors.enumerated().map { "attempt \($0.offset + 1): \(Self.shortReason($0.element))" }
+            return "The unit of work failed \(attempts) time(s) with retryable errors and was given up (\(reasons.joined(separator: "; "))). Nothing was written by the failed attempts; retry later or allow more retries in the RetryPolicy."
+        }
+    }
+}
+
+extension StrataError {
+    /// A one-line reason, for lists of failed attempts.
+    static func shortReason(_ error: StrataError) -> String {
+        switch error {
+        case .conflict(let conflicts): "conflict on \(conflicts.map(\.description).joined(separator: ", "))"
+        case .busy(let detail): "busy (\(detail))"
+        default: error.description
         }
     }
 }
