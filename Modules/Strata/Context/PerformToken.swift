@@ -11,10 +11,18 @@ final class PerformToken: Sendable {
 
     /// The context of the call (its link, which never retains the context).
     let link: ContextLink
+    /// The token of the `perform` body this call was made from, if any (set when the body begins).
+    nonisolated(unsafe) private(set) var outer: PerformToken?
     private let flags = Atomic<Int>(0)
 
     init(link: ContextLink) {
         self.link = link
+    }
+
+    /// Records the enclosing body's token; called once, on the context's queue, before the
+    /// token is shared through ``PerformScope``, and never changed afterwards.
+    func nest(in outer: PerformToken?) {
+        self.outer = outer
     }
 
     var isCancelled: Bool { flags.load(ordering: .acquiring) & Flag.cancelled != 0 }
@@ -29,15 +37,22 @@ final class PerformToken: Sendable {
 /// with a task-local value, which tasks created inside the body (`Task { }`, not
 /// `Task.detached`) inherit.
 enum PerformScope {
-    @TaskLocal private static var tokens: [PerformToken] = []
+    /// The innermost running body's token; each token links to the one it was nested in.
+    @TaskLocal private static var innermost: PerformToken?
 
-    /// Runs `body` with `token` added to the scope.
+    /// Runs `body` with `token` as the innermost scope.
     static func binding<T>(_ token: PerformToken, _ body: () throws -> T) rethrows -> T {
-        try $tokens.withValue(tokens + [token]) { try body() }
+        token.nest(in: innermost)
+        return try $innermost.withValue(token) { try body() }
     }
 
     /// The still-running body of this context's `perform` that the caller was started from, if any.
     static func running(in link: ContextLink) -> PerformToken? {
-        tokens.last { $0.link === link && $0.isRunning }
+        var candidate = innermost
+        while let token = candidate {
+            if token.link === link && token.isRunning { return token }
+            candidate = token.outer
+        }
+        return nil
     }
 }
