@@ -6,7 +6,7 @@ import Synchronization
 /// written rows, write skew possible on rows only read — and `requireUnchanged` closing it.
 enum WriteSkewChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Isolation", "write skew: two units of work that read A and B and each write one both commit", writeSkewHappens),
+        ConformanceCheck("Isolation", "write skew: two units of work that read A and B and each write one both commit, rewriting the other unchanged or not", writeSkewHappens),
         ConformanceCheck("Isolation", "requireUnchanged turns write skew into a conflict, and the retry keeps the invariant", requireUnchangedPrevents),
         ConformanceCheck("Isolation", "requireUnchanged checks without writing, and refuses unsaved, deleted and foreign objects", requireUnchangedRules),
     ]
@@ -16,13 +16,16 @@ enum WriteSkewChecks {
 
     /// Withdraws `amount` from `from` if the rule "A + B >= 0" still holds afterwards, reading
     /// both accounts; `meanwhile` runs after the reads and before the save (another writer).
+    /// With `rewrite`, the old recipe: assign the read row's value back to it (unchanged).
     static func withdraw(
-        _ context: ObjectContext, from: ObjectID, other: ObjectID, amount: Int64, protect: Bool, meanwhile: () -> Void = {}
+        _ context: ObjectContext, from: ObjectID, other: ObjectID, amount: Int64, protect: Bool, rewrite: Bool = false,
+        meanwhile: () -> Void = {}
     ) throws {
         let source = try context.existingObject(with: from, as: KitAccount.self)
         let rest = try context.existingObject(with: other, as: KitAccount.self)
         guard source.balance + rest.balance - amount >= 0 else { throw Refused() }
         if protect { try context.requireUnchanged(rest) }
+        if rewrite { rest.balance = rest.balance }
         meanwhile()
         source.balance -= amount
         try context.save()
@@ -49,6 +52,18 @@ enum WriteSkewChecks {
         // Documents the isolation level: each saw A + B = 100 and left it at 0 by its own
         // reading; together they broke the rule, because neither wrote the row it only read.
         try kit.expectEqual(try await balances(container), [-50, -50], "balances after two unprotected withdrawals (write skew)")
+
+        // The old recipe, writing the read row back unchanged, does not protect it either: an
+        // unchanged value is dropped from the save.
+        let (c, d) = (try await container.makeAccount("C", balance: 50), try await container.makeAccount("D", balance: 50))
+        let other = container.newBackgroundContext()
+        try await other.perform {
+            try withdraw(other, from: d, other: c, amount: 100, protect: false, rewrite: true) {
+                IsolationChecks.commitMeanwhile(container) { try withdraw($0, from: c, other: d, amount: 100, protect: false, rewrite: true) }
+            }
+        }
+        let all = try await balances(container)
+        try kit.expectEqual(Array(all[2...]), [-50, -50], "C and D after two withdrawals that rewrote the other row unchanged")
     }
 
     static func requireUnchangedPrevents(_ kit: ConformanceHarness) async throws {
