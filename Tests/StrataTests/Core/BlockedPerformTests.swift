@@ -11,7 +11,12 @@ struct BlockedPerformTests {
     /// How long the test waits before calling the inner perform deadlocked: a watchdog, so
     /// that a broken detection fails the test instead of hanging the suite. A working detection
     /// answers at once.
-    static let watchdog = DispatchTimeInterval.seconds(10)
+    static let watchdog = DispatchTimeInterval.seconds(30)
+
+    /// Runs the inner task on its own thread rather than the shared cooperative pool (two
+    /// threads on a two-core machine), so that other tests keeping the pool busy cannot delay
+    /// it: the watchdog then measures the detection alone.
+    static let innerExecutor = QueueTaskExecutor()
 
     @Test("waiting inside perform for a perform of the same context throws misuse instead of deadlocking", arguments: EngineKind.allCases)
     func sameContext(kind: EngineKind) async throws {
@@ -22,7 +27,7 @@ struct BlockedPerformTests {
             _ = try context.count(for: FetchRequest<Account>())
             let done = DispatchSemaphore(value: 0)
             let result = Mutex<String>("nothing")
-            Task {
+            Task(executorPreference: Self.innerExecutor) {
                 do {
                     try await context.perform { _ = try context.count(for: FetchRequest<Account>()) }
                     result.withLock { $0 = "the inner perform ran" }
@@ -67,7 +72,7 @@ struct BlockedPerformTests {
         let outcome = try await outer.perform { () -> String in
             let done = DispatchSemaphore(value: 0)
             let result = Mutex<String>("nothing")
-            Task {
+            Task(executorPreference: Self.innerExecutor) {
                 do {
                     let count = try await inner.perform { try inner.count(for: FetchRequest<Account>()) }
                     result.withLock { $0 = "count \(count)" }
@@ -80,5 +85,15 @@ struct BlockedPerformTests {
             return result.withLock { $0 }
         }
         #expect(outcome == "count 0")
+    }
+}
+
+/// A task executor that runs its jobs one at a time on a dedicated dispatch queue.
+final class QueueTaskExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "strata.tests.inner-task")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
