@@ -26,6 +26,7 @@ struct LMDBCommitter {
     }
 
     mutating func apply(_ changes: ChangeSet) throws {
+        for check in changes.verifies { try verify(check) }
         for check in changes.deletes { try delete(check) }
         for link in changes.unlinks { try unlink(link) }
         for write in changes.updates { try update(write) }
@@ -79,6 +80,11 @@ struct LMDBCommitter {
                 throw StrataError.validation([ValidationIssue(entity: entity.name, property: entity.columns[column].name, message: "NaN cannot be stored")])
             }
         }
+    }
+
+    /// Checks a row's version without writing it (``ChangeSet/verifies``).
+    private mutating func verify(_ check: RowVersionCheck) throws {
+        _ = try checkedRow(try entity(check.entity), check.key, expected: check.expectedVersion)
     }
 
     private mutating func delete(_ check: RowVersionCheck) throws {

@@ -33,6 +33,7 @@ private struct CommitWriter {
     }
 
     mutating func apply(_ changes: ChangeSet) throws(StrataError) {
+        for check in changes.verifies { try verify(check) }
         for delete in changes.deletes { try self.delete(delete) }
         for link in changes.unlinks {
             let statement = try unlinkStatement(link.join)
@@ -55,6 +56,14 @@ private struct CommitWriter {
             try statement.bind(link.leftKey, at: 1)
             try statement.bind(link.rightKey, at: 2)
             try statement.run()
+        }
+    }
+
+    /// Checks a row's version without writing it (``ChangeSet/verifies``).
+    private mutating func verify(_ check: RowVersionCheck) throws(StrataError) {
+        let table = try engine.table(check.entity)
+        if try storedVersion(table, key: check.key) != check.expectedVersion {
+            try recordConflict(table, key: check.key, expected: check.expectedVersion)
         }
     }
 

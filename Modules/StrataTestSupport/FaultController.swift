@@ -10,6 +10,7 @@ import Synchronization
 /// let faults = FaultController()
 /// let container = try PersistentContainer(schema: schema, engine: .faultInjecting(.sqlite(at: url), faults: faults))
 /// faults.failCommit()          // the next commit throws StrataError.io, writing nothing
+/// faults.busyCommits(2)        // the next 2 commits throw StrataError.busy, writing nothing
 /// faults.failWrite(3)          // in the next commit, the 3rd row write fails inside the transaction
 /// faults.misshapeRows(by: -1)  // every row read from now on lacks its last value
 /// ```
@@ -17,6 +18,7 @@ public final class FaultController: Sendable {
     private struct State {
         var commits = 0
         var failingCommits: Set<Int> = []
+        var busyCommits = 0
         var failingWrite: Int?
         var rowLengthChange = 0
         var injectedFailures = 0
@@ -34,6 +36,13 @@ public final class FaultController: Sendable {
     public func failCommit(_ n: Int = 1) {
         precondition(n >= 1, "commits are counted from 1")
         state.withLock { state in _ = state.failingCommits.insert(state.commits + n) }
+    }
+
+    /// Makes each of the next `count` commits throw `StrataError.busy` before anything is
+    /// written, as an engine whose busy timeout ran out would.
+    public func busyCommits(_ count: Int) {
+        precondition(count >= 0, "a count of commits is 0 or more")
+        state.withLock { $0.busyCommits = count }
     }
 
     /// In the next commit, makes the `n`th row write (in the engine's apply order: deletes,
@@ -55,6 +64,7 @@ public final class FaultController: Sendable {
     public func clear() {
         state.withLock {
             $0.failingCommits = []
+            $0.busyCommits = 0
             $0.failingWrite = nil
             $0.rowLengthChange = 0
         }
@@ -92,6 +102,11 @@ public final class FaultController: Sendable {
     func nextCommit(writes: Int) -> Action {
         state.withLock { state in
             state.commits += 1
+            if state.busyCommits > 0 {
+                state.busyCommits -= 1
+                state.injectedFailures += 1
+                return .busy(state.commits)
+            }
             if state.failingCommits.remove(state.commits) != nil {
                 state.injectedFailures += 1
                 return .failBeforeWriting(state.commits)
@@ -107,6 +122,7 @@ public final class FaultController: Sendable {
     enum Action {
         case pass
         case failBeforeWriting(Int)
+        case busy(Int)
         case damageWrite(Int)
     }
 }

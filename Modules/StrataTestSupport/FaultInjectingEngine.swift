@@ -38,7 +38,8 @@ public final class FaultInjectingEngine: StorageEngine {
     public func close() { base.close() }
 
     /// Commits through the wrapped engine unless the controller injects a fault.
-    /// - Throws: ``StrataError/io(_:)`` for an injected fault, and whatever the wrapped engine throws.
+    /// - Throws: ``StrataError/io(_:)`` or ``StrataError/busy(_:)`` for an injected fault, and
+    ///   whatever the wrapped engine throws.
     public func commit(_ changes: ChangeSet) throws {
         faults.record("commit")
         let writes = changes.deletes.count + changes.updates.count + changes.touches.count + changes.inserts.count
@@ -47,6 +48,8 @@ public final class FaultInjectingEngine: StorageEngine {
             try base.commit(changes)
         case .failBeforeWriting(let number):
             throw StrataError.io("injected fault: commit #\(number) failed before writing anything")
+        case .busy(let number):
+            throw StrataError.busy("injected fault: commit #\(number) found the store locked by another writer")
         case .damageWrite(let n):
             do {
                 try base.commit(Self.damaging(changes, write: n))

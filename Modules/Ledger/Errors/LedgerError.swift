@@ -1,8 +1,9 @@
 /// Everything the ledger refuses to do, with a message that says what to do instead.
 ///
-/// Services throw these for domain problems. Storage problems (a full disk, a busy store, an
-/// I/O failure) come through unchanged as `StrataError`, and save conflicts never reach you:
-/// the services re-run the unit of work.
+/// Services throw these for domain problems. Storage problems (a full disk, an I/O failure)
+/// come through unchanged as `StrataError`. Save conflicts and a busy store never reach you:
+/// the services re-run the unit of work, and only when its retries run out do you get
+/// `StrataError.retriesExhausted(attempts:errors:)`, listing why each attempt failed.
 ///
 /// ```swift
 /// do {

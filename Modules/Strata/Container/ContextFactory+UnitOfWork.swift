@@ -1,8 +1,19 @@
 import Foundation
 
-/// How ``ContextFactory/performUnitOfWork(retries:_:)`` retries conflicts.
+/// How ``ContextFactory/performUnitOfWork(retries:_:)`` retries conflicts and busy stores.
+///
+/// ```swift
+/// try await container.performUnitOfWork(retries: RetryPolicy(maxRetries: 10, maxDelay: .milliseconds(20))) { context in
+///     …
+/// }
+/// ```
+///
+/// Every value from 0 up to `Int.max` retries (or the largest `Duration`) is valid: the
+/// back-off never overflows. A negative `maxRetries`, `baseDelay` or `maxDelay` is refused by
+/// `performUnitOfWork` with ``StrataError/misuse(_:)`` before the body runs.
 public struct RetryPolicy: Sendable, Hashable {
-    /// How many times a conflicting unit of work is re-run after the first attempt.
+    /// How many times a unit of work that failed with a retryable error (`.conflict` or
+    /// `.busy`) is re-run after the first attempt.
     public var maxRetries: Int
     /// The first back-off; each retry doubles it, with full jitter.
     public var baseDelay: Duration
@@ -19,25 +30,47 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The default: 50 retries, 0.1 ms doubling up to 50 ms, with full jitter.
     public static let standard = RetryPolicy()
 
-    /// No retries: a conflict is thrown at once.
+    /// No retries: the first error, `.conflict` or `.busy` included, is thrown as it is.
     public static let none = RetryPolicy(maxRetries: 0)
 
+    /// Throws `.misuse` for a negative count or delay.
+    func validate() throws(StrataError) {
+        if maxRetries < 0 { throw .misuse("RetryPolicy.maxRetries is \(maxRetries); it must be 0 or more (0: no retries).") }
+        if baseDelay < .zero { throw .misuse("RetryPolicy.baseDelay is \(baseDelay); a delay must be zero or more.") }
+        if maxDelay < .zero { throw .misuse("RetryPolicy.maxDelay is \(maxDelay); a delay must be zero or more.") }
+    }
+
+    /// A random back-off between zero and `min(baseDelay * 2^attempt, maxDelay)`, computed in
+    /// saturating whole nanoseconds so that no policy and no attempt number can overflow.
     func delay(forAttempt attempt: Int) -> Duration {
-        let exponent = min(attempt, 20)
-        let ceiling = min(baseDelay * (1 << exponent), maxDelay)
-        let nanoseconds = ceiling.components.seconds * 1_000_000_000 + ceiling.components.attoseconds / 1_000_000_000
-        return .nanoseconds(Int64.random(in: 0...max(nanoseconds, 0)))
+        let exponent = min(max(attempt, 0), 20)
+        let base = Self.nanoseconds(baseDelay)
+        let scaled = base > Int64.max >> exponent ? Int64.max : base << exponent
+        let ceiling = min(scaled, Self.nanoseconds(maxDelay))
+        return .nanoseconds(Int64.random(in: 0...max(ceiling, 0)))
+    }
+
+    /// A duration in whole nanoseconds, clamped to `0...Int64.max`.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return 0 }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return Int64.max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowAgain ? Int64.max : max(total, 0)
     }
 }
 
 extension ContextFactory {
     /// Runs one whole unit of work in a fresh context, re-running it in another fresh context
-    /// when the save hits a ``StrataError/conflict(_:)``.
+    /// when it fails with a retryable error: ``StrataError/conflict(_:)`` (another operation
+    /// saved the same rows first) or ``StrataError/busy(_:)`` (the store stayed locked past the
+    /// engine's busy timeout).
     ///
     /// `body` runs inside `perform` of a new context on each attempt; it should do all its
-    /// reads and writes and end with `save()`. A conflict means another operation saved the same
-    /// rows first: the attempt's context is discarded (with its unsaved state) and the work is
-    /// re-run on fresh data after a jittered back-off. Other errors are thrown at once.
+    /// reads and writes and end with `save()`. After a retryable error the attempt's context is
+    /// discarded (with its unsaved state) and the work is re-run on fresh data after a jittered
+    /// back-off (``RetryPolicy``). Other errors are thrown at once, unchanged.
     ///
     /// ```swift
     /// try await container.performUnitOfWork { context in
@@ -49,29 +82,44 @@ extension ContextFactory {
     /// }
     /// ```
     /// - Parameters:
-    ///   - retries: the retry policy (default ``RetryPolicy/standard``).
+    ///   - retries: the retry policy (default ``RetryPolicy/standard``: 50 retries).
     ///   - body: the unit of work; objects stay inside it, only its `Sendable` result leaves.
-    /// - Throws: the last ``StrataError/conflict(_:)`` when retries run out, or any other error
-    ///   `body` throws.
+    /// - Throws: ``StrataError/retriesExhausted(attempts:errors:)`` when every attempt failed
+    ///   with a retryable error and the policy allows no more (it lists each attempt's error);
+    ///   with ``RetryPolicy/none`` the first error itself. Any other error `body` throws,
+    ///   unchanged; `.misuse` for a policy with a negative value; `CancellationError` when the
+    ///   task is cancelled (also during a back-off).
     @discardableResult
     public func performUnitOfWork<T: Sendable>(
         retries: RetryPolicy = .standard, _ body: @escaping @Sendable (ObjectContext) throws -> T
     ) async throws -> T {
-        var attempt = 0
+        try retries.validate()
+        var failures: [StrataError] = []
         while true {
             let context = newBackgroundContext()
             do {
                 return try await context.perform { try body(context) }
-            } catch StrataError.conflict(let conflicts) {
-                RetryStatistics.recordConflict()
-                guard attempt < retries.maxRetries else {
+            } catch let error as StrataError where error.isRetryable {
+                if case .conflict = error { RetryStatistics.recordConflict() }
+                failures.append(error)
+                guard failures.count <= retries.maxRetries else {
                     RetryStatistics.recordExhausted()
-                    throw StrataError.conflict(conflicts)
+                    if retries.maxRetries == 0 { throw error }
+                    throw StrataError.retriesExhausted(attempts: failures.count, errors: failures)
                 }
-                try await Task.sleep(for: retries.delay(forAttempt: attempt))
-                attempt += 1
+                try await Task.sleep(for: retries.delay(forAttempt: failures.count - 1))
                 RetryStatistics.recordRetry()
             }
+        }
+    }
+}
+
+extension StrataError {
+    /// Whether re-running the unit of work in a fresh context may succeed: `.conflict` and `.busy`.
+    var isRetryable: Bool {
+        switch self {
+        case .conflict, .busy: true
+        default: false
         }
     }
 }

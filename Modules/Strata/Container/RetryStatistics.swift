@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Counters of conflict handling by ``ContextFactory/performUnitOfWork(retries:_:)``:
-/// process-wide, or for one piece of work and every task it starts.
+/// Counters of retry handling by ``ContextFactory/performUnitOfWork(retries:_:)``:
+/// process-wide, or for one piece of work and every task it starts. `conflicts` counts save
+/// conflicts; `retries` and `exhausted` count every retryable failure (`.conflict` or `.busy`).
 ///
 /// ```swift
 /// let (_, counts) = try await RetryStatistics.observing {
@@ -14,7 +15,7 @@ public enum RetryStatistics {
     public struct Snapshot: Sendable, Hashable {
         /// Save conflicts seen.
         public var conflicts: Int
-        /// Units of work re-run after a conflict.
+        /// Units of work re-run after a conflict or a busy store.
         public var retries: Int
         /// Units of work that ran out of retries.
         public var exhausted: Int

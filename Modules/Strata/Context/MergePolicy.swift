@@ -50,6 +50,8 @@ extension ObjectContext {
             guard let model = schema.model(named: conflict.objectID.entityName), let key = conflict.objectID.primaryKey,
                 let number = schema.number(of: model), let object = registry[number][key], !object.state.contains(.inserted)
             else { throw StrataError.conflict(conflicts) }
+            // A row required unchanged that changed is the very failure the caller asked for.
+            if unchangedRequirements.contains(where: { $0 === object }) { throw StrataError.conflict(conflicts) }
             guard let stored = try reader.row(entity: number, key: key) else {
                 // Deleted in the store: a pending delete of it is moot; anything else stays a conflict.
                 if object.state.contains(.deleted) {

@@ -9,9 +9,18 @@ extension ObjectContext {
     /// ```swift
     /// let rich = try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.balance > 1_000 }))
     /// ```
+    /// Offsets and limits: any value from 0 to `Int.max` is valid (an offset past the last
+    /// result gives no results, a limit past it gives the rest); a negative `fetchOffset` or
+    /// `fetchLimit` is refused with `.misuse`.
+    ///
     /// - Returns: objects valid only inside this `perform`; do not store them.
-    /// - Throws: `.misuse` outside `perform`, errors a predicate throws while evaluated in
-    ///   memory, and engine errors (`.storeCorrupt`, `.busy`, `.io`).
+    /// - Throws: `.misuse` outside `perform`, for a negative `fetchOffset` or `fetchLimit`, and for
+    ///   an entity class that is not in the container's schema (the message names the class and
+    ///   the schema's entities); ``StrataError/invalidURI(_:reason:)`` for a relationship-key
+    ///   predicate (`$0.$account == id`, `ids.contains($0.$account)`) whose ID is of another
+    ///   store (`.otherStore`), of an entity other than the relationship's target
+    ///   (`.unknownEntity`), or unsaved (`.temporary`); errors a predicate throws while evaluated
+    ///   in memory; and engine errors (`.storeCorrupt`, `.busy`, `.io`).
     public func fetch<Entity: ManagedObject>(_ request: FetchRequest<Entity>) throws -> [Entity] {
         try checkInside("ObjectContext.fetch(_:)")
         let query = try FetchQuery(request, context: self)
@@ -30,8 +39,7 @@ extension ObjectContext {
         let query = try FetchQuery(request, context: self)
         if query.isExact && query.memorySort == nil && !hasPendingChanges(query.model) {
             let total = try snapshot().count(entity: query.number, filter: query.pushdown)
-            let afterOffset = max(total - max(request.fetchOffset, 0), 0)
-            return request.fetchLimit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
+            return FetchPlan.windowRange(count: max(total, 0), offset: query.offset, limit: query.limit).count
         }
         return try run(query).count
     }
@@ -41,7 +49,10 @@ extension ObjectContext {
         let model = query.model
         let number = query.number
         if query.isExact && query.memorySort == nil && !hasPendingChanges(model) {
-            let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys, limit: query.limit, offset: query.offset)
+            // No store holds more than Int.max rows: a limit reaching past that is cut to fit, so
+            // that offset + limit never overflows, in the core or in an engine.
+            let limit = query.limit.map { min($0, Int.max - query.offset) }
+            let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys, limit: limit, offset: query.offset)
             let reader = try snapshot()
             // The entity's map is moved out for the loop, so that registering each row touches a
             // uniquely held local instead of the context's array of maps. Rows stream in: each
@@ -50,7 +61,9 @@ extension ObjectContext {
             swap(&map, &registry[number])
             defer { swap(&map, &registry[number]) }
             var objects: [ManagedObject] = []
-            if let expected = reader.expectedRowCount(for: plan) {
+            if let estimate = reader.expectedRowCount(for: plan) {
+                // An estimate from the engine: clamped, so a wild one cannot trap or exhaust memory.
+                let expected = min(max(estimate, 0), query.limit ?? Int.max, Self.largestReservation)
                 objects.reserveCapacity(expected)
                 map.reserveCapacity(map.count + expected)
             }
@@ -78,10 +91,11 @@ extension ObjectContext {
             if try query.matches(object) { matches.append(object) }
         }
         query.sort(&matches)
-        let start = min(max(query.offset, 0), matches.count)
-        let end = query.limit.map { min(start + max($0, 0), matches.count) } ?? matches.count
-        return Array(matches[start..<end])
+        return Array(matches[FetchPlan.windowRange(count: matches.count, offset: query.offset, limit: query.limit)])
     }
+
+    /// The most results a fetch reserves room for up front, whatever the engine estimates.
+    static let largestReservation = 1 << 20
 
     /// Whether this context holds unsaved changes to objects of an entity.
     func hasPendingChanges(_ model: EntityModel) -> Bool {
@@ -106,12 +120,19 @@ struct FetchQuery {
     var isExact: Bool { node == nil || node?.pureFilter != nil }
 
     init<Entity: ManagedObject>(_ request: FetchRequest<Entity>, context: ObjectContext) throws {
-        model = try ModelRegistry.model(for: Entity.self)
-        number = context.entityNumber(model)
+        guard let model = context.schemaModel(of: Entity.self) else { throw context.notInSchema(Entity.entityName) }
+        self.model = model
+        number = try context.entityNumber(model)
+        if request.fetchOffset < 0 {
+            throw StrataError.misuse("FetchRequest<\(Entity.entityName)>.fetchOffset is \(request.fetchOffset); an offset must be 0 or more (0 skips nothing).")
+        }
+        if let limit = request.fetchLimit, limit < 0 {
+            throw StrataError.misuse("FetchRequest<\(Entity.entityName)>.fetchLimit is \(limit); a limit must be 0 or more, or nil for no limit.")
+        }
         limit = request.fetchLimit
         offset = request.fetchOffset
         if let predicate = request.predicate {
-            let compiled = PredicateCompiler.compile(predicate, model: model)
+            let compiled = try PredicateCompiler.compile(predicate, model: model, checkingReferencesWith: context)
             node = compiled
             pushdown = compiled.impliedFilter
             bindings = { PredicateBindings((predicate.variable, unsafeDowncast($0, to: Entity.self))) }

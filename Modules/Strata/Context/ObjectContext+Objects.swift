@@ -10,6 +10,11 @@ extension ObjectContext {
     /// ```swift
     /// let account = context.insert(Account())
     /// ```
+    ///
+    /// An object whose class is not in the container's schema is not inserted (it stays a plain,
+    /// unsaved value) and the refusal is recorded: the next ``save()`` throws `.misuse` naming
+    /// the class and the schema's entities, and writes nothing, until ``rollback()`` or
+    /// ``reset()`` clears the refusal.
     @discardableResult
     public func insert<Object: ManagedObject>(_ object: Object) -> Object {
         requireInside("ObjectContext.insert(_:)")
@@ -20,8 +25,10 @@ extension ObjectContext {
             // The common case, `Entity(context:)`: no trip to the model registry's lock.
             object.model = model
             object.slots = link.arena.store(model.defaults, count: model.columnCount)
-        } else {
-            _ = entityNumber(object.resolvedModel)
+        } else if object.model.flatMap({ schema.number(of: $0) }) == nil {
+            // Not in the schema (or not an entity at all): refused, reported by the next save.
+            refusedInserts.append(notInSchema(type(of: object).entityName))
+            return object
         }
         object.link = link
         object.temporarySerial = TemporaryIDs.next()
@@ -118,10 +125,11 @@ extension ObjectContext {
     func assignPermanentKeys(_ objects: [ManagedObject]) throws {
         var byEntity: [Int: [ManagedObject]] = [:]
         for object in objects where object.key == 0 {
-            byEntity[entityNumber(object.model!), default: []].append(object)
+            byEntity[try entityNumber(object.model!), default: []].append(object)
         }
         for (number, group) in byEntity.sorted(by: { $0.key < $1.key }) {
             let keys = try engine.allocateKeys(entity: number, count: group.count)
+            try Self.checkAllocated(keys, count: group.count, entity: schema.entityNames[number])
             registry[number].reserveCapacity(registry[number].count + group.count)
             for (object, key) in zip(group, keys) {
                 object.key = key
@@ -132,7 +140,7 @@ extension ObjectContext {
 
     /// The registered object for a key, or the row loaded from the snapshot; nil when absent.
     func object(model: EntityModel, key: Int64) throws -> ManagedObject? {
-        let number = entityNumber(model)
+        let number = try entityNumber(model)
         let link = self.link
         return try registry[number].object(forKey: key) {
             guard let row = try snapshot().row(entity: number, key: key) else { return nil }

@@ -2,7 +2,7 @@ extension ObjectContext {
     /// Loads the members of a to-many relationship: the store's view from the snapshot,
     /// corrected by this context's unsaved relationship changes.
     func loadRelated(_ relation: RelationModel, of owner: ManagedObject) throws -> [ManagedObject] {
-        let targetNumber = entityNumber(relation.target)
+        let targetNumber = try entityNumber(relation.target)
         if relation.inverseIsToMany {
             return try loadLinked(relation, of: owner, targetNumber: targetNumber)
         }

@@ -1,6 +1,8 @@
 extension ObjectContext {
     /// Discards every unsaved change: inserted objects are dropped, updated objects get their
     /// saved values back, deletions are undone, relationships are reloaded on next access.
+    /// Rows passed to ``requireUnchanged(_:)`` and refused inserts (of classes the schema does
+    /// not list) are forgotten too.
     public func rollback() {
         requireInside("ObjectContext.rollback()")
         for object in inserted {
@@ -44,5 +46,7 @@ extension ObjectContext {
         deleted = []
         relationDirty = []
         pendingLinks = [:]
+        unchangedRequirements = []
+        refusedInserts = []
     }
 }

@@ -21,13 +21,26 @@ extension ObjectContext {
     ///     try context.save()          // both or neither
     /// }
     /// ```
+    /// Cancellation: a save that starts after the task calling ``perform(_:)`` was cancelled
+    /// throws `CancellationError` and writes nothing (the context keeps its changes); a save
+    /// already under way completes.
+    ///
+    /// Rows passed to ``requireUnchanged(_:)`` are checked in the same commit: if one of them
+    /// changed since this context read it, the save throws `.conflict` and writes nothing.
+    ///
     /// - Throws: ``StrataError/validation(_:)``, ``StrataError/constraintViolation(entity:attributes:)``,
-    ///   ``StrataError/conflict(_:)`` when another context saved the same rows first (nothing is
-    ///   written), errors thrown by `validateForSave()`, `.misuse` outside `perform`, and engine
-    ///   errors (`.busy`, `.storeFull`, `.io`, `.storeCorrupt`).
+    ///   ``StrataError/conflict(_:)`` when another context saved the same rows (or a row required
+    ///   unchanged) first (nothing is written), errors thrown by `validateForSave()`, `.misuse`
+    ///   outside `perform` or after an insert of a class the schema does not list,
+    ///   `CancellationError` after cancellation, and engine errors (`.busy`, `.storeFull`, `.io`,
+    ///   `.storeCorrupt`).
     public func save() throws {
         try checkInside("ObjectContext.save()")
-        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty else { return }
+        try checkCancellation()
+        if let refused = refusedInserts.first { throw refused }
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
+            || !unchangedRequirements.isEmpty
+        else { return }
         try applyDeleteRules()
         try validatePendingObjects()
         try assignKeysToInserted()
@@ -105,23 +118,24 @@ extension ObjectContext {
         var changes = ChangeSet()
         changes.inserts.reserveCapacity(inserted.count)
         for object in inserted where !object.state.contains(.deleted) {
-            changes.inserts.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: 0, values: ContiguousArray(object.values)))
+            changes.inserts.append(RowWrite(entity: try numbers.number(of: object), key: object.key, expectedVersion: 0, values: ContiguousArray(object.values)))
         }
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
             if object.hasUnchangedValues && !object.state.contains(.touched) { continue }
-            changes.updates.append(RowWrite(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version, values: ContiguousArray(object.values)))
+            changes.updates.append(RowWrite(entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version, values: ContiguousArray(object.values)))
         }
         for object in touched where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted) {
-            changes.touches.append(RowVersionCheck(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version))
+            changes.touches.append(RowVersionCheck(entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version))
         }
         for object in deleted where object.key > 0 && !object.state.contains(.inserted) {
-            changes.deletes.append(RowVersionCheck(entity: numbers.number(of: object), key: object.key, expectedVersion: object.version))
+            changes.deletes.append(RowVersionCheck(entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version))
         }
         for change in pendingLinks.values {
             guard !change.left.state.contains(.deleted), !change.right.state.contains(.deleted) else { continue }
             let link = JoinLink(join: change.join, leftKey: change.left.key, rightKey: change.right.key)
             if change.isLink { changes.links.append(link) } else { changes.unlinks.append(link) }
         }
+        try appendVerifies(to: &changes, numbers: &numbers)
         return changes
     }
 
@@ -175,10 +189,10 @@ struct EntityNumberCache {
         self.context = context
     }
 
-    mutating func number(of object: ManagedObject) -> Int {
+    mutating func number(of object: ManagedObject) throws(StrataError) -> Int {
         let model = object.model!
         if ObjectIdentifier(model) == lastModel { return lastNumber }
-        lastNumber = context.entityNumber(model)
+        lastNumber = try context.entityNumber(model)
         lastModel = ObjectIdentifier(model)
         return lastNumber
     }

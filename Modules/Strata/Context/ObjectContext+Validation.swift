@@ -50,8 +50,8 @@ extension ObjectContext {
         guard checked.contains(true) else { return }
         var groups = [[ManagedObject]](repeating: [], count: entities.count)
         var numbers = EntityNumberCache(self)
-        pending.forEach { object in
-            let number = numbers.number(of: object)
+        try pending.forEach { object in
+            let number = try numbers.number(of: object)
             if checked[number] { groups[number].append(object) }
         }
         for (number, group) in groups.enumerated() where group.count > 1 {
@@ -75,18 +75,28 @@ extension ObjectContext {
         var counts = [Int](repeating: 0, count: registry.count)
         var numbers = EntityNumberCache(self)
         for object in inserted where object.key == 0 && !object.state.contains(.deleted) {
-            counts[numbers.number(of: object)] += 1
+            counts[try numbers.number(of: object)] += 1
         }
         for (number, count) in counts.enumerated() where count > 0 {
             let keys = try engine.allocateKeys(entity: number, count: count)
+            try Self.checkAllocated(keys, count: count, entity: schema.entityNames[number])
             registry[number].reserveCapacity(registry[number].count + count)
             var next = keys.lowerBound
-            for object in inserted where object.key == 0 && !object.state.contains(.deleted) && numbers.number(of: object) == number {
+            for object in inserted where try object.key == 0 && !object.state.contains(.deleted) && numbers.number(of: object) == number {
                 guard next < keys.upperBound else { break }
                 object.key = next
                 registry[number][next] = object
                 next += 1
             }
+        }
+    }
+
+    /// Throws unless an engine's key reservation holds exactly `count` positive keys: a short
+    /// range would leave objects without a key, a non-positive one would give them keys no row
+    /// may have.
+    static func checkAllocated(_ keys: Range<Int64>, count: Int, entity: String) throws(StrataError) {
+        guard keys.lowerBound > 0, keys.count == count else {
+            throw .misuse("the engine returned keys \(keys) for \(count) new \(entity) object(s); StorageEngine.allocateKeys(entity:count:) must return exactly count positive keys. Nothing was written; this is a defect of the engine.")
         }
     }
 }

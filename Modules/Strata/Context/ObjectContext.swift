@@ -28,7 +28,7 @@ public final class ObjectContext: @unchecked Sendable {
     let engine: any StorageEngine
     let schema: Schema
     let link: ContextLink
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
 
     /// A name for debugging, shown in misuse messages.
     public let name: String?
@@ -48,6 +48,12 @@ public final class ObjectContext: @unchecked Sendable {
     var pendingLinks: [JoinChangeKey: JoinChange] = [:]
     var reader: (any StoreReader)?
     var policy: MergePolicy = .error
+    /// The `perform` call whose body is running (cancellation flag, blocked-perform detection).
+    var currentPerform: PerformToken?
+    /// Inserts refused because the class is not in the schema: the next `save()` throws the first.
+    var refusedInserts: [StrataError] = []
+    /// Saved objects whose rows must still have the version read when the next `save()` commits.
+    @exclusivity(unchecked) var unchangedRequirements: [ManagedObject] = []
 
     init(engine: any StorageEngine, schema: Schema, name: String?) {
         self.engine = engine
@@ -63,36 +69,6 @@ public final class ObjectContext: @unchecked Sendable {
         link.context = nil
         reader?.close()
         if name == nil { ContextQueues.recycle(queue) }
-    }
-
-    /// Runs `body` on the context's own serial queue — never on the main actor — and returns
-    /// its result. The caller suspends until `body` finishes.
-    ///
-    /// Inside `body` you may use the context and its objects; every read sees one consistent
-    /// snapshot of the store (refreshed after a successful ``save()``). The result must be
-    /// `Sendable`, so objects cannot escape: return IDs or value types.
-    ///
-    /// ```swift
-    /// let names = try await context.perform {
-    ///     try context.fetch(FetchRequest<Account>()).map(\.name)
-    /// }
-    /// ```
-    /// - Throws: whatever `body` throws.
-    public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            queue.async {
-                continuation.resume(with: Result { try self.runConfined(body) })
-            }
-        }
-    }
-
-    private func runConfined<T>(_ body: () throws -> T) throws -> T {
-        link.ownerThread.store(CurrentThread.id, ordering: .relaxed)
-        defer {
-            endSnapshot()
-            link.ownerThread.store(0, ordering: .relaxed)
-        }
-        return try body()
     }
 
     /// Whether the caller is inside this context's `perform`.
@@ -135,16 +111,24 @@ public final class ObjectContext: @unchecked Sendable {
         return nil
     }
 
-    func entityNumber(_ model: EntityModel) -> Int {
+    /// The entity number of a model in this context's schema.
+    /// - Throws: `.misuse` naming the class and the schema's entities when the model is not in it.
+    func entityNumber(_ model: EntityModel) throws(StrataError) -> Int {
         // Schemas are small: a scan by identity beats hashing.
         for (number, candidate) in schema.models.enumerated() where candidate === model { return number }
-        Misuse.fail("\(model.name) is not in this container's schema; add \(model.name).self to the Schema")
+        throw notInSchema(model.name)
+    }
+
+    /// The error for an entity class that is not in this context's schema.
+    func notInSchema(_ entityName: String) -> StrataError {
+        .misuse("\(entityName) is not in this container's schema (its entities: \(schema.entityNames.joined(separator: ", "))). Add \(entityName).self to the Schema the container is created with, or use a container whose schema lists it.")
     }
 
     /// Whether there are unsaved inserts, updates or deletes.
     public var hasChanges: Bool {
         requireInside("ObjectContext.hasChanges")
         return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
+            || !refusedInserts.isEmpty
     }
 
     /// Objects inserted since the last save.

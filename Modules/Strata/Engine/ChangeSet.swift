@@ -66,8 +66,8 @@ public struct RowWrite: Sendable, Hashable {
     }
 }
 
-/// A version check on a row that is deleted or touched (its version bumped with no value change,
-/// because one of its to-many relationships changed).
+/// A version check on a row that is deleted, touched (its version bumped with no value change,
+/// because one of its to-many relationships changed) or only verified (see ``ChangeSet/verifies``).
 public struct RowVersionCheck: Sendable, Hashable {
     /// The entity number.
     public var entity: Int
@@ -103,7 +103,7 @@ public struct JoinLink: Sendable, Hashable {
 
 /// Everything one `save()` writes. An engine commits it whole, in one transaction, or not at all.
 ///
-/// Engines apply it in this order: deletes, unlinks, updates, touches, inserts, links.
+/// Engines apply it in this order: verifies, deletes, unlinks, updates, touches, inserts, links.
 /// Deleting a row also removes every join link that names it.
 public struct ChangeSet: Sendable, Hashable {
     /// New rows (version 1).
@@ -118,6 +118,13 @@ public struct ChangeSet: Sendable, Hashable {
     public var links: [JoinLink] = []
     /// Many-to-many links to remove.
     public var unlinks: [JoinLink] = []
+    /// Rows that are not written but must still have `expectedVersion` when the commit
+    /// applies: the engine checks each one inside the commit's transaction, changes nothing
+    /// about it (its version is not bumped), and treats a mismatch or a missing row as a
+    /// conflict like any other (nothing is written; the row is listed in `.conflict`). The core
+    /// fills it from ``ObjectContext/requireUnchanged(_:)``; a row also updated, touched or
+    /// deleted in the same change set is not listed here.
+    public var verifies: [RowVersionCheck] = []
 
     /// An empty change set.
     public init() {}
@@ -125,5 +132,6 @@ public struct ChangeSet: Sendable, Hashable {
     /// Whether there is nothing to write.
     public var isEmpty: Bool {
         inserts.isEmpty && updates.isEmpty && touches.isEmpty && deletes.isEmpty && links.isEmpty && unlinks.isEmpty
+            && verifies.isEmpty
     }
 }

@@ -93,9 +93,26 @@ extension FetchPlan {
     }
 
     /// The offset/limit window over already ordered rows.
+    ///
+    /// Any offset and limit are safe, `Int.max` included (see ``windowRange(count:offset:limit:)``).
     public func window<C: RandomAccessCollection>(of rows: C) -> C.SubSequence where C.Index == Int {
-        let start = min(rows.startIndex + max(offset, 0), rows.endIndex)
-        let end = limit.map { min(start + max($0, 0), rows.endIndex) } ?? rows.endIndex
-        return rows[start..<end]
+        let range = Self.windowRange(count: rows.count, offset: offset, limit: limit)
+        return rows[(rows.startIndex + range.lowerBound)..<(rows.startIndex + range.upperBound)]
+    }
+
+    /// The positions an offset and a limit select among `count` ordered rows, computed without
+    /// overflow: an offset at or past the end selects nothing, a limit past the end selects the
+    /// rest, and negative values count as 0 (the core refuses them before they reach a plan).
+    ///
+    /// ```swift
+    /// FetchPlan.windowRange(count: 10, offset: 8, limit: .max)    // 8..<10
+    /// FetchPlan.windowRange(count: 10, offset: .max, limit: .max) // 10..<10
+    /// ```
+    public static func windowRange(count: Int, offset: Int, limit: Int?) -> Range<Int> {
+        let count = max(count, 0)
+        let start = min(max(offset, 0), count)
+        let remaining = count - start
+        let taken = limit.map { min(max($0, 0), remaining) } ?? remaining
+        return start..<(start + taken)
     }
 }

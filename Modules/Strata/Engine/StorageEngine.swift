@@ -36,10 +36,12 @@ public protocol StorageEngine: AnyObject, Sendable {
     /// Commits a change set atomically, checking every row version.
     ///
     /// Either every write in `changes` becomes durable and visible to later readers, or none
-    /// does. For each update, touch and delete, the stored version must equal
+    /// does. For each update, touch, delete and verify, the stored version must equal
     /// `expectedVersion`, and for each insert the key must be unused; otherwise nothing is
     /// written and the engine throws ``StrataError/conflict(_:)`` listing every mismatch it found.
-    /// Updates and touches store `expectedVersion + 1`; inserts store version 1.
+    /// Updates and touches store `expectedVersion + 1`; inserts store version 1. A verify
+    /// (``ChangeSet/verifies``) only checks, inside the same transaction, and writes nothing:
+    /// a change set of verifies alone commits nothing but can still throw `.conflict`.
     /// - Throws: `.conflict`, `.constraintViolation`, `.storeFull`, `.busy`, `.io`, `.storeCorrupt`.
     func commit(_ changes: ChangeSet) throws
 

@@ -21,14 +21,21 @@ public import Foundation
 ///   Anything else is evaluated in memory with the same results; no part of a predicate is dropped.
 /// - Unsaved changes in the context are included: inserted objects that match, changed values,
 ///   and no deleted objects.
+/// - A relationship-key comparison (`$0.$account == id`, `ids.contains($0.$account)`) accepts
+///   only permanent IDs of this store and of the relationship's target entity; any other ID
+///   makes `fetch`/`count` throw ``StrataError/invalidURI(_:reason:)``, as
+///   ``ObjectContext/existingObject(with:)`` does.
+/// - An entity class the container's schema does not list makes `fetch`/`count` throw `.misuse`.
 public struct FetchRequest<Entity: ManagedObject>: Sendable {
     /// Which objects to fetch; nil for all.
     public var predicate: Predicate<Entity>?
     /// The result order, most significant first; ties are broken by primary key.
     public var sortBy: [SortDescriptor<Entity>]
-    /// At most this many results; nil for all.
+    /// At most this many results; nil for all. Any value from 0 to `Int.max` is valid; a
+    /// negative one makes `fetch`/`count` throw `.misuse`.
     public var fetchLimit: Int?
-    /// Skip this many results first.
+    /// Skip this many results first. Any value from 0 to `Int.max` is valid (past the last
+    /// result there is nothing); a negative one makes `fetch`/`count` throw `.misuse`.
     public var fetchOffset: Int
 
     /// A request for objects of `Entity`.

@@ -8,17 +8,47 @@ import Foundation
 struct PredicateCompiler {
     let model: EntityModel
     let variableID: PredicateExpressions.VariableID
+    /// Every object ID the compiled filter compares with a relationship's key, with the
+    /// relationship's target: the caller checks them (see ``compile(_:model:checkingReferencesWith:)``).
+    let references = ReferenceLog()
 
     /// A compile-time operand: a column of the entity, or a constant.
     enum Operand {
         case column(Int, ColumnType)
         case constant(StoredValue)
         case constants([StoredValue])
+        /// Object IDs (nil for a nil optional ID), to compare with a relationship's key; single
+        /// for one ID, not single for a collection of them.
+        case objectIDs([ObjectID?], isSingle: Bool)
+    }
+
+    /// The object IDs a compiled predicate compares with relationship keys.
+    final class ReferenceLog {
+        var entries: [(id: ObjectID, target: EntityModel)] = []
     }
 
     static func compile<Entity: ManagedObject>(_ predicate: Predicate<Entity>, model: EntityModel) -> FilterNode {
         let compiler = PredicateCompiler(model: model, variableID: predicate.variable.key)
         return compiler.node(predicate.expression)
+    }
+
+    /// Compiles a predicate for a fetch in `context`, refusing object IDs that cannot name a row
+    /// of the relationship they are compared with, as ``ObjectContext/existingObject(with:)``
+    /// refuses them: otherwise only the primary key would be compared, and an ID of another
+    /// store or entity would match unrelated rows.
+    /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.otherStore`, `.unknownEntity` (an
+    ///   ID of an entity other than the relationship's target) or `.temporary` (an unsaved object).
+    static func compile<Entity: ManagedObject>(
+        _ predicate: Predicate<Entity>, model: EntityModel, checkingReferencesWith context: ObjectContext
+    ) throws(StrataError) -> FilterNode {
+        let compiler = PredicateCompiler(model: model, variableID: predicate.variable.key)
+        let node = compiler.node(predicate.expression)
+        for (id, target) in compiler.references.entries {
+            if id.storeIdentifier != context.storeIdentifier { throw .invalidURI(id.uriString, reason: .otherStore) }
+            if id.entityName != target.name { throw .invalidURI(id.uriString, reason: .unknownEntity) }
+            if id.isTemporary { throw .invalidURI(id.uriString, reason: .temporary) }
+        }
+        return node
     }
 
     /// Compiles a Boolean sub-expression, falling back to in-memory evaluation.
@@ -57,9 +87,47 @@ struct PredicateCompiler {
         return stored
     }
 
+    /// The object IDs a constant holds: one ID, or a collection of optional IDs with at least
+    /// one ID; nil for any other constant. (A nil of any optional type casts to `ObjectID?`, so
+    /// nils alone are left to ``storedConstant(_:)``, which makes them null for any column.)
+    static func objectIDs(_ value: Any) -> Operand? {
+        if let id = value as? ObjectID { return .objectIDs([id], isSingle: true) }
+        if let optionalID = value as? ObjectID? { return optionalID.map { .objectIDs([$0], isSingle: true) } }
+        guard let sequence = value as? any Sequence else { return nil }
+        var ids: [ObjectID?] = []
+        for element in sequence {
+            if let id = element as? ObjectID {
+                ids.append(id)
+            } else if let optionalID = element as? ObjectID? {
+                ids.append(optionalID)
+            } else {
+                return nil
+            }
+        }
+        return ids.contains(where: { $0 != nil }) ? .objectIDs(ids, isSingle: false) : nil
+    }
+
+    /// The stored keys of object IDs compared with the to-one relationship stored in `column`,
+    /// each ID logged with the relationship's target for the caller to check; nil when the
+    /// column is not a relationship's.
+    func referenceKeys(_ ids: [ObjectID?], column: Int) -> [StoredValue]? {
+        guard let property = model.properties.firstIndex(where: { $0.column == column && $0.isRelationship }),
+            let target = model.relations[property]?.target
+        else { return nil }
+        return ids.map { id in
+            guard let id else { return .null }
+            references.entries.append((id, target))
+            return .integer(id.primaryKey ?? 0)
+        }
+    }
+
     /// `column op constant`, with the two-valued null rules of ``Filter``.
     func comparison(_ lhs: Operand?, _ op: ComparisonOperator, _ rhs: Operand?) -> FilterNode? {
         switch (lhs, rhs) {
+        case (.column(let column, .reference)?, .objectIDs(let ids, true)?):
+            return referenceKeys(ids, column: column).flatMap { leaf(column, .reference, op, $0[0]) }
+        case (.objectIDs(let ids, true)?, .column(let column, .reference)?):
+            return referenceKeys(ids, column: column).flatMap { leaf(column, .reference, op.mirrored, $0[0]) }
         case (.column(let column, let type)?, .constant(let value)?):
             return leaf(column, type, op, value)
         case (.constant(let value)?, .column(let column, let type)?):

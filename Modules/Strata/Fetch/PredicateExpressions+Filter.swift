@@ -23,6 +23,7 @@ extension PredicateExpressions.KeyPath: FilterNodeCompilable {
 
 extension PredicateExpressions.Value: FilterOperandCompilable {
     func operand(with compiler: PredicateCompiler) -> PredicateCompiler.Operand? {
+        if let ids = PredicateCompiler.objectIDs(value) { return ids }
         if let stored = PredicateCompiler.storedConstant(value) { return .constant(stored) }
         guard let sequence = value as? any Sequence else { return nil }
         var values: [StoredValue] = []
@@ -91,10 +92,16 @@ extension PredicateExpressions.Comparison: FilterNodeCompilable {
 extension PredicateExpressions.SequenceContains: FilterNodeCompilable {
     /// `[constants].contains($0.attribute)`.
     func compile(with compiler: PredicateCompiler) -> FilterNode? {
-        guard case .constants(let values)? = compiler.operand(sequence),
-            case .column(let column, let type)? = compiler.operand(element),
-            values.allSatisfy({ type.storageClass.admits($0) })
-        else { return nil }
+        guard case .column(let column, let type)? = compiler.operand(element) else { return nil }
+        let values: [StoredValue]
+        switch compiler.operand(sequence) {
+        case .constants(let constants)?: values = constants
+        case .objectIDs(let ids, false)? where type == .reference:
+            guard let keys = compiler.referenceKeys(ids, column: column) else { return nil }
+            values = keys
+        default: return nil
+        }
+        guard values.allSatisfy({ type.storageClass.admits($0) }) else { return nil }
         let nonNull = values.filter { !$0.isNull }
         let membership = FilterNode.filter(.isIn(column: column, values: nonNull))
         return nonNull.count == values.count ? membership : .or([membership, .filter(.isNull(column: column))])

@@ -41,7 +41,7 @@ struct BankInvariantTests {
                                 outcome.transfers += 1
                             } catch LedgerError.insufficientFunds {
                                 outcome.refused += 1
-                            } catch StrataError.conflict {
+                            } catch StrataError.retriesExhausted {
                                 outcome.exhausted += 1
                             }
                         }

@@ -1,0 +1,99 @@
+import Dispatch
+import Foundation
+import Strata
+import Synchronization
+import Testing
+
+/// Blocking inside a context's `perform` on another `perform` of the same context would wait
+/// forever; it fails at once with `.misuse` naming the context instead.
+@Suite("blocked perform")
+struct BlockedPerformTests {
+    /// How long the test waits before calling the inner perform deadlocked: a watchdog, so
+    /// that a broken detection fails the test instead of hanging the suite. A working detection
+    /// answers at once.
+    static let watchdog = DispatchTimeInterval.seconds(30)
+
+    /// Runs the inner task on its own thread rather than the shared cooperative pool (two
+    /// threads on a two-core machine), so that other tests keeping the pool busy cannot delay
+    /// it: the watchdog then measures the detection alone.
+    static let innerExecutor = QueueTaskExecutor()
+
+    @Test("waiting inside perform for a perform of the same context throws misuse instead of deadlocking", arguments: EngineKind.allCases)
+    func sameContext(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        let context = container.newBackgroundContext(named: "ledger-import")
+        let outcome = try await context.perform { () -> String in
+            _ = try context.count(for: FetchRequest<Account>())
+            let done = DispatchSemaphore(value: 0)
+            let result = Mutex<String>("nothing")
+            Task(executorPreference: Self.innerExecutor) {
+                do {
+                    try await context.perform { _ = try context.count(for: FetchRequest<Account>()) }
+                    result.withLock { $0 = "the inner perform ran" }
+                } catch StrataError.misuse(let message) {
+                    result.withLock { $0 = message }
+                } catch {
+                    result.withLock { $0 = "\(error)" }
+                }
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + Self.watchdog) == .success else { return "deadlock: the inner perform never returned" }
+            return result.withLock { $0 }
+        }
+        #expect(outcome.contains("ObjectContext.perform(_:) of context ledger-import"), "\(outcome)")
+        #expect(outcome.contains("same context"), "\(outcome)")
+    }
+
+    @Test("a task started inside perform may use the context once that body has returned", arguments: EngineKind.allCases)
+    func laterUseIsAllowed(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        let context = container.newBackgroundContext()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let later = try await context.perform { () -> Task<Int, any Error> in
+            Account(context: context).name = "A"
+            try context.save()
+            return Task {
+                for await _ in gate { break }
+                return try await context.perform { try context.count(for: FetchRequest<Account>()) }
+            }
+        }
+        open.yield()
+        #expect(try await later.value == 1)
+    }
+
+    @Test("waiting inside one context's perform for another context's perform works", arguments: EngineKind.allCases)
+    func otherContext(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        let outer = container.newBackgroundContext()
+        let inner = container.newBackgroundContext()
+        let outcome = try await outer.perform { () -> String in
+            let done = DispatchSemaphore(value: 0)
+            let result = Mutex<String>("nothing")
+            Task(executorPreference: Self.innerExecutor) {
+                do {
+                    let count = try await inner.perform { try inner.count(for: FetchRequest<Account>()) }
+                    result.withLock { $0 = "count \(count)" }
+                } catch {
+                    result.withLock { $0 = "\(error)" }
+                }
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + Self.watchdog) == .success else { return "deadlock" }
+            return result.withLock { $0 }
+        }
+        #expect(outcome == "count 0")
+    }
+}
+
+/// A task executor that runs its jobs one at a time on a dedicated dispatch queue.
+final class QueueTaskExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "strata.tests.inner-task")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
