@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/CrashModels"),
         .executableTarget(
             name: "strata-crash-writer",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "CrashModels"],
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "CrashModels", "StrataTestSupport"],
             path: "Tests/CrashWriter"
         ),
         .executableTarget(

@@ -3,12 +3,15 @@
 // with SIGKILL at random moments and checks the store afterwards.
 //
 //   strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]
+//
+// With `--seed N` the transfers (accounts and amounts) are the same on every run with that seed.
 
 import CrashModels
 import Foundation
 import Strata
 import StrataLMDB
 import StrataSQLite
+import StrataTestSupport
 
 let accountCount = CrashModel.accountCount
 let openingBalance = CrashModel.openingBalance
@@ -25,7 +28,12 @@ guard let storePath = argument("--store"), let engineName = argument("--engine")
 }
 let url = URL(fileURLWithPath: storePath)
 let engine: EngineConfiguration = engineName == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
-var generator = SystemRandomNumberGenerator()
+let seedArgument = argument("--seed")
+guard seedArgument == nil || UInt64(seedArgument!) != nil else {
+    FileHandle.standardError.write(Data("strata-crash-writer: --seed takes an unsigned 64-bit integer, got \(seedArgument!)\n".utf8))
+    exit(2)
+}
+var generator = SeededGenerator(seed: seedArgument.flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max))
 
 do {
     let container = try PersistentContainer(schema: try CrashModel.schema(), engine: engine)

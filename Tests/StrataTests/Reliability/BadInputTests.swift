@@ -51,7 +51,9 @@ struct BadInputTests {
         }
         let newStore = kind.configuration(in: emptyDirectory).location.path
         let existingStore = existing.path
-        await #expect(processExitsWith: .success) { [kind = kind as EngineKind, newStore = newStore as String, existingStore = existingStore as String] in
+        // The child reports each outcome on its standard output and exits normally; a crash
+        // or a hang fails the exit test itself.
+        let result = try await #require(processExitsWith: .success, observing: [\.standardOutputContent]) { [kind = kind as EngineKind, newStore = newStore as String, existingStore = existingStore as String] in
             // Root ignores permission bits: drop to an unprivileged user first.
             if getuid() == 0 {
                 guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
@@ -59,21 +61,26 @@ struct BadInputTests {
             for path in [newStore, existingStore] {
                 let url = URL(fileURLWithPath: path)
                 let engine: EngineConfiguration = kind == .lmdb ? .lmdb(at: url) : kind.configuration(in: url.deletingLastPathComponent())
+                let outcome: String
                 do {
                     let container = try PersistentContainer(schema: TestModels.schema, engine: engine)
                     try await container.performUnitOfWork { context in
                         Account(context: context).name = "Intruder"
                         try context.save()
                     }
-                    exit(4)
-                } catch is StrataError {
-                    continue
+                    outcome = "the write succeeded"
+                } catch StrataError.io {
+                    // Permission denied is an operating-system failure: check the permissions.
+                    outcome = "io"
                 } catch {
-                    exit(5)
+                    outcome = "expected StrataError.io, got \(String(reflecting: error))"
                 }
+                FileHandle.standardOutput.write(Data("\(path): \(outcome)\n".utf8))
             }
             exit(0)
         }
+        let outcomes = String(decoding: result.standardOutputContent, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(outcomes == ["\(newStore): io", "\(existingStore): io"])
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store.directory.path)
         #expect(Self.snapshot(existing) == before, "the read-only store changed")
     }
@@ -83,12 +90,15 @@ struct BadInputTests {
         let store = try TestStore(kind)
         let location = try await Self.makeStore(store)
         let path = location.path
-        await #expect(processExitsWith: .success) { [kind = kind as EngineKind, path = path as String] in
+        // The child reports its outcome on its standard output and exits normally; a crash
+        // fails the exit test itself.
+        let result = try await #require(processExitsWith: .success, observing: [\.standardOutputContent]) { [kind = kind as EngineKind, path = path as String] in
             signal(SIGXFSZ, SIG_IGN)
             var limit = rlimit(rlim_cur: 4 << 20, rlim_max: 4 << 20)
             guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { exit(3) }
             let url = URL(fileURLWithPath: path)
             let engine: EngineConfiguration = kind == .lmdb ? .lmdb(at: url) : kind.configuration(in: url.deletingLastPathComponent())
+            let outcome: String
             do {
                 let container = try PersistentContainer(schema: TestModels.schema, engine: engine)
                 for batch in 0..<40 {
@@ -101,15 +111,28 @@ struct BadInputTests {
                         try context.save()
                     }
                 }
-                exit(4)
-            } catch let error as StrataError {
-                switch error {
-                case .storeFull, .io: exit(0)
-                default: exit(6)
-                }
+                outcome = "40 batches of about 200 kB were all saved under a 4 MB file-size limit"
+            } catch StrataError.storeFull {
+                // A file that may not grow is a full store: free space or raise the limit.
+                outcome = "storeFull"
             } catch {
-                exit(5)
+                outcome = "expected StrataError.storeFull, got \(String(reflecting: error))"
             }
+            FileHandle.standardOutput.write(Data(outcome.utf8))
+            exit(0)
+        }
+        let outcome = String(decoding: result.standardOutputContent, as: UTF8.self)
+        // Known defect, not yet fixed on this branch: both engines report the refused write as
+        // `.io` (SQLite: SQLITE_IOERR_WRITE, errno EFBIG; LMDB: a short pwrite turned into EIO).
+        // Only that outcome is tolerated, and once an engine gives `.storeFull` the known issue
+        // stops being recorded, which fails this test: then drop the engine from the list.
+        let knownIO: Set<EngineKind> = [.sqlite, .lmdb]
+        withKnownIssue("a file-size limit is reported as .io, not .storeFull") {
+            #expect(outcome == "storeFull", "\(kind)")
+        } when: {
+            knownIO.contains(kind)
+        } matching: { issue in
+            String(describing: issue).contains("got I/O failure")
         }
         let container = try store.open()
         let context = container.newBackgroundContext()
@@ -164,34 +187,45 @@ struct BadInputTests {
                 busy += 1
             }
         }
-        #expect(readers.count >= 1 && readers.count <= 4)
-        #expect(busy == 8 - readers.count)
+        // The engine itself holds no reader slot: all four are the caller's.
+        #expect(readers.count == 4)
+        #expect(busy == 4)
         readers.forEach { $0.close() }
         readers = []
         #expect(throws: Never.self) { readers.append(try engine.makeReader()) }
     }
 
-    @Test("an indexed string longer than the engine's key limit is refused or stored whole, never truncated", arguments: EngineKind.allCases)
+    /// SQLite has no key-size limit, so it stores the string whole; LMDB's keys hold at most
+    /// 511 bytes, so it refuses the save with `.validation` and writes nothing. Never truncated.
+    @Test("an indexed string longer than LMDB's key limit is stored whole on SQLite and refused with validation on LMDB", arguments: EngineKind.allCases)
     func oversizedIndexedString(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
         let long = String(repeating: "é", count: 2_000)
         let context = container.newBackgroundContext()
+        let saved: Result<Void, any Error>
         do {
             try await context.perform {
                 Account(context: context).name = long
                 try context.save()
             }
-            let reader = container.newBackgroundContext()
-            let names = try await reader.perform { try reader.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == long })).map(\.name) }
-            #expect(names == [long])
-        } catch let error as StrataError {
-            guard case .validation = error else {
-                Issue.record("expected a validation error, got \(error)")
+            saved = .success(())
+        } catch {
+            saved = .failure(error)
+        }
+        let reader = container.newBackgroundContext()
+        let names = try await reader.perform { try reader.fetch(FetchRequest<Account>()).map(\.name) }
+        switch kind {
+        case .sqlite:
+            #expect(throws: Never.self) { try saved.get() }
+            #expect(names == [long], "SQLite must store the 4,000-byte string whole")
+        case .lmdb:
+            guard case .failure(StrataError.validation(let issues)) = saved else {
+                Issue.record("LMDB: expected StrataError.validation for a 4,000-byte indexed string, got \(saved)")
                 return
             }
-            let reader = container.newBackgroundContext()
-            #expect(try await reader.perform { try reader.count(for: FetchRequest<Account>()) } == 0)
+            #expect(issues.map(\.property) == ["name"], "\(issues)")
+            #expect(names.isEmpty, "LMDB wrote something although the save was refused: \(names.map(\.utf8.count)) bytes")
         }
     }
 }

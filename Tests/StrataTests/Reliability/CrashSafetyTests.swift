@@ -2,14 +2,23 @@ import CSQLite
 import CrashModels
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// Kills a process that saves in a loop with SIGKILL at random moments, then reopens the store:
 /// nothing acknowledged may be lost and every invariant must hold. 50 kills per engine, 500
 /// with `STRATA_STRESS=1`.
+///
+/// The kill delays and the writer's transfers come from one seed, printed at the start and in
+/// every failure; `STRATA_SEED=<seed>` replays them (the operating system's scheduling still
+/// varies, so a kill lands near, not exactly at, the same instruction).
 @Suite("crash safety", .serialized)
 struct CrashSafetyTests {
     static let kills = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 500 : 50
+
+    /// `STRATA_SEED` when set (a test that cannot parse it fails), otherwise a fresh random seed.
+    static let seedSetting = ProcessInfo.processInfo.environment["STRATA_SEED"]
+    static let seed: UInt64 = seedSetting.flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
 
     /// The crash writer built next to the test binary.
     static var writerURL: URL {
@@ -20,28 +29,33 @@ struct CrashSafetyTests {
     @Test("SIGKILL at random moments loses no acknowledged save and breaks no invariant", arguments: EngineKind.allCases)
     func killAtRandom(kind: EngineKind) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.writerURL.path), "build the strata-crash-writer product first (swift build)")
+        try #require(Self.seedSetting == nil || UInt64(Self.seedSetting!) != nil, "STRATA_SEED must be an unsigned 64-bit integer, got \(Self.seedSetting!)")
+        print("crash safety \(kind): seed \(Self.seed) (replay with STRATA_SEED=\(Self.seed))")
+        var random = SeededGenerator(seed: Self.seed)
         let store = try TestStore(kind)
         let location = store.configuration.location
         var violations: [String] = []
         var lost = 0
         var acknowledgedTotal: Int64 = 0
         for kill in 0..<Self.kills {
-            let acknowledged = try await Self.runAndKill(kind: kind, location: location, after: .milliseconds(Int.random(in: 40...300)))
+            let delay = Duration.milliseconds(Int.random(in: 40...300, using: &random))
+            let writerSeed = random.next()
+            let acknowledged = try await Self.runAndKill(kind: kind, location: location, writerSeed: writerSeed, after: delay)
             acknowledgedTotal = max(acknowledgedTotal, acknowledged)
             let problems = try await Self.verify(kind: kind, location: location, acknowledged: acknowledged)
             if problems.contains(where: { $0.hasPrefix("lost") }) { lost += 1 }
-            violations += problems.map { "kill \(kill): \($0)" }
+            violations += problems.map { "kill \(kill) (after \(delay), writer --seed \(writerSeed)): \($0)" }
         }
-        print("crash safety \(kind): \(Self.kills) kills, \(violations.count) violations, \(lost) lost acknowledged commits, last acknowledged sequence \(acknowledgedTotal)")
-        #expect(violations.isEmpty, "\(violations.prefix(10))")
-        #expect(acknowledgedTotal > 0, "the writer never acknowledged a save; the test proved nothing")
+        print("crash safety \(kind): \(Self.kills) kills, \(violations.count) violations, \(lost) lost acknowledged commits, last acknowledged sequence \(acknowledgedTotal), seed \(Self.seed)")
+        #expect(violations.isEmpty, "seed \(Self.seed) (replay with STRATA_SEED=\(Self.seed)): \(violations.prefix(10))")
+        #expect(acknowledgedTotal > 0, "the writer never acknowledged a save; the test proved nothing (seed \(Self.seed))")
     }
 
     /// Starts the writer, lets it run, kills it, and returns the last sequence it acknowledged.
-    static func runAndKill(kind: EngineKind, location: URL, after delay: Duration) async throws -> Int64 {
+    static func runAndKill(kind: EngineKind, location: URL, writerSeed: UInt64, after delay: Duration) async throws -> Int64 {
         let process = Process()
         process.executableURL = writerURL
-        process.arguments = ["--engine", kind.rawValue, "--store", location.path]
+        process.arguments = ["--engine", kind.rawValue, "--store", location.path, "--seed", String(writerSeed)]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Strata
 import StrataSQLite
+import Testing
 
 /// A store file in a fresh temporary directory, removed when the value is released.
 final class TemporarySQLiteStore {
@@ -89,14 +90,16 @@ enum Fixtures {
     }
 }
 
-/// Runs `body` and returns the `StrataError` it throws (nil when it throws nothing or another error).
-func strataError(_ body: () throws -> Void) -> StrataError? {
+/// Runs `body` and returns the `StrataError` it throws, or nil when it throws nothing. Any
+/// other error fails the test (and gives nil).
+func strataError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> StrataError? {
     do {
         try body()
         return nil
     } catch let error as StrataError {
         return error
     } catch {
+        Issue.record("expected a StrataError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
         return nil
     }
 }
