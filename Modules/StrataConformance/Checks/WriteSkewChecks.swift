@@ -19,14 +19,14 @@ enum WriteSkewChecks {
     /// With `rewrite`, the old recipe: assign the read row's value back to it (unchanged).
     static func withdraw(
         _ context: ObjectContext, from: ObjectID, other: ObjectID, amount: Int64, protect: Bool, rewrite: Bool = false,
-        meanwhile: () -> Void = {}
+        meanwhile: () throws -> Void = {}
     ) throws {
         let source = try context.existingObject(with: from, as: KitAccount.self)
         let rest = try context.existingObject(with: other, as: KitAccount.self)
         guard source.balance + rest.balance - amount >= 0 else { throw Refused() }
         if protect { try context.requireUnchanged(rest) }
         if rewrite { rest.balance = rest.balance }
-        meanwhile()
+        try meanwhile()
         source.balance -= amount
         try context.save()
     }
@@ -46,7 +46,7 @@ enum WriteSkewChecks {
         let context = container.newBackgroundContext()
         try await context.perform {
             try withdraw(context, from: b, other: a, amount: 100, protect: false) {
-                IsolationChecks.commitMeanwhile(container) { try withdraw($0, from: a, other: b, amount: 100, protect: false) }
+                try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: a, other: b, amount: 100, protect: false) }
             }
         }
         // Documents the isolation level: each saw A + B = 100 and left it at 0 by its own
@@ -59,7 +59,7 @@ enum WriteSkewChecks {
         let other = container.newBackgroundContext()
         try await other.perform {
             try withdraw(other, from: d, other: c, amount: 100, protect: false, rewrite: true) {
-                IsolationChecks.commitMeanwhile(container) { try withdraw($0, from: c, other: d, amount: 100, protect: false, rewrite: true) }
+                try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: c, other: d, amount: 100, protect: false, rewrite: true) }
             }
         }
         let all = try await balances(container)
@@ -73,7 +73,7 @@ enum WriteSkewChecks {
         let conflict = try await context.perform { () -> StrataError? in
             do {
                 try withdraw(context, from: b, other: a, amount: 100, protect: true) {
-                    IsolationChecks.commitMeanwhile(container) { try withdraw($0, from: a, other: b, amount: 100, protect: true) }
+                    try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: a, other: b, amount: 100, protect: true) }
                 }
                 return nil
             } catch let error as StrataError {
@@ -95,7 +95,7 @@ enum WriteSkewChecks {
                 let attempt = attempts.add(1, ordering: .relaxed).newValue
                 try withdraw(context, from: d, other: c, amount: 100, protect: true) {
                     guard attempt == 1 else { return }
-                    IsolationChecks.commitMeanwhile(container) { try withdraw($0, from: c, other: d, amount: 100, protect: true) }
+                    try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: c, other: d, amount: 100, protect: true) }
                 }
             }
         } catch is Refused {
@@ -134,7 +134,7 @@ enum WriteSkewChecks {
         let verifier = container.newBackgroundContext()
         let verifyOnly = try await verifier.perform { () -> StrataError? in
             try verifier.requireUnchanged(try verifier.existingObject(with: a, as: KitAccount.self))
-            IsolationChecks.commitMeanwhile(container) { context in
+            try IsolationChecks.commitMeanwhile(kit, container, "changing A") { context in
                 try context.existingObject(with: a, as: KitAccount.self).balance = 60
                 try context.save()
             }
