@@ -19,15 +19,17 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Opens a connection.
     /// - Parameters:
-    ///   - readOnly: open with `SQLITE_OPEN_READONLY` (readers); otherwise read-write, creating
-    ///     the file when missing.
+    ///   - readOnly: open with `SQLITE_OPEN_READONLY` (readers); otherwise read-write.
+    ///   - create: create the file when missing (only for a store being built under a
+    ///     temporary name, see `SQLiteEngine.createStoreFile`); a store's own path is never
+    ///     opened with `SQLITE_OPEN_CREATE`, so it never holds a half-made store.
     ///   - busyTimeout: milliseconds to wait for locks before `SQLITE_BUSY`.
     /// - Throws: `.io`, `.notAStore`, `.busy` as SQLite reports.
-    init(path: String, readOnly: Bool, busyTimeout: Int32) throws(StrataError) {
+    init(path: String, readOnly: Bool, create: Bool = false, busyTimeout: Int32) throws(StrataError) {
         self.path = path
         var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
-            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         if rc != SQLITE_OK {
             let error = strataError(for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
