@@ -59,7 +59,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Runs one or more SQL statements that take no parameters (DDL, BEGIN, COMMIT, PRAGMA).
     func execute(_ sql: String) throws(StrataError) {
         guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
-        try check(sqlite3_exec(db, sql, nil, nil, nil), db: db, path: path)
+        try check(sqlite3_exec(db, sql, nil, nil, nil), db: db, path: path, sql: sql)
     }
 
     /// The cached prepared statement for `sql`, preparing it on first use.
@@ -86,7 +86,7 @@ final class SQLiteConnection: @unchecked Sendable {
         guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
         var handle: OpaquePointer?
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
-        try check(rc, db: db, path: path)
+        try check(rc, db: db, path: path, sql: sql)
         guard let handle else { throw .misuse("empty SQL statement: \(sql)") }
         return SQLiteStatement(handle: handle, sql: sql, path: path)
     }
