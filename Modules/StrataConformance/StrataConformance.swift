@@ -28,7 +28,7 @@ public enum StrataConformance {
     public static let checks: [ConformanceCheck] =
         CRUDChecks.all + RelationshipChecks.all + FetchChecks.all + StreamingChecks.all + ValueStorageChecks.all + UniquenessChecks.all + AtomicityChecks.all
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
-        + StoreFileChecks.all + ContextChecks.all
+        + StoreFileChecks.all + ContextChecks.all + MembershipChecks.all
 
     /// Runs every check against an engine, one after another.
     /// - Parameter engine: makes the engine's configuration for a store inside a temporary directory.

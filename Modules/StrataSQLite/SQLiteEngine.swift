@@ -48,7 +48,8 @@ final class SQLiteEngine: StorageEngine {
             case .linksUnsupported: createInPlace = true
             }
         }
-        let connection = try SQLiteConnection(path: path, readOnly: false, create: createInPlace, busyTimeout: options.busyTimeoutMilliseconds)
+        let connection = try SQLiteConnection(
+            path: path, readOnly: false, create: createInPlace, busyTimeout: options.busyTimeoutMilliseconds, maximumVariables: options.maximumVariables)
         do throws(StrataError) {
             let metadata = try Self.prepareStore(connection, schema: schema, tables: tables, joins: joins, options: options)
             storeIdentifier = metadata.identifier
@@ -93,7 +94,7 @@ final class SQLiteEngine: StorageEngine {
         }
         guard let idle = taken else { throw Self.closedError(path) }
         if let idle { return idle }
-        return try SQLiteConnection(path: path, readOnly: true, busyTimeout: options.busyTimeoutMilliseconds)
+        return try SQLiteConnection(path: path, readOnly: true, busyTimeout: options.busyTimeoutMilliseconds, maximumVariables: options.maximumVariables)
     }
 
     /// Returns a reader's connection (with no open transaction) to the pool, or closes it.
