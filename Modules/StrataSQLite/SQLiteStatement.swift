@@ -84,8 +84,10 @@ final class SQLiteStatement {
             guard let base = buffer.baseAddress, buffer.count > 0 else {
                 return sqlite3_bind_text(handle, index, "", 0, strata_sqlite_transient())
             }
+            // The 64-bit length: SQLite answers SQLITE_TOOBIG past its limit, where an Int32
+            // conversion would trap on a text of 2 GiB or more.
             return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                sqlite3_bind_text(handle, index, $0, Int32(buffer.count), strata_sqlite_transient())
+                sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8))
             }
         }
     }
@@ -94,7 +96,7 @@ final class SQLiteStatement {
     func bindBlob(_ data: Data, at index: Int32) -> Int32 {
         if data.isEmpty { return sqlite3_bind_zeroblob(handle, index, 0) }
         return data.withUnsafeBytes { raw in
-            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), strata_sqlite_transient())
+            sqlite3_bind_blob64(handle, index, raw.baseAddress, UInt64(raw.count), strata_sqlite_transient())
         }
     }
 
