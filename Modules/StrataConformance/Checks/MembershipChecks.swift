@@ -6,8 +6,8 @@ import Strata
 /// with and without `!`, sorting, limits and offsets.
 enum MembershipChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Large memberships", "40,000 names in a membership predicate select the right rows", names),
-        ConformanceCheck("Large memberships", "40,000 integers in a membership predicate select the right rows", integers),
+        ConformanceCheck("Fetch semantics", "40,000 names in a membership predicate select the right rows", names),
+        ConformanceCheck("Fetch semantics", "40,000 integers in a membership predicate select the right rows", integers),
     ]
 
     /// How many constants each predicate holds: past SQLite's default limit of 32,766.
