@@ -60,6 +60,10 @@ extension SQLiteEngine {
                 return .inPlace // Another process created the store first: the caller opens theirs.
             case EPERM, EOPNOTSUPP, ENOSYS, EXDEV, EMLINK:
                 return .linksUnsupported
+            case ENOENT where FileManager.default.fileExists(atPath: path):
+                // Another opener took this creator for a dead one and removed its file, then
+                // created the store itself: open theirs.
+                return .inPlace
             default:
                 throw .io("\(path): could not link the new store into place: \(String(cString: strerror(code))) (errno \(code)); check the directory's permissions and free space")
             }
