@@ -19,10 +19,11 @@ enum MembershipChecks {
         let balance: Int64
     }
 
-    /// 300 accounts: names `member-<n>` and balances `n * 1_000_003 - 150_000_000`.
+    /// 120 accounts, named `member-<n>` with balances `n * 1_000_003 - 150_000_000`. Few rows,
+    /// because an engine may test each row against every constant.
     static func seed(_ container: PersistentContainer) async throws -> [Row] {
         try await container.performUnitOfWork { context in
-            let accounts = (0..<300).map { n in
+            let accounts = (0..<120).map { n in
                 let account = KitAccount(context: context)
                 account.name = "member-\(n)"
                 account.balance = Int64(n) * 1_000_003 - 150_000_000
@@ -49,10 +50,10 @@ enum MembershipChecks {
         let container = try kit.open()
         let rows = try await seed(container)
         // Every third stored name, among 40,000 constants; "member-1" differs from "member-10" byte-wise.
-        let names = (0..<constantCount).map { $0.isMultiple(of: 3) && $0 < 300 ? "member-\($0)" : "absent-\($0)" }
+        let names = (0..<constantCount).map { $0.isMultiple(of: 3) && $0 < 120 ? "member-\($0)" : "absent-\($0)" }
         let wanted = Set(names)
         let members = rows.filter { wanted.contains($0.name) }
-        try kit.expect(members.count == 100, "the seed selects 100 members, got \(members.count)")
+        try kit.expect(members.count == 40, "the seed selects 40 members, got \(members.count)")
         try await expect(kit, container, "names.contains(name)", FetchRequest(predicate: #Predicate { names.contains($0.name) }), members)
         try await expect(kit, container, "!names.contains(name), sorted by balance descending, offset 7 limit 50",
             FetchRequest(predicate: #Predicate { !names.contains($0.name) }, sortBy: [SortDescriptor(\.balance, order: .reverse)], fetchLimit: 50, fetchOffset: 7),
@@ -67,15 +68,15 @@ enum MembershipChecks {
         let rows = try await seed(container)
         // Every fifth stored balance, among 40,000 constants around them.
         let balances: [Int64] = (0..<Int64(constantCount)).map { n in
-            n.isMultiple(of: 5) && n < 300 ? n * 1_000_003 - 150_000_000 : n * 1_000_003 - 150_000_001
+            n.isMultiple(of: 5) && n < 120 ? n * 1_000_003 - 150_000_000 : n * 1_000_003 - 150_000_001
         }
         let wanted = Set(balances)
         let members = rows.filter { wanted.contains($0.balance) }
-        try kit.expect(members.count == 60, "the seed selects 60 members, got \(members.count)")
+        try kit.expect(members.count == 24, "the seed selects 24 members, got \(members.count)")
         try await expect(kit, container, "balances.contains(balance)", FetchRequest(predicate: #Predicate { balances.contains($0.balance) }), members)
-        try await expect(kit, container, "!balances.contains(balance), limit 20 offset 230",
-            FetchRequest(predicate: #Predicate { !balances.contains($0.balance) }, fetchLimit: 20, fetchOffset: 230),
-            Array(rows.filter { !wanted.contains($0.balance) }.dropFirst(230).prefix(20)))
+        try await expect(kit, container, "!balances.contains(balance), limit 20 offset 80 (past the end)",
+            FetchRequest(predicate: #Predicate { !balances.contains($0.balance) }, fetchLimit: 20, fetchOffset: 80),
+            Array(rows.filter { !wanted.contains($0.balance) }.dropFirst(80).prefix(20)))
         try await expect(kit, container, "balances.contains(balance) sorted by balance descending, limit 9",
             FetchRequest(predicate: #Predicate { balances.contains($0.balance) }, sortBy: [SortDescriptor(\.balance, order: .reverse)], fetchLimit: 9),
             Array(members.sorted { $0.balance > $1.balance }.prefix(9)))
