@@ -41,7 +41,12 @@ extension SQLiteEngine {
         removeStaleCreationFiles(directory: directory, prefix: prefix)
         let temporary = directory + prefix + "\(getpid())-\(UUID().uuidString)"
         defer { removeCreationFile(temporary) }
-        let connection = try SQLiteConnection(path: temporary, readOnly: false, create: true, busyTimeout: options.busyTimeoutMilliseconds)
+        let connection: SQLiteConnection
+        do throws(StrataError) {
+            connection = try SQLiteConnection(path: temporary, readOnly: false, create: true, busyTimeout: options.busyTimeoutMilliseconds)
+        } catch .io(let detail) {
+            throw .io("\(path) does not exist and cannot be created: the new store's temporary file could not be made (\(detail)); check that the directory exists and is writable")
+        }
         do throws(StrataError) {
             _ = try prepareStore(connection, schema: schema, tables: tables, joins: joins, options: options)
         } catch {
