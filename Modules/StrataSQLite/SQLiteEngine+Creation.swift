@@ -35,8 +35,17 @@ extension SQLiteEngine {
     /// - Throws: `.io` when the directory cannot hold the file (missing, read-only, full), and
     ///   what ``prepareStore(_:schema:tables:joins:options:)`` throws.
     static func createStoreFile(
-        at path: String, schema: StoreSchema, tables: [SQLiteTableLayout], joins: [SQLiteJoinLayout], options: SQLiteOptions
+        at path: String, schema: StoreSchema, tables: [SQLiteTableLayout], joins: [SQLiteJoinLayout], options: SQLiteOptions,
+        linksFollowed: Int = 0
     ) throws(StrataError) -> CreationOutcome {
+        // A symbolic link whose target is missing: create the target, as SQLite would.
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+            guard linksFollowed < 16 else {
+                throw .io("\(path): too many levels of symbolic links (a loop?); point the store's path at a file")
+            }
+            let resolved = target.hasPrefix("/") ? target : splitPath(path).directory + target
+            return try createStoreFile(at: resolved, schema: schema, tables: tables, joins: joins, options: options, linksFollowed: linksFollowed + 1)
+        }
         let (directory, prefix) = creationPrefix(forStoreAt: path)
         removeStaleCreationFiles(directory: directory, prefix: prefix)
         let temporary = directory + prefix + "\(getpid())-\(UUID().uuidString)"

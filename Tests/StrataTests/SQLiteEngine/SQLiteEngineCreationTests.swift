@@ -88,6 +88,29 @@ struct SQLiteEngineCreationTests {
         #expect(try store.open().storeIdentifier == engine.storeIdentifier)
     }
 
+    @Test func aStoreIsCreatedThroughASymbolicLinkToAMissingFile() throws {
+        let store = try TemporarySQLiteStore()
+        let link = store.directory.appending(path: "link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link.path(percentEncoded: false), withDestinationPath: "store.sqlite")
+        let engine = try EngineConfiguration.sqlite(at: link).open(Fixtures.schema)
+        let identifier = engine.storeIdentifier
+        engine.close()
+        #expect(try store.open().storeIdentifier == identifier)
+        #expect(try Self.creationFiles(store).isEmpty)
+    }
+
+    @Test func aLoopOfSymbolicLinksIsAnIOError() throws {
+        let store = try TemporarySQLiteStore()
+        let directory = store.directory.path(percentEncoded: false)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/a.sqlite", withDestinationPath: "b.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: directory + "/b.sqlite", withDestinationPath: "a.sqlite")
+        let error = strataError { _ = try EngineConfiguration.sqlite(at: store.directory.appending(path: "a.sqlite")).open(Fixtures.schema) }
+        guard case .io = error else {
+            Issue.record("a symbolic link loop gave \(String(describing: error))")
+            return
+        }
+    }
+
     @Test func aNewStoreIsCompleteTheMomentItsNameAppears() throws {
         let store = try TemporarySQLiteStore()
         try store.open().close()
