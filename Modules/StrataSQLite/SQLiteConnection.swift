@@ -19,15 +19,18 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Opens a connection.
     /// - Parameters:
-    ///   - readOnly: open with `SQLITE_OPEN_READONLY` (readers); otherwise read-write, creating
-    ///     the file when missing.
+    ///   - readOnly: open with `SQLITE_OPEN_READONLY` (readers); otherwise read-write.
+    ///   - create: create the file when missing (only for a store being built under a
+    ///     temporary name, see `SQLiteEngine.createStoreFile`); a store's own path is never
+    ///     opened with `SQLITE_OPEN_CREATE`, so it never holds a half-made store.
     ///   - busyTimeout: milliseconds to wait for locks before `SQLITE_BUSY`.
+    ///   - maximumVariables: lowers `SQLITE_LIMIT_VARIABLE_NUMBER` (tests); nil keeps SQLite's.
     /// - Throws: `.io`, `.notAStore`, `.busy` as SQLite reports.
-    init(path: String, readOnly: Bool, busyTimeout: Int32) throws(StrataError) {
+    init(path: String, readOnly: Bool, create: Bool = false, busyTimeout: Int32, maximumVariables: Int32? = nil) throws(StrataError) {
         self.path = path
         var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
-            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         if rc != SQLITE_OK {
             let error = strataError(for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
@@ -37,7 +40,12 @@ final class SQLiteConnection: @unchecked Sendable {
         db = handle
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeout)
+        if let maximumVariables { sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, max(maximumVariables, 1)) }
+        variableLimit = Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
+
+    /// The most parameters one statement may have on this connection.
+    let variableLimit: Int
 
     deinit { close() }
 
@@ -57,7 +65,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Runs one or more SQL statements that take no parameters (DDL, BEGIN, COMMIT, PRAGMA).
     func execute(_ sql: String) throws(StrataError) {
         guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
-        try check(sqlite3_exec(db, sql, nil, nil, nil), db: db, path: path)
+        try check(sqlite3_exec(db, sql, nil, nil, nil), db: db, path: path, sql: sql)
     }
 
     /// The cached prepared statement for `sql`, preparing it on first use.
@@ -84,7 +92,7 @@ final class SQLiteConnection: @unchecked Sendable {
         guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
         var handle: OpaquePointer?
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
-        try check(rc, db: db, path: path)
+        try check(rc, db: db, path: path, sql: sql)
         guard let handle else { throw .misuse("empty SQL statement: \(sql)") }
         return SQLiteStatement(handle: handle, sql: sql, path: path)
     }
@@ -111,6 +119,33 @@ final class SQLiteConnection: @unchecked Sendable {
     /// paths that run it once per snapshot.
     func run(cached sql: String) throws(StrataError) {
         try statement(sql).run()
+    }
+
+    /// Fills the temporary membership table (see ``SQLiteFilterSQL``) with `lists`, list `n`
+    /// holding the constants of the filter's `n`th membership; an empty `lists` does nothing.
+    ///
+    /// The table lives in the connection's `temp` database, which a read-only connection can
+    /// write; inside a reader's snapshot the rows vanish with its transaction at the latest.
+    /// Call ``clearMembershipLists()`` after the query.
+    func loadMembershipLists(_ lists: [[StoredValue]]) throws(StrataError) {
+        guard !lists.isEmpty else { return }
+        try execute("CREATE TEMP TABLE IF NOT EXISTS strata_members (\"list\" INTEGER NOT NULL, \"value\")")
+        try execute("DELETE FROM \(SQLiteFilterSQL.membershipTable)")
+        let insert = try statement("INSERT INTO \(SQLiteFilterSQL.membershipTable) (\"list\", \"value\") VALUES (?1, ?2)")
+        for (list, values) in lists.enumerated() {
+            for value in values {
+                try insert.checkBound(insert.bindReturningCode(Int64(list), at: 1))
+                try insert.checkBound(insert.bindReturningCode(value, at: 2))
+                try insert.runRebinding()
+            }
+        }
+        insert.reset()
+    }
+
+    /// Empties the temporary membership table after a query that used it.
+    func clearMembershipLists() {
+        guard let db else { return }
+        sqlite3_exec(db, "DELETE FROM \(SQLiteFilterSQL.membershipTable)", nil, nil, nil)
     }
 
     /// Rolls back the open transaction, if any, ignoring errors (used on failure paths).

@@ -111,6 +111,15 @@ private struct CommitWriter {
     }
 
     private mutating func write(_ row: RowWrite, table: SQLiteTableLayout, statement: SQLiteStatement, isInsert: Bool) throws(StrataError) {
+        if !isInsert && row.expectedVersion == .max {
+            // No stored version can be incremented past Int64.max: this is a conflict unless the
+            // row really holds that version, which only damage or a foreign writer makes.
+            if try storedVersion(table, key: row.key) == .max {
+                throw .storeFull("\(table.entity.name) row \(row.key) has reached the highest version, \(Int64.max), and cannot be updated; copy its values into a new row")
+            }
+            try recordConflict(table, key: row.key, expected: row.expectedVersion)
+            return
+        }
         try bind(row, table: table, to: statement, isInsert: isInsert)
         do throws(StrataError) {
             // Every parameter is bound for every row.

@@ -29,8 +29,10 @@ extension SQLiteEngine {
             let counter = try connection.queryInt64("SELECT next_key FROM strata_key_counters WHERE entity = ?1", [name]) ?? 1
             // Rows written without allocateKeys must not be handed out again either.
             let highest = try connection.queryInt64("SELECT max(\"id\") FROM \(table.table)") ?? 0
+            // Every number here may come from the store or the caller: no step may overflow.
+            guard highest < Int64.max else { throw Self.keysExhausted(table, wanted: size, next: nil) }
             let start = max(counter, highest + 1, 1)
-            guard start <= Int64.max - size else { throw StrataError.storeFull("\(table.entity.name) has run out of primary keys") }
+            guard start <= Int64.max - size else { throw Self.keysExhausted(table, wanted: size, next: start) }
             let statement = try connection.statement("UPDATE strata_key_counters SET next_key = ?2 WHERE entity = ?1")
             try statement.bind(name, at: 1)
             try statement.bind(start + size, at: 2)
@@ -41,5 +43,11 @@ extension SQLiteEngine {
             connection.rollbackQuietly()
             throw error
         }
+    }
+
+    /// The error for a key reservation that would pass `Int64.max`.
+    private static func keysExhausted(_ table: SQLiteTableLayout, wanted: Int64, next: Int64?) -> StrataError {
+        let remaining = next.map { "only \(Int64.max - $0) keys remain after \($0)" } ?? "a row already has the highest key, \(Int64.max)"
+        return .storeFull("\(table.entity.name) cannot reserve \(wanted) more primary keys: \(remaining). Ask for fewer keys, or move the rows to a new store")
     }
 }

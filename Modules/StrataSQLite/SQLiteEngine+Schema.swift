@@ -15,12 +15,14 @@ extension SQLiteEngine {
     ///
     /// SQLite happily "opens" a garbage file (failing only at the first query) and treats a
     /// 0-byte file as an empty database, so the header is checked here. A missing file is fine:
-    /// it is created.
+    /// the caller creates it (see ``createStoreFile(at:schema:tables:joins:options:)``).
+    /// - Returns: whether the file exists.
     /// - Throws: `.notAStore` for a directory, an empty file or a file without the SQLite header;
-    ///   `.io` when the file cannot be read.
-    static func probeFile(at path: String) throws(StrataError) {
+    ///   `.io` when the file cannot be read; `.misuse` when the file has other hard links.
+    @discardableResult
+    static func probeFile(at path: String) throws(StrataError) -> Bool {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
         if isDirectory.boolValue {
             throw .notAStore(path: path, reason: "it is a directory (an LMDB store or another engine's store?), not a SQLite file")
         }
@@ -41,10 +43,14 @@ extension SQLiteEngine {
             throw .notAStore(path: path, reason: "the file does not start with the SQLite header")
         }
         // SQLite names its WAL after the path it was given: two names for one file get two
-        // WALs, which corrupts the database.
-        if let links = (try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int, links > 1 {
+        // WALs, which corrupts the database. A creator's temporary name is no such second name:
+        // nobody opens it after it was linked into place, and its creator unlinks it at once
+        // (so the count is read again after the directory was searched for such names).
+        func linkCount() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int) ?? 1 }
+        if linkCount() > 1, case let creators = creationLinks(toStoreAt: path), case let links = linkCount(), links - 1 > creators {
             throw .misuse("\(path) has \(links) hard links. SQLite keeps its write-ahead log next to the name it was opened by, so two names for one store would corrupt it: remove the extra links and open the store by one name")
         }
+        return true
     }
 
     /// Configures a fresh writer connection, then creates the store or checks the existing one.

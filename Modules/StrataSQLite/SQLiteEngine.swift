@@ -40,8 +40,16 @@ final class SQLiteEngine: StorageEngine {
         self.options = options
         tables = schema.entities.map(SQLiteTableLayout.init(entity:))
         joins = schema.joins.map { SQLiteJoinLayout(join: $0, entityCount: schema.entities.count) }
-        try Self.probeFile(at: path)
-        let connection = try SQLiteConnection(path: path, readOnly: false, busyTimeout: options.busyTimeoutMilliseconds)
+        var createInPlace = false
+        if try !Self.probeFile(at: path) {
+            let outcome = try Self.createStoreFile(at: path, schema: schema, tables: tables, joins: joins, options: options)
+            switch outcome {
+            case .inPlace: try Self.probeFile(at: path)
+            case .linksUnsupported: createInPlace = true
+            }
+        }
+        let connection = try SQLiteConnection(
+            path: path, readOnly: false, create: createInPlace, busyTimeout: options.busyTimeoutMilliseconds, maximumVariables: options.maximumVariables)
         do throws(StrataError) {
             let metadata = try Self.prepareStore(connection, schema: schema, tables: tables, joins: joins, options: options)
             storeIdentifier = metadata.identifier
@@ -86,7 +94,7 @@ final class SQLiteEngine: StorageEngine {
         }
         guard let idle = taken else { throw Self.closedError(path) }
         if let idle { return idle }
-        return try SQLiteConnection(path: path, readOnly: true, busyTimeout: options.busyTimeoutMilliseconds)
+        return try SQLiteConnection(path: path, readOnly: true, busyTimeout: options.busyTimeoutMilliseconds, maximumVariables: options.maximumVariables)
     }
 
     /// Returns a reader's connection (with no open transaction) to the pool, or closes it.

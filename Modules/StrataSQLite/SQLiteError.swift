@@ -60,30 +60,40 @@ struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
 ///   - rc: the result code of the call.
 ///   - db: the connection, for `sqlite3_errmsg` (nil when unavailable).
 ///   - path: the store path, for `.notAStore`.
+///   - sql: the statement that failed, when known; quoted (shortened) in unclassified errors.
 @discardableResult
-func check(_ rc: Int32, db: OpaquePointer?, path: String) throws(StrataError) -> Int32 {
+func check(_ rc: Int32, db: OpaquePointer?, path: String, sql: String? = nil) throws(StrataError) -> Int32 {
     let code = SQLiteResultCode(rc)
     switch code.kind {
     case .ok, .row, .done:
         return rc
     default:
-        throw strataError(for: code, message: errorMessage(db, fallback: code), path: path)
+        throw strataError(for: code, message: errorMessage(db, fallback: code), path: path, sql: sql)
     }
 }
 
 /// The message SQLite recorded for the connection's last failure.
+///
+/// When the connection's last error has another primary code than `code` (a failure SQLite did not
+/// record, such as a bind refused before reaching it), only the code's own text is used.
 func errorMessage(_ db: OpaquePointer?, fallback code: SQLiteResultCode) -> String {
-    guard let db, let text = sqlite3_errmsg(db) else { return code.description }
+    guard let db, sqlite3_extended_errcode(db) & 0xFF == code.primary, let text = sqlite3_errmsg(db) else { return code.description }
     return "\(String(cString: text)) [\(code.description)]"
 }
 
 /// Classifies a failed result code as a ``StrataError``.
-func strataError(for code: SQLiteResultCode, message: String, path: String) -> StrataError {
+///
+/// Only `SQLITE_CORRUPT` means damage (`.storeCorrupt`); `SQLITE_NOTADB` means the file is not
+/// a database (`.notAStore`). Every code Strata does not classify (`SQLITE_ERROR`,
+/// `SQLITE_TOOBIG`, `SQLITE_RANGE`, `SQLITE_SCHEMA`, …) becomes
+/// `.engineFailure(engine: "sqlite", code:, message:)` with the extended code, SQLite's message
+/// and the statement.
+func strataError(for code: SQLiteResultCode, message: String, path: String, sql: String? = nil) -> StrataError {
     switch code.kind {
     case .ok, .row, .done:
         return .misuse("SQLite reported success as a failure: \(message)")
     case .busy, .locked:
-        return .busy(message)
+        return .busy("\(path): \(message): another connection (in this or another process) held the store's lock for longer than the busy timeout (SQLiteOptions.busyTimeout)")
     case .full:
         return .storeFull(message)
     case .corrupt:
@@ -98,8 +108,17 @@ func strataError(for code: SQLiteResultCode, message: String, path: String) -> S
     case .constraint, .misuse:
         return .misuse("SQLite rejected a statement: \(message)")
     case .other:
-        return .storeCorrupt("SQLite error on \(path): \(message)")
+        let statement = sql.map { " while running \(excerpt(of: $0))" } ?? ""
+        return .engineFailure(engine: "sqlite", code: Int(code.rawValue), message: "\(message) on \(path)\(statement)")
     }
+}
+
+/// The SQL text for an error message, shortened past 300 characters (a statement with
+/// thousands of parameters would otherwise fill the log).
+func excerpt(of sql: String) -> String {
+    let limit = 300
+    guard sql.count > limit else { return sql }
+    return "\(sql.prefix(limit))… (\(sql.count) characters)"
 }
 
 /// Parses `"UNIQUE constraint failed: Account.name, Account.kind"` into

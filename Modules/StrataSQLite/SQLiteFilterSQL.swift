@@ -6,17 +6,33 @@ import Strata
 /// Values never appear in the SQL text: each becomes a `?` with its value in ``parameters``.
 /// Every leaf evaluates to 0 or 1, never NULL, so `NOT` keeps the reference semantics of
 /// ``Strata/Filter/matches(_:key:)``.
+///
+/// SQLite limits the number of parameters of one statement (`SQLITE_LIMIT_VARIABLE_NUMBER`:
+/// 32,766 in a default build, 250,000 in Debian's). A membership test with more constants
+/// than that is translated with `membershipsInTable`: each membership reads its constants from
+/// the connection's temporary table (``SQLiteConnection/loadMembershipLists(_:)``) instead of
+/// parameters, so it gives the same rows whatever the limit.
 struct SQLiteFilterSQL {
     private(set) var sql = ""
     private(set) var parameters: [StoredValue] = []
+    /// With `membershipsInTable`: the constants of each membership, numbered by position; the
+    /// SQL reads list `n` from `temp.strata_members` where `list = n`.
+    private(set) var membershipLists: [[StoredValue]] = []
     private let entity: EntitySchema
+    private let membershipsInTable: Bool
 
     /// Translates `filter` for `entity`.
+    /// - Parameter membershipsInTable: read the constants of `isIn` from the temporary table
+    ///   (see ``membershipLists``) instead of binding each one.
     /// - Throws: `.misuse` when the filter names a column the entity lacks or compares with null.
-    init(_ filter: Filter, entity: EntitySchema) throws(StrataError) {
+    init(_ filter: Filter, entity: EntitySchema, membershipsInTable: Bool = false) throws(StrataError) {
         self.entity = entity
+        self.membershipsInTable = membershipsInTable
         try append(filter)
     }
+
+    /// The name of the temporary table that holds membership constants.
+    static let membershipTable = "temp.strata_members"
 
     private mutating func append(_ filter: Filter) throws(StrataError) {
         switch filter {
@@ -49,6 +65,12 @@ struct SQLiteFilterSQL {
             let storageClass = entity.columns[column].type.storageClass
             let candidates = values.filter { Self.comparable(storageClass, $0) }
             guard !candidates.isEmpty else { sql += "0"; return }
+            if membershipsInTable {
+                // The list number is part of the statement's shape, not a value: it stays in the SQL.
+                sql += "(\(name) IS NOT NULL AND \(name) IN (SELECT \"value\" FROM \(Self.membershipTable) WHERE \"list\" = \(membershipLists.count)))"
+                membershipLists.append(candidates)
+                return
+            }
             sql += "(\(name) IS NOT NULL AND \(name) IN (" + Array(repeating: "?", count: candidates.count).joined(separator: ", ") + "))"
             parameters.append(contentsOf: candidates)
         case .primaryKey(let op, let key):
@@ -65,12 +87,26 @@ struct SQLiteFilterSQL {
         }
     }
 
+    /// Joins the parts with AND or OR. Past 16 parts the halves are nested in parentheses, so the
+    /// expression tree stays about log2(n) deep: SQLite refuses trees deeper than 1,000
+    /// (`SQLITE_MAX_EXPR_DEPTH`), which a flat chain of 1,000 ORs would be.
     private mutating func join(_ parts: [Filter], with separator: String, empty: String) throws(StrataError) {
         guard !parts.isEmpty else { sql += empty; return }
+        try join(parts[...], with: separator)
+    }
+
+    private mutating func join(_ parts: ArraySlice<Filter>, with separator: String) throws(StrataError) {
         sql += "("
-        for (offset, part) in parts.enumerated() {
-            if offset > 0 { sql += separator }
-            try append(part)
+        if parts.count > 16 {
+            let middle = parts.startIndex + parts.count / 2
+            try join(parts[..<middle], with: separator)
+            sql += separator
+            try join(parts[middle...], with: separator)
+        } else {
+            for position in parts.indices {
+                if position > parts.startIndex { sql += separator }
+                try append(parts[position])
+            }
         }
         sql += ")"
     }

@@ -61,7 +61,8 @@ final class SQLiteTableLayout: Sendable {
         // ?1 id, ?2 new version, ?3… values, last: expected version.
         let assignments = (["\"version\" = ?2"] + columns.enumerated().map { "\($1) = ?\($0 + 3)" }).joined(separator: ", ")
         update = "UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1 AND \"version\" = ?\(columns.count + 3)"
-        touch = "UPDATE \(table) SET \"version\" = \"version\" + 1 WHERE \"id\" = ?1 AND \"version\" = ?2"
+        // A version of Int64.max is never incremented (SQLite would turn it into a REAL).
+        touch = "UPDATE \(table) SET \"version\" = \"version\" + 1 WHERE \"id\" = ?1 AND \"version\" = ?2 AND \"version\" < \(Int64.max)"
         delete = "DELETE FROM \(table) WHERE \"id\" = ?1 AND \"version\" = ?2"
         versionOf = "SELECT \"version\" FROM \(table) WHERE \"id\" = ?1"
         storageClasses = entity.columns.map(\.type.storageClass)

@@ -38,6 +38,11 @@ public struct SQLiteOptions: Sendable, Hashable {
         self.synchronous = synchronous
     }
 
+    /// Lowers SQLite's limit on parameters per statement (`SQLITE_LIMIT_VARIABLE_NUMBER`) on
+    /// every connection; nil keeps the library's limit. For tests of the paths taken past the
+    /// limit on builds whose limit is lower than this machine's.
+    var maximumVariables: Int32?
+
     /// The busy timeout in whole milliseconds, clamped to what SQLite accepts.
     var busyTimeoutMilliseconds: Int32 {
         let (seconds, attoseconds) = busyTimeout.components

@@ -51,53 +51,52 @@ final class SQLiteReader: StoreReader {
     func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
         let connection = try open()
         let table = try engine.table(plan.entity)
-        var sql = "SELECT \(table.selectList) FROM \(table.table)"
-        var parameters: [StoredValue] = []
-        if let filter = plan.filter {
-            let translated = try SQLiteFilterSQL(filter, entity: table.entity)
-            sql += " WHERE " + translated.sql
-            parameters = translated.parameters
-        }
-        sql += " ORDER BY "
-        for key in plan.sort {
-            guard table.entity.columns.indices.contains(key.column) else {
-                throw StrataError.misuse("sort names column \(key.column), but \(table.entity.name) has \(table.entity.columns.count) columns")
+        let query = try SQLiteQuery.select(plan, table: table, variableLimit: connection.variableLimit)
+        try run(query, on: connection) { (statement) throws in
+            // One row for the whole query: its values' storage is reused for every row that the
+            // consumer did not keep.
+            var row = StoredRow(key: 0, version: 0, values: [])
+            while try statement.step() {
+                try decode(statement, table, into: &row)
+                try body(row)
             }
-            sql += quoted(table.entity.columns[key.column].name) + (key.ascending ? " ASC, " : " DESC, ")
-        }
-        sql += "\"id\" ASC"
-        if plan.limit != nil || plan.offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            parameters.append(.integer(plan.limit.map { Int64(max($0, 0)) } ?? -1))
-            parameters.append(.integer(Int64(max(plan.offset, 0))))
-        }
-        let statement = try connection.statement(sql)
-        defer { statement.reset() }
-        try bind(parameters, to: statement)
-        // One row for the whole query: its values' storage is reused for every row that the
-        // consumer did not keep.
-        var row = StoredRow(key: 0, version: 0, values: [])
-        while try statement.step() {
-            try decode(statement, table, into: &row)
-            try body(row)
         }
     }
 
     func count(entity: Int, filter: Filter?) throws -> Int {
         let connection = try open()
         let table = try engine.table(entity)
-        var sql = "SELECT count(*) FROM \(table.table)"
-        var parameters: [StoredValue] = []
-        if let filter {
-            let translated = try SQLiteFilterSQL(filter, entity: table.entity)
-            sql += " WHERE " + translated.sql
-            parameters = translated.parameters
+        let query = try SQLiteQuery.count(table, filter: filter, variableLimit: connection.variableLimit)
+        return try run(query, on: connection) { (statement) throws(StrataError) in
+            guard try statement.step() else { return 0 }
+            return Int(statement.int64(at: 0))
         }
-        let statement = try connection.statement(sql)
+    }
+
+    /// SQLite's plan for the query of `plan` (the `detail` column of `EXPLAIN QUERY PLAN`, one
+    /// line per step), run in this reader's snapshot. For tests that check index use.
+    /// - Throws: `.misuse` after ``close()``, and what the query itself would throw.
+    func queryPlan(for plan: FetchPlan) throws -> [String] {
+        let connection = try open()
+        var query = try SQLiteQuery.select(plan, table: try engine.table(plan.entity), variableLimit: connection.variableLimit)
+        query.sql = "EXPLAIN QUERY PLAN " + query.sql
+        return try run(query, on: connection) { (statement) throws(StrataError) in
+            var details: [String] = []
+            while try statement.step() { details.append(statement.text(at: 3) ?? "") }
+            return details
+        }
+    }
+
+    /// Prepares `query`, loads its membership lists, binds it and hands the statement to `body`;
+    /// resets the statement and empties the lists afterwards, also when `body` throws.
+    private func run<T>(_ query: SQLiteQuery, on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> T) throws -> T {
+        // The lists first: the statement reads their table, which must exist when it is prepared.
+        defer { if !query.membershipLists.isEmpty { connection.clearMembershipLists() } }
+        try connection.loadMembershipLists(query.membershipLists)
+        let statement = try connection.statement(query.sql)
         defer { statement.reset() }
-        try bind(parameters, to: statement)
-        guard try statement.step() else { return 0 }
-        return Int(statement.int64(at: 0))
+        try bind(query.parameters, to: statement)
+        return try body(statement)
     }
 
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64] {

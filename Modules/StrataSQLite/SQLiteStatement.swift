@@ -31,7 +31,7 @@ final class SQLiteStatement {
     // MARK: Binding
 
     func bind(_ value: Int64, at index: Int32) throws(StrataError) {
-        try check(sqlite3_bind_int64(handle, index, value), db: db, path: path)
+        try check(sqlite3_bind_int64(handle, index, value), db: db, path: path, sql: sql)
     }
 
     func bind(_ value: StoredValue, at index: Int32) throws(StrataError) {
@@ -48,7 +48,7 @@ final class SQLiteStatement {
         case .blob(let v):
             rc = bindBlob(v, at: index)
         }
-        try check(rc, db: db, path: path)
+        try check(rc, db: db, path: path, sql: sql)
     }
 
     /// Binds a value and returns SQLite's result code unchecked, for loops that bind many
@@ -73,7 +73,7 @@ final class SQLiteStatement {
     /// Throws the error a bind's result code stands for; nothing when it is `SQLITE_OK`.
     @inline(__always)
     func checkBound(_ rc: Int32) throws(StrataError) {
-        if rc != SQLITE_OK { _ = try check(rc, db: db, path: path) }
+        if rc != SQLITE_OK { _ = try check(rc, db: db, path: path, sql: sql) }
     }
 
     /// Binds the UTF-8 bytes of `text` (copied by SQLite).
@@ -84,8 +84,10 @@ final class SQLiteStatement {
             guard let base = buffer.baseAddress, buffer.count > 0 else {
                 return sqlite3_bind_text(handle, index, "", 0, strata_sqlite_transient())
             }
+            // The 64-bit length: SQLite answers SQLITE_TOOBIG past its limit, where an Int32
+            // conversion would trap on a text of 2 GiB or more.
             return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                sqlite3_bind_text(handle, index, $0, Int32(buffer.count), strata_sqlite_transient())
+                sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8))
             }
         }
     }
@@ -94,7 +96,7 @@ final class SQLiteStatement {
     func bindBlob(_ data: Data, at index: Int32) -> Int32 {
         if data.isEmpty { return sqlite3_bind_zeroblob(handle, index, 0) }
         return data.withUnsafeBytes { raw in
-            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), strata_sqlite_transient())
+            sqlite3_bind_blob64(handle, index, raw.baseAddress, UInt64(raw.count), strata_sqlite_transient())
         }
     }
 
@@ -108,7 +110,7 @@ final class SQLiteStatement {
         // Connections enable extended result codes, so `rc` tells UNIQUE from PRIMARY KEY.
         let code = SQLiteResultCode(rc)
         sqlite3_reset(handle)
-        throw strataError(for: code, message: errorMessage(db, fallback: code), path: path)
+        throw strataError(for: code, message: errorMessage(db, fallback: code), path: path, sql: sql)
     }
 
     /// Resets the statement and clears its bindings, ready for the next use.
