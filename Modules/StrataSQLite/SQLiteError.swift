@@ -100,7 +100,13 @@ func strataError(for code: SQLiteResultCode, message: String, path: String, sql:
         return .storeCorrupt(message)
     case .notADatabase:
         return .notAStore(path: path, reason: "not a SQLite database (\(message))")
-    case .ioError, .cantOpen, .readOnly, .permission, .noMemory:
+    case .ioError:
+        // A write refused for lack of room is a full store, however SQLite words it.
+        if let exhausted = SQLiteRoomCheck.exhaustion(storePath: path) {
+            return .storeFull("\(path): \(message): \(exhausted). Nothing was written")
+        }
+        return .io("\(path): \(message)")
+    case .cantOpen, .readOnly, .permission, .noMemory:
         return .io("\(path): \(message)")
     case .uniqueConstraint, .primaryKeyConstraint:
         let (table, columns) = parseUniqueFailure(message)

@@ -122,11 +122,11 @@ struct BadInputTests {
             exit(0)
         }
         let outcome = String(decoding: result.standardOutputContent, as: UTF8.self)
-        // Known defect, not yet fixed on this branch: both engines report the refused write as
-        // `.io` (SQLite: SQLITE_IOERR_WRITE, errno EFBIG; LMDB: a short pwrite turned into EIO).
+        // Known defect on LMDB until its full-disk fix lands: the refused write is reported as
+        // `.io` (a short pwrite that LMDB turns into EIO). SQLite gives `.storeFull`.
         // Only that outcome is tolerated, and once an engine gives `.storeFull` the known issue
         // stops being recorded, which fails this test: then drop the engine from the list.
-        let knownIO: Set<EngineKind> = [.sqlite, .lmdb]
+        let knownIO: Set<EngineKind> = [.lmdb]
         withKnownIssue("a file-size limit is reported as .io, not .storeFull") {
             #expect(outcome == "storeFull", "\(kind)")
         } when: {
