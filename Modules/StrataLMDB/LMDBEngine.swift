@@ -42,7 +42,7 @@ final class LMDBEngine: StorageEngine {
 
     /// Throws `.misuse` once the engine is closed.
     func checkOpen() throws(StrataError) {
-        if closed.withLock({ $0 }) { throw .misuse("the LMDB store at \(environment.path) was closed") }
+        if closed.withLock({ $0 }) { throw Self.closedError(environment.path) }
     }
 
     func entity(_ number: Int) throws(StrataError) -> LMDBCatalog.Entity {
@@ -50,9 +50,22 @@ final class LMDBEngine: StorageEngine {
         return catalog.entities[number]
     }
 
+    /// Begins a read snapshot.
+    ///
+    /// The reader is counted as a user of the environment under the same lock that ``close()``
+    /// takes, so the environment cannot shut down between the "is it closed?" check and the
+    /// reader's first LMDB call: a reader either starts on an environment that stays open until
+    /// it is closed, or gets `.misuse`.
     func makeReader() throws -> any StoreReader {
-        try checkOpen()
+        try closed.withLock { (closed) throws(StrataError) in
+            if closed { throw Self.closedError(environment.path) }
+            LMDBRegistry.retain(environment)
+        }
         return try LMDBReader(engine: self)
+    }
+
+    static func closedError(_ path: String) -> StrataError {
+        .misuse("the LMDB store at \(path) was closed; open a new PersistentContainer to use it again")
     }
 
     func commit(_ changes: ChangeSet) throws {
@@ -96,6 +109,10 @@ final class LMDBEngine: StorageEngine {
         return handedOut
     }
 
+    /// Closes the engine: later reads, commits and key allocations throw `.misuse`. Readers
+    /// already begun keep the environment open until they are closed; a commit already handed
+    /// to the writer thread finishes first (a later one gets `.misuse` from the stopped
+    /// writer). Idempotent.
     func close() {
         let wasClosed = closed.withLock { closed -> Bool in
             defer { closed = true }

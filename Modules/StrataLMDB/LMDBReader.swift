@@ -14,10 +14,12 @@ final class LMDBReader: StoreReader {
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
     @exclusivity(unchecked) private var lookupRow = StoredRow(key: 0, version: 0, values: [])
 
+    /// Begins the snapshot. The caller has already counted this reader as a user of the
+    /// environment (``LMDBEngine/makeReader()``); the reader gives that use back when it closes,
+    /// or at once when beginning fails.
     init(engine: LMDBEngine) throws(StrataError) {
         self.engine = engine
         environment = engine.environment
-        LMDBRegistry.retain(environment)
         do {
             txn = try environment.beginRead()
         } catch {
