@@ -23,10 +23,16 @@ final class LMDBEngine: StorageEngine {
     /// Opens (creating if needed) the store in `directory`.
     static func open(directory: URL, options: LMDBOptions, schema: StoreSchema) throws(StrataError) -> LMDBEngine {
         guard options.initialMapSize > 0, options.maximumMapSize >= options.initialMapSize,
-              options.maxMapGrowthRetries >= 0, options.maxReaders > 0 else {
-            throw .misuse("LMDBOptions need 0 < initialMapSize <= maximumMapSize, maxMapGrowthRetries >= 0 and maxReaders > 0")
+              options.maxMapGrowthRetries >= 0, options.maxReaders > 0, options.busyTimeout >= .zero else {
+            throw .misuse("LMDBOptions need 0 < initialMapSize <= maximumMapSize, maxMapGrowthRetries >= 0, maxReaders > 0 and busyTimeout >= 0")
         }
         let databases = LMDBCatalog.databaseCount(schema)
+        try LMDBFileCheck.prepareDirectory(directory)
+        // One process at a time checks, opens and (for a new store) creates the store, so a
+        // process never reads a data file another one is still creating.
+        let openLock = LMDBFileLock(directory: directory, name: LMDBFileLock.openLockName)
+        try openLock?.lock(timeout: options.busyTimeout, waitingFor: "another process opening or creating the store")
+        defer { openLock?.unlock() }
         let environment = try LMDBRegistry.acquire(directory: directory, options: options, databases: databases)
         do {
             let path = directory.path
