@@ -104,7 +104,11 @@ final class LMDBEngine: StorageEngine {
             let counterKey = LMDBCatalog.counterKey(name)
             let counter = try txn.get(meta, counterKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
             let last = try txn.lastKey(entity.dbi) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            let next = max(counter ?? 1, (last ?? 0) + 1, 1)
+            // Stored numbers are not trusted to leave room: a last key of Int64.max means the
+            // keys are exhausted, not a trap.
+            let (afterLast, lastOverflow) = (last ?? 0).addingReportingOverflow(1)
+            guard !lastOverflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
+            let next = max(counter ?? 1, afterLast, 1)
             let (end, overflow) = next.addingReportingOverflow(block)
             guard !overflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
             try txn.put(meta, counterKey, IndexKeyCodec.primaryKey(end))
