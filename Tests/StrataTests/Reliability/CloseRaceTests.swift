@@ -83,6 +83,42 @@ struct CloseRaceTests {
         #expect(misuses == Self.rounds * Self.workers, "every worker should end on the .misuse of the closed store")
     }
 
+    @Test("engine close() while threads begin and use readers in a tight loop: no crash, every failure is misuse", arguments: EngineKind.allCases)
+    func engineCloseRacesReaders(kind: EngineKind) async throws {
+        let rounds = Self.rounds * 10
+        let threads = 6
+        var failures: [String] = []
+        // One store, reopened every round: each round closes the engine it opened.
+        let store = try TestStore(kind)
+        for round in 0..<rounds {
+            let engine = try store.configuration.open(TestModels.schema.storeSchema)
+            let tally = Tally()
+            let finished = Tally()
+            for _ in 0..<threads {
+                // Plain threads: the loop blocks, so it stays off Swift's cooperative pool.
+                Thread {
+                    defer { finished.succeeded() }
+                    while true {
+                        do {
+                            let reader = try engine.makeReader()
+                            _ = try reader.count(entity: 0, filter: nil)
+                            reader.close()
+                            tally.succeeded()
+                        } catch {
+                            if tally.failed(error) { return }
+                        }
+                    }
+                }.start()
+            }
+            try await Self.waitForOperations(tally, 20 + round % 50)
+            engine.close()
+            try await Self.waitForOperations(finished, threads)
+            failures += tally.state.withLock { $0.errors }.map { "round \(round): \($0)" }
+        }
+        print("engine close race \(kind): \(rounds) rounds × \(threads) threads, \(failures.count) failures other than misuse")
+        #expect(failures.count == 0, "\(failures.prefix(3))")
+    }
+
     @Test("releasing the last container while its contexts read and save closes nothing under them", arguments: EngineKind.allCases)
     func releasingContainerKeepsContextsWorking(kind: EngineKind) async throws {
         var failures: [String] = []
