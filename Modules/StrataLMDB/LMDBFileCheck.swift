@@ -43,14 +43,6 @@ enum LMDBFileCheck {
         }
     }
 
-    /// Throws when `directory` cannot hold an LMDB store or its `data.mdb` is damaged.
-    /// Creates the directory when nothing exists at the path.
-    /// - Throws: `StrataError.notAStore`, `.storeCorrupt` or `.io`.
-    static func prepare(directory: URL) throws(StrataError) {
-        try prepareDirectory(directory)
-        try checkDataFile(directory.appendingPathComponent("data.mdb").path)
-    }
-
     static func isSQLite(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
