@@ -29,6 +29,7 @@ struct BenchmarkOptions: Sendable {
           --json FILE       write the results as JSON
           --svg FILE        write a bar chart of the ratios to raw as SVG
           --markdown FILE   write the results table as Markdown
+          --row-decode      only time the LMDB row decoder (ns per row) and exit
         """
 
     /// Parses `arguments` (without the program name).

@@ -2,12 +2,22 @@
 //
 //   swift run -c release strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
 //                                     [--json FILE] [--svg FILE] [--markdown FILE]
+//   swift run -c release strata-bench --row-decode    (the LMDB row decoder's cost per row)
 //
 // See Docs/Benchmarks.md for the workloads, the method and the latest results.
 
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--row-decode"] {
+    do {
+        try RowDecodeTiming.run()
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 do {
     let options = try BenchmarkOptions(arguments: arguments)
     let run = BenchmarkRun(options: options, command: (["strata-bench"] + arguments).joined(separator: " "))

@@ -108,15 +108,23 @@ struct LMDBCommitter {
             try txn.delete(index.dbi, oldKey)
             try putIndex(index, entity, newKey, write.key)
         }
-        _ = RowCodec.encode(version: write.expectedVersion + 1, values: write.values, checking: nil, into: rowBytes)
+        _ = RowCodec.encode(version: try Self.nextVersion(after: old.version, entity, write.key), values: write.values, checking: nil, into: rowBytes)
         try txn.put(entity.dbi, primaryKey: write.key, bytes: rowBytes.bytes)
     }
 
     private mutating func touch(_ check: RowVersionCheck) throws {
         let entity = try entity(check.entity)
         guard let old = try checkedRow(entity, check.key, expected: check.expectedVersion) else { return }
-        _ = RowCodec.encode(version: old.version + 1, values: old.values, checking: nil, into: rowBytes)
+        _ = RowCodec.encode(version: try Self.nextVersion(after: old.version, entity, check.key), values: old.values, checking: nil, into: rowBytes)
         try txn.put(entity.dbi, primaryKey: check.key, bytes: rowBytes.bytes)
+    }
+
+    /// The version after a stored one; a row already at `Int64.max` cannot take another
+    /// change (`.storeFull`), rather than trapping on the overflow.
+    static func nextVersion(after version: Int64, _ entity: LMDBCatalog.Entity, _ key: Int64) throws(StrataError) -> Int64 {
+        let (next, overflow) = version.addingReportingOverflow(1)
+        guard !overflow else { throw .storeFull("row \(key) of \(entity.name) is at the highest version (\(version)); it cannot be changed again") }
+        return next
     }
 
     // MARK: Indexes

@@ -23,10 +23,16 @@ final class LMDBEngine: StorageEngine {
     /// Opens (creating if needed) the store in `directory`.
     static func open(directory: URL, options: LMDBOptions, schema: StoreSchema) throws(StrataError) -> LMDBEngine {
         guard options.initialMapSize > 0, options.maximumMapSize >= options.initialMapSize,
-              options.maxMapGrowthRetries >= 0, options.maxReaders > 0 else {
-            throw .misuse("LMDBOptions need 0 < initialMapSize <= maximumMapSize, maxMapGrowthRetries >= 0 and maxReaders > 0")
+              options.maxMapGrowthRetries >= 0, options.maxReaders > 0, options.busyTimeout >= .zero else {
+            throw .misuse("LMDBOptions need 0 < initialMapSize <= maximumMapSize, maxMapGrowthRetries >= 0, maxReaders > 0 and busyTimeout >= 0")
         }
         let databases = LMDBCatalog.databaseCount(schema)
+        try LMDBFileCheck.prepareDirectory(directory)
+        // One process at a time checks, opens and (for a new store) creates the store, so a
+        // process never reads a data file another one is still creating.
+        let openLock = LMDBFileLock(directory: directory, name: LMDBFileLock.openLockName)
+        try openLock?.lock(timeout: options.busyTimeout, waitingFor: "another process opening or creating the store")
+        defer { openLock?.unlock() }
         let environment = try LMDBRegistry.acquire(directory: directory, options: options, databases: databases)
         do {
             let path = directory.path
@@ -42,7 +48,7 @@ final class LMDBEngine: StorageEngine {
 
     /// Throws `.misuse` once the engine is closed.
     func checkOpen() throws(StrataError) {
-        if closed.withLock({ $0 }) { throw .misuse("the LMDB store at \(environment.path) was closed") }
+        if closed.withLock({ $0 }) { throw Self.closedError(environment.path) }
     }
 
     func entity(_ number: Int) throws(StrataError) -> LMDBCatalog.Entity {
@@ -50,9 +56,22 @@ final class LMDBEngine: StorageEngine {
         return catalog.entities[number]
     }
 
+    /// Begins a read snapshot.
+    ///
+    /// The reader is counted as a user of the environment under the same lock that ``close()``
+    /// takes, so the environment cannot shut down between the "is it closed?" check and the
+    /// reader's first LMDB call: a reader either starts on an environment that stays open until
+    /// it is closed, or gets `.misuse`.
     func makeReader() throws -> any StoreReader {
-        try checkOpen()
+        try closed.withLock { (closed) throws(StrataError) in
+            if closed { throw Self.closedError(environment.path) }
+            LMDBRegistry.retain(environment)
+        }
         return try LMDBReader(engine: self)
+    }
+
+    static func closedError(_ path: String) -> StrataError {
+        .misuse("the LMDB store at \(path) was closed; open a new PersistentContainer to use it again")
     }
 
     func commit(_ changes: ChangeSet) throws {
@@ -85,7 +104,11 @@ final class LMDBEngine: StorageEngine {
             let counterKey = LMDBCatalog.counterKey(name)
             let counter = try txn.get(meta, counterKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
             let last = try txn.lastKey(entity.dbi) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            let next = max(counter ?? 1, (last ?? 0) + 1, 1)
+            // Stored numbers are not trusted to leave room: a last key of Int64.max means the
+            // keys are exhausted, not a trap.
+            let (afterLast, lastOverflow) = (last ?? 0).addingReportingOverflow(1)
+            guard !lastOverflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
+            let next = max(counter ?? 1, afterLast, 1)
             let (end, overflow) = next.addingReportingOverflow(block)
             guard !overflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
             try txn.put(meta, counterKey, IndexKeyCodec.primaryKey(end))
@@ -96,6 +119,10 @@ final class LMDBEngine: StorageEngine {
         return handedOut
     }
 
+    /// Closes the engine: later reads, commits and key allocations throw `.misuse`. Readers
+    /// already begun keep the environment open until they are closed; a commit already handed
+    /// to the writer thread finishes first (a later one gets `.misuse` from the stopped
+    /// writer). Idempotent.
     func close() {
         let wasClosed = closed.withLock { closed -> Bool in
             defer { closed = true }

@@ -37,12 +37,29 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Read transactions ended with `mdb_txn_reset`: each keeps its reader slot, so the next
     /// ``beginRead()`` renews one (a few loads and a store) instead of locking the reader table
     /// and allocating a transaction. A reset transaction holds no snapshot, so it keeps no
-    /// page from being reused.
+    /// page from being reused; it does hold a slot of the table every process shares, so the
+    /// pool is kept only while this process has a read in flight: the read that leaves the
+    /// process with none ends every pooled transaction, and an idle process holds no slot.
     /// (Kept as addresses: `MDB_txn` pointers are not `Sendable`, and only one thread at a time
     /// takes one out.)
-    private let idleReads = Mutex<[UInt]>([])
+    private let idleReads = Mutex<ReadPool>(ReadPool())
+
+    struct ReadPool {
+        var idle: [UInt] = []
+        /// Read transactions begun and not yet ended.
+        var active = 0
+    }
     /// At most this many idle transactions (and reader slots) are kept.
     private let idleReadLimit: Int
+    /// Held by the writer thread around each write transaction (nil when the directory is
+    /// read-only): a writer waits for another process's write at most `options.busyTimeout`.
+    private let writeLock: LMDBFileLock?
+    /// Write transactions since dead processes' reader slots were last cleared (writer thread only).
+    private var writesSinceReaderCheck = 0
+    /// Every this many write transactions the writer clears reader slots left by dead processes:
+    /// a slot of a killed process pins the pages of its snapshot, and only commits can grow the
+    /// file, so clearing on a commit cadence bounds the growth to this many commits.
+    static let readerCheckInterval = 32
 
     /// Opens the environment in a directory that ``LMDBFileCheck`` accepted.
     init(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) {
@@ -68,6 +85,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
         writer = LMDBWriterThread(name: "strata.lmdb.writer")
         idleReadLimit = min(8, max(options.maxReaders / 8, 0))
+        writeLock = LMDBFileLock(directory: directory, name: LMDBFileLock.writeLockName)
     }
 
     private static func fail(_ rc: Int32, _ path: String) -> StrataError? {
@@ -82,7 +100,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Stops the writer thread and closes the environment. Call once, with no reader left.
     func shutdown() {
         writer.stop()
-        for address in idleReads.withLock({ idle in defer { idle.removeAll() }; return idle }) {
+        for address in idleReads.withLock({ pool in defer { pool.idle.removeAll() }; return pool.idle }) {
             mdb_txn_abort(OpaquePointer(bitPattern: address))
         }
         mdb_env_close(raw)
@@ -124,14 +142,34 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Begins a read-only transaction on the latest snapshot: an idle one renewed when there is
     /// one, else a new one (adopting a map grown by another process if needed).
     func beginRead() throws(StrataError) -> OpaquePointer {
-        if let address = idleReads.withLock({ $0.popLast() }), let idle = OpaquePointer(bitPattern: address) {
+        let taken = idleReads.withLock { pool -> UInt? in
+            pool.active += 1
+            return pool.idle.popLast()
+        }
+        do {
+            return try beginRead(renewing: taken.flatMap { OpaquePointer(bitPattern: $0) })
+        } catch {
+            idleReads.withLock { $0.active -= 1 }
+            throw error
+        }
+    }
+
+    private func beginRead(renewing idle: OpaquePointer?) throws(StrataError) -> OpaquePointer {
+        if let idle {
             if withReadOperation({ mdb_txn_renew(idle) }) == 0 { return idle }
             // The map was grown by another process, or the renewal failed: start afresh.
             mdb_txn_abort(idle)
         }
+        var clearedDeadReaders = false
         for _ in 0..<4 {
             var txn: OpaquePointer?
             let rc = withReadOperation { mdb_txn_begin(raw, nil, UInt32(MDB_RDONLY), &txn) }
+            if rc == MDB_READERS_FULL, !clearedDeadReaders {
+                // Slots of dead processes may fill the table: clear them and try once more.
+                clearedDeadReaders = true
+                clearDeadReaders()
+                continue
+            }
             if rc == MDB_MAP_RESIZED {
                 do {
                     try writer.perform { [self] in try replaceMap(size: 0) }
@@ -147,18 +185,34 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     /// How many reset transactions wait in the idle pool (for tests).
-    var idleReadCount: Int { idleReads.withLock { $0.count } }
+    var idleReadCount: Int { idleReads.withLock { $0.idle.count } }
+
+    /// Clears the reader slots of processes that died holding them (`mdb_reader_check`);
+    /// returns how many it cleared.
+    @discardableResult
+    func clearDeadReaders() -> Int {
+        var dead: Int32 = 0
+        _ = mdb_reader_check(raw, &dead)
+        return Int(dead)
+    }
 
     /// Ends a read-only transaction: its snapshot is released at once, and the transaction
-    /// is kept for ``beginRead()`` while fewer than `idleReadLimit` are idle.
+    /// is kept for ``beginRead()`` while fewer than `idleReadLimit` are idle and other reads
+    /// of this process are in flight. The last read in flight ends every pooled transaction,
+    /// giving their reader slots back to the table all processes share.
     func endRead(_ txn: OpaquePointer) {
         withReadOperation { mdb_txn_reset(txn) }
-        let kept = idleReads.withLock { idle in
-            guard idle.count < idleReadLimit else { return false }
-            idle.append(UInt(bitPattern: txn))
-            return true
+        let ended = idleReads.withLock { pool -> [UInt] in
+            pool.active -= 1
+            if pool.active == 0 {
+                defer { pool.idle.removeAll() }
+                return pool.idle + [UInt(bitPattern: txn)]
+            }
+            guard pool.idle.count < idleReadLimit else { return [UInt(bitPattern: txn)] }
+            pool.idle.append(UInt(bitPattern: txn))
+            return []
         }
-        if !kept { mdb_txn_abort(txn) }
+        for address in ended { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
     }
 
     // MARK: Writes
@@ -177,6 +231,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     private func writeOnWriterThread<T>(_ context: String, _ body: (LMDBTransaction) throws -> T) throws -> T {
+        try writeLock?.lock(timeout: options.busyTimeout, waitingFor: "another process writing the store")
+        defer { writeLock?.unlock() }
+        if writesSinceReaderCheck % Self.readerCheckInterval == 0 { clearDeadReaders() }
+        writesSinceReaderCheck &+= 1
         var growths = 0
         var adoptions = 0
         while true {
@@ -205,9 +263,24 @@ final class LMDBEnvironment: @unchecked Sendable {
                 try grow(&growths, context)
                 continue
             }
+            if rc == EIO, let free = freeBytesIfDiskFull() {
+                throw StrataError.storeFull("\(context): the disk holding \(path) is full (\(free) bytes free); LMDB reported its short write as \(String(cString: mdb_strerror(rc))) (LMDB \(rc)) and wrote nothing")
+            }
             try lmdbCheck(rc)
             return value
         }
+    }
+
+    /// LMDB turns a short `pwrite` while flushing a commit's pages into `EIO` (it has no
+    /// better code for it), and a short write is what a full disk gives. So after an `EIO`
+    /// commit this asks the file system: the free bytes when less than a few pages remain,
+    /// meaning the commit failed for want of space; nil otherwise (a real I/O error).
+    private func freeBytesIfDiskFull() -> Int? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let (free, overflow) = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: Int(clamping: info.f_frsize))
+        let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+        return !overflow && free < 16 * page ? free : nil
     }
 
     /// Doubles the map, or throws `.storeFull` when it may not grow any more.

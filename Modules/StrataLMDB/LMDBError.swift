@@ -10,7 +10,8 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
     case keyExists, notFound, pageNotFound, corrupted, panic, versionMismatch, invalid
     case mapFull, dbsFull, readersFull, txnFull, cursorFull, pageFull, mapResized
     case incompatible, badReaderSlot, badTransaction, badValueSize, badDatabase
-    case noSpace, accessDenied, readOnlyFileSystem, noMemory, invalidArgument, ioFailure, busy
+    /// errno values that share a class keep the exact errno (`ENOSPC`, `EDQUOT` or `EFBIG`; ...).
+    case noSpace(Int32), accessDenied(Int32), readOnlyFileSystem, noMemory, invalidArgument, ioFailure, busy(Int32)
     case other(Int32)
 
     init(code: Int32) {
@@ -34,13 +35,13 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
         case MDB_BAD_TXN: self = .badTransaction
         case MDB_BAD_VALSIZE: self = .badValueSize
         case MDB_BAD_DBI: self = .badDatabase
-        case ENOSPC, EDQUOT, EFBIG: self = .noSpace
-        case EACCES, EPERM: self = .accessDenied
+        case ENOSPC, EDQUOT, EFBIG: self = .noSpace(code)
+        case EACCES, EPERM: self = .accessDenied(code)
         case EROFS: self = .readOnlyFileSystem
         case ENOMEM: self = .noMemory
         case EINVAL: self = .invalidArgument
         case EIO: self = .ioFailure
-        case EBUSY, EAGAIN: self = .busy
+        case EBUSY, EAGAIN: self = .busy(code)
         default: self = .other(code)
         }
     }
@@ -66,20 +67,30 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
         case .badTransaction: MDB_BAD_TXN
         case .badValueSize: MDB_BAD_VALSIZE
         case .badDatabase: MDB_BAD_DBI
-        case .noSpace: ENOSPC
-        case .accessDenied: EACCES
+        case .noSpace(let code): code
+        case .accessDenied(let code): code
         case .readOnlyFileSystem: EROFS
         case .noMemory: ENOMEM
         case .invalidArgument: EINVAL
         case .ioFailure: EIO
-        case .busy: EBUSY
+        case .busy(let code): code
         case .other(let code): code
         }
     }
 
     var description: String { String(cString: mdb_strerror(code)) }
 
-    /// Classifies the code as a `StrataError`.
+    /// Classifies the code as a `StrataError`, keeping the native code and message.
+    ///
+    /// - `.storeFull`: map full past its limit, disk full (`ENOSPC`, `EDQUOT`, `EFBIG`), too many
+    ///   dirty pages or databases.
+    /// - `.busy`: the reader table is full, or the lock is busy (`EBUSY`, `EAGAIN`).
+    /// - `.storeCorrupt`: only codes that mean the file is damaged: `MDB_CORRUPTED` and
+    ///   `MDB_PAGE_NOTFOUND`.
+    /// - `.notAStore`: not an LMDB file or another LMDB version.
+    /// - `.io`: the operating system refused or failed (`EACCES`, `EROFS`, `EIO`, `ENOMEM`).
+    /// - `.engineFailure(engine: "lmdb", ...)`: every other code (LMDB's internal errors such as
+    ///   `MDB_PANIC`, `MDB_PAGE_FULL`, `MDB_BAD_TXN`, and unknown codes): not known to mean damage.
     /// - Parameter context: what was being done, e.g. "committing" or the store path.
     func strataError(_ context: String) -> StrataError {
         let detail = "\(context): \(description) (LMDB \(code))"
@@ -88,15 +99,15 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
             return .storeFull(detail)
         case .readersFull, .busy:
             return .busy(detail)
-        case .corrupted, .pageNotFound, .panic, .pageFull, .cursorFull:
+        case .corrupted, .pageNotFound:
             return .storeCorrupt(detail)
         case .invalid, .versionMismatch, .incompatible:
             return .notAStore(path: context, reason: "\(description) (LMDB \(code))")
         case .accessDenied, .readOnlyFileSystem, .ioFailure, .noMemory:
             return .io(detail)
-        case .keyExists, .notFound, .mapResized, .badReaderSlot, .badTransaction, .badValueSize, .badDatabase,
-             .invalidArgument, .other:
-            return .io(detail)
+        case .panic, .pageFull, .cursorFull, .keyExists, .notFound, .mapResized, .badReaderSlot, .badTransaction,
+             .badValueSize, .badDatabase, .invalidArgument, .other:
+            return .engineFailure(engine: "lmdb", code: Int(code), message: "\(context): \(description)")
         }
     }
 }

@@ -22,10 +22,11 @@ enum LMDBFileCheck {
         var transactionID: UInt64
     }
 
-    /// Throws when `directory` cannot hold an LMDB store or its `data.mdb` is damaged.
-    /// Creates the directory when nothing exists at the path.
-    /// - Throws: `StrataError.notAStore`, `.storeCorrupt` or `.io`.
-    static func prepare(directory: URL) throws(StrataError) {
+    /// Throws when `directory` cannot hold an LMDB store; creates the directory when nothing
+    /// exists at the path. The data file is checked later, under the open lock
+    /// (``checkDataFile(_:)``).
+    /// - Throws: `StrataError.notAStore` (a file), or `.io`.
+    static func prepareDirectory(_ directory: URL) throws(StrataError) {
         let path = directory.path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -40,7 +41,6 @@ enum LMDBFileCheck {
                 throw .io("cannot create the store directory \(path): \(error.localizedDescription)")
             }
         }
-        try checkDataFile(directory.appendingPathComponent("data.mdb").path)
     }
 
     static func isSQLite(_ path: String) -> Bool {
@@ -50,22 +50,36 @@ enum LMDBFileCheck {
         return header == Data("SQLite format 3\0".utf8)
     }
 
+    /// Checks `data.mdb` against its newest meta page.
+    ///
+    /// Race-free against processes committing meanwhile: the meta pages are read **first** and
+    /// the file size **last**. LMDB writes a transaction's data pages before the meta page that
+    /// names them, and never shrinks the file, so a size read after the meta pages covers every
+    /// page they name, however many commits happen in between. (Read the other way round, a
+    /// commit between the two reads made a healthy store look truncated.)
     static func checkDataFile(_ path: String) throws(StrataError) {
         guard FileManager.default.fileExists(atPath: path) else { return }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .io("cannot read \(path): permission denied or not a regular file")
         }
         defer { try? handle.close() }
-        let size: UInt64
-        let first: Data
-        do {
-            size = try handle.seekToEnd()
-            try handle.seek(toOffset: 0)
-            first = try handle.read(upToCount: 4096) ?? Data()
-        } catch {
-            throw .io("cannot read \(path): \(error.localizedDescription)")
+        func read(at offset: UInt64) throws(StrataError) -> Data {
+            do {
+                try handle.seek(toOffset: offset)
+                return try handle.read(upToCount: 4096) ?? Data()
+            } catch {
+                throw .io("cannot read \(path): \(error.localizedDescription)")
+            }
         }
-        if size == 0 { throw .notAStore(path: path, reason: "data.mdb is empty (0 bytes)") }
+        func fileSize() throws(StrataError) -> UInt64 {
+            do {
+                return try handle.seekToEnd()
+            } catch {
+                throw .io("cannot read the size of \(path): \(error.localizedDescription)")
+            }
+        }
+        let first = try read(at: 0)
+        if first.isEmpty { throw .notAStore(path: path, reason: "data.mdb is empty (0 bytes)") }
         // Each directory has its own lock file: a data file reachable from two directories
         // would be written without shared locking.
         if let links = (try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int, links > 1 {
@@ -76,19 +90,15 @@ enum LMDBFileCheck {
             throw .notAStore(path: path, reason: "data.mdb does not start with an LMDB meta page")
         }
         let pageSize = meta0.pageSize
-        guard size >= UInt64(2 * pageSize) else {
-            throw .storeCorrupt("\(path) is truncated: \(size) bytes cannot hold its two meta pages of \(pageSize) bytes")
-        }
-        let second: Data
-        do {
-            try handle.seek(toOffset: UInt64(pageSize))
-            second = try handle.read(upToCount: 4096) ?? Data()
-        } catch {
-            throw .io("cannot read \(path): \(error.localizedDescription)")
-        }
+        let second = try read(at: UInt64(pageSize))
         guard let meta1 = parseMeta(second), meta1.pageSize == pageSize else {
+            let size = try fileSize()
+            if size < UInt64(2 * pageSize) {
+                throw .storeCorrupt("\(path) is truncated: \(size) bytes cannot hold its two meta pages of \(pageSize) bytes")
+            }
             throw .storeCorrupt("\(path): the second LMDB meta page is damaged")
         }
+        let size = try fileSize()
         let newest = meta1.transactionID > meta0.transactionID ? meta1 : meta0
         let (pages, overflow) = newest.lastPage.addingReportingOverflow(1)
         let (needed, overflow2) = pages.multipliedReportingOverflow(by: UInt64(pageSize))

@@ -3,7 +3,7 @@
 /// The defaults suit most stores; a test can start with a tiny map to exercise map growth.
 ///
 /// ```swift
-/// let options = LMDBOptions(initialMapSize: 1 << 20, maximumMapSize: 1 << 30)
+/// let options = LMDBOptions(initialMapSize: 1 << 20, maximumMapSize: 1 << 30, busyTimeout: .seconds(2))
 /// let engine = EngineConfiguration.lmdb(at: directory, options: options)
 /// ```
 public struct LMDBOptions: Sendable, Hashable {
@@ -17,19 +17,31 @@ public struct LMDBOptions: Sendable, Hashable {
     /// `StrataError.storeFull`. Default 16.
     public var maxMapGrowthRetries: Int
     /// How many read snapshots may be open at once across every process using the store
-    /// (LMDB's reader table). Only the first process to open the store sets it. Default 126.
+    /// (LMDB's reader table; each `perform` that reads holds one slot until it returns). Only
+    /// the first process to open the store (when no process has it open) sets it. Default
+    /// 1,024: more than the performs one process can run at once on Dispatch's thread pool, so
+    /// the documented pattern (any number of concurrent `perform`s) does not run out of slots
+    /// in one process or a few; past it, a read gets `StrataError.busy`. A process keeps no slot
+    /// while it has no snapshot open.
     public var maxReaders: Int
+    /// How long a write (a save, a key reservation, opening the store) waits for another
+    /// process's write or open before it fails with `StrataError.busy`. Default 5 s, like
+    /// `SQLiteOptions.busyTimeout`. Processes that write the store with other LMDB tools do not
+    /// take Strata's write lock; a write waiting for them waits without bound.
+    public var busyTimeout: Duration
 
     /// Creates options; every parameter has the documented default.
     public init(
         initialMapSize: Int = 64 << 20,
         maximumMapSize: Int = 64 << 30,
         maxMapGrowthRetries: Int = 16,
-        maxReaders: Int = 126
+        maxReaders: Int = 1024,
+        busyTimeout: Duration = .seconds(5)
     ) {
         self.initialMapSize = initialMapSize
         self.maximumMapSize = maximumMapSize
         self.maxMapGrowthRetries = maxMapGrowthRetries
         self.maxReaders = maxReaders
+        self.busyTimeout = busyTimeout
     }
 }

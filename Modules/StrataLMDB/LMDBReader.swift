@@ -14,10 +14,12 @@ final class LMDBReader: StoreReader {
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
     @exclusivity(unchecked) private var lookupRow = StoredRow(key: 0, version: 0, values: [])
 
+    /// Begins the snapshot. The caller has already counted this reader as a user of the
+    /// environment (``LMDBEngine/makeReader()``); the reader gives that use back when it closes,
+    /// or at once when beginning fails.
     init(engine: LMDBEngine) throws(StrataError) {
         self.engine = engine
         environment = engine.environment
-        LMDBRegistry.retain(environment)
         do {
             txn = try environment.beginRead()
         } catch {
@@ -58,9 +60,11 @@ final class LMDBReader: StoreReader {
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
         let entity = try engine.entity(plan.entity)
+        try Self.checkColumns(of: plan, in: entity)
         let filter = plan.filter
+        let window = Window(plan)
         // Without a sort, candidates arrive in primary-key order: stop once the window is full.
-        let needed: Int? = plan.sort.isEmpty ? plan.limit.map { max(plan.offset, 0) + max($0, 0) } : nil
+        let needed: Int? = plan.sort.isEmpty ? window.end : nil
         if needed == 0 { return [] }
         var matches: [StoredRow] = []
         try reading { txn in
@@ -71,8 +75,33 @@ final class LMDBReader: StoreReader {
             }
         }
         if !plan.sort.isEmpty { matches.sort(by: plan.rowPrecedes) }
-        if plan.offset <= 0 && plan.limit == nil { return matches }
-        return Array(plan.window(of: matches))
+        if window.offset == 0 && window.end == nil { return matches }
+        return Array(window.apply(to: matches))
+    }
+
+    /// A plan's offset and limit as non-negative numbers, with saturating arithmetic: any
+    /// offset and limit a caller passes (negative, `Int.max`) selects rows without trapping.
+    struct Window {
+        /// Rows to skip: the plan's offset, 0 when negative.
+        var offset: Int
+        /// One past the last row to return (offset + limit, saturating at `Int.max`), or nil
+        /// without a limit.
+        var end: Int?
+
+        init(_ plan: FetchPlan) {
+            offset = max(plan.offset, 0)
+            end = plan.limit.map { limit in
+                let (sum, overflow) = offset.addingReportingOverflow(max(limit, 0))
+                return overflow ? .max : sum
+            }
+        }
+
+        /// The rows of the window among `rows`.
+        func apply(to rows: [StoredRow]) -> ArraySlice<StoredRow> {
+            let start = min(offset, rows.count)
+            let stop = min(end ?? rows.count, rows.count)
+            return rows[start..<max(start, stop)]
+        }
     }
 
     func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
@@ -82,6 +111,7 @@ final class LMDBReader: StoreReader {
             return
         }
         let entity = try engine.entity(plan.entity)
+        try Self.checkColumns(of: plan, in: entity)
         let filter = plan.filter
         // The body's own error stops the scan and reaches the caller as it was thrown, not
         // wrapped as an engine read failure.
@@ -106,12 +136,16 @@ final class LMDBReader: StoreReader {
         guard plan.filter == nil, let entity = try? engine.entity(plan.entity),
             let total = try? reading({ txn in try txn.count(entity.dbi) })
         else { return nil }
-        let afterOffset = max(total - max(plan.offset, 0), 0)
-        return plan.limit.map { min(afterOffset, max($0, 0)) } ?? afterOffset
+        let window = Window(plan)
+        // Both are non-negative, so neither subtraction can overflow.
+        let afterOffset = max(total - window.offset, 0)
+        guard let end = window.end else { return afterOffset }
+        return min(afterOffset, end - window.offset)
     }
 
     func count(entity number: Int, filter: Filter?) throws -> Int {
         let entity = try engine.entity(number)
+        if let filter { try Self.checkColumns(of: filter, count: entity.layout.classes.count, entity: entity.name) }
         return try reading { txn in
             guard let filter else { return try txn.count(entity.dbi) }
             var count = 0

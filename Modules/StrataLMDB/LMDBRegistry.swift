@@ -17,9 +17,10 @@ enum LMDBRegistry {
     private static let entries = Mutex<[Identity: LMDBEnvironment]>([:])
 
     /// The environment of the store in `directory`, opened if no engine has it open; counts one
-    /// user, to be given back with ``release(_:)``.
+    /// user, to be given back with ``release(_:)``. The directory exists
+    /// (``LMDBFileCheck/prepareDirectory(_:)``) and the caller holds the open lock.
     static func acquire(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) -> LMDBEnvironment {
-        try LMDBFileCheck.prepare(directory: directory)
+        try LMDBFileCheck.checkDataFile(directory.appendingPathComponent("data.mdb").path)
         let dataFile = directory.appendingPathComponent("data.mdb")
         return try entries.withLock { (entries) throws(StrataError) -> LMDBEnvironment in
             // Keyed by the data file, so a symlinked directory or a hard-linked data.mdb

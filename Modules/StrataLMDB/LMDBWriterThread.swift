@@ -44,7 +44,7 @@ final class LMDBWriterThread: @unchecked Sendable {
         condition.lock()
         if stopping {
             condition.unlock()
-            throw StrataError.misuse("the LMDB store was closed")
+            throw StrataError.misuse("the LMDB store was closed before this write began; open a new PersistentContainer to write again")
         }
         jobs.append {
             box.result = Result { try body() }

@@ -10,6 +10,12 @@ public import Foundation
 ///
 /// The container is `Sendable` and meant to live as long as the app uses the store. Contexts
 /// are cheap: make one per unit of work.
+///
+/// Lifetime rule: the store stays open while the container **or any context made from it**
+/// is alive; it closes when the last of them is released, never under a context that is
+/// still reading or saving. To close it at a chosen moment, call ``close()``: from then on
+/// new reads and saves through any of its contexts throw ``StrataError/misuse(_:)``, while a
+/// read snapshot or commit already under way finishes safely.
 public final class PersistentContainer: ContextFactory {
     /// The schema the store was opened with.
     public let schema: Schema
@@ -30,7 +36,18 @@ public final class PersistentContainer: ContextFactory {
         self.engine = try engine.open(schema.storeSchema)
     }
 
-    deinit {
+    /// Closes the store now instead of when the container and its last context are released.
+    ///
+    /// ```swift
+    /// let container = try PersistentContainer(schema: schema, engine: .lmdb(at: url))
+    /// defer { container.close() }
+    /// ```
+    /// After `close()`, every context made from this container throws
+    /// ``StrataError/misuse(_:)`` from its next `save()`, `fetch`, `count` or
+    /// `existingObject` call. Snapshots begun before `close()` stay readable until their
+    /// `perform` returns; a save that was already committing either completes or throws
+    /// `.misuse` and writes nothing. It never crashes or hangs. Calling it again does nothing.
+    public func close() {
         engine.close()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+@testable import StrataLMDB
 import Testing
 
 @Suite("LMDB queries match the reference FetchPlan.apply")
@@ -103,7 +104,14 @@ struct LMDBQueryTests {
             filters.append(.compare(column: 1, .greaterThan, .integer(account)))
             filters.append(.and([.compare(column: 1, .equal, .integer(account)), .compare(column: 0, .lessThan, .integer(0))]))
         }
+        let lmdb = try #require(engine as? LMDBEngine)
         for filter in filters {
+            // The planner's own account of the access path: a range scan of the reference index.
+            let chosen = try lmdb.explain(FetchPlan(entity: LMDBFixture.txn, filter: filter))
+            guard case .indexScan(let indexes) = chosen, !indexes.isEmpty, indexes.allSatisfy({ $0.hasPrefix("r.") || $0.hasPrefix("i.") }) else {
+                Issue.record("\(filter) does not use the reference index: \(chosen)")
+                continue
+            }
             for sort in [[], [SortKey(column: 0, ascending: false)]] {
                 let plan = FetchPlan(entity: LMDBFixture.txn, filter: filter, sort: sort, limit: 4, offset: 1)
                 #expect(try reader.rows(for: plan) == plan.apply(to: all), "\(plan)")
@@ -111,6 +119,45 @@ struct LMDBQueryTests {
                 #expect(try reader.rows(for: unbounded) == unbounded.apply(to: all), "\(unbounded)")
             }
         }
+    }
+
+    @Test("explain names the access path: an index for indexed columns, a key range for keys, a scan otherwise")
+    func explainedPlans() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory())
+        defer { engine.close() }
+        let lmdb = try #require(engine as? LMDBEngine)
+        let txn = LMDBFixture.txn
+        #expect(try lmdb.explain(FetchPlan(entity: txn)) == .keyScan(lower: 1, upper: .max))
+        #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .compare(column: 0, .lessThan, .integer(0)))) == .keyScan(lower: 1, upper: .max))
+        #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .primaryKey(.greaterThan, 5))) == .keyScan(lower: 6, upper: .max))
+        #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .constant(false))) == .nothing)
+        #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .primaryKey(.lessThan, .min))) == .nothing)
+        let indexed = try lmdb.explain(FetchPlan(entity: txn, filter: .compare(column: 1, .equal, .integer(2))))
+        guard case .indexScan(let names) = indexed else {
+            Issue.record("an equality on the reference column should scan its index, got \(indexed)")
+            return
+        }
+        #expect(names.count == 1)
+        #expect(throws: StrataError.self) { try lmdb.explain(FetchPlan(entity: 99)) }
+    }
+
+    @Test("a plan naming a column the entity lacks is refused with misuse, not a trap")
+    func outOfRangeColumns() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory())
+        defer { engine.close() }
+        try LMDBFixture.insert(engine, LMDBFixture.account, 1, [.text("a"), .integer(1), .null])
+        let reader = try engine.makeReader()
+        defer { reader.close() }
+        let plans = [
+            FetchPlan(entity: LMDBFixture.account, sort: [SortKey(column: 3, ascending: true)]),
+            FetchPlan(entity: LMDBFixture.account, filter: .compare(column: -1, .equal, .integer(1))),
+            FetchPlan(entity: LMDBFixture.account, filter: .not(.or([.isNull(column: 0), .isNotNull(column: Int.max)]))),
+        ]
+        for plan in plans {
+            #expect(throws: StrataError.self) { try reader.rows(for: plan) }
+            #expect(throws: StrataError.self) { try reader.forEachRow(for: plan) { _ in } }
+        }
+        #expect(throws: StrataError.self) { try reader.count(entity: LMDBFixture.account, filter: .isNull(column: 7)) }
     }
 
     @Test("the expected row count of an unfiltered plan is the entry count, trimmed by offset and limit; with a filter it is unknown")

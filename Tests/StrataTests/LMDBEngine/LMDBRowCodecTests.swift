@@ -50,20 +50,4 @@ struct LMDBRowCodecTests {
         }
         #expect(detail.contains("UTF-8"))
     }
-
-    @Test("decode cost of a 5-column row (printed, not asserted)")
-    func decodeCost() throws {
-        let encoded = RowCodec.encode(version: 1, values: Self.values)
-        let rounds = 100_000
-        var total = 0
-        let clock = ContinuousClock()
-        let elapsed = try clock.measure {
-            try encoded.withUnsafeBytes { bytes in
-                for _ in 0..<rounds { total &+= try RowCodec.decode(bytes, key: 1, layout: Self.layout).values.count }
-            }
-        }
-        #expect(total == rounds * 5)
-        let nanoseconds = Double(elapsed.components.attoseconds) / 1e9 + Double(elapsed.components.seconds) * 1e9
-        print("LMDB row decode: \(Int(nanoseconds / Double(rounds))) ns per 5-column row (\(encoded.count) bytes)")
-    }
 }

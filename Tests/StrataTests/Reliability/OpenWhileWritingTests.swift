@@ -1,0 +1,37 @@
+import Foundation
+import Strata
+import Testing
+
+/// Opening an LMDB store while other processes keep growing it must never call the healthy
+/// store truncated (or anything else): the file check reads the meta pages before the size.
+@Suite("open while writing", .serialized)
+struct OpenWhileWritingTests {
+    static let rounds = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 10 : 2
+
+    @Test("processes opening an LMDB store that two others are growing see no false damage")
+    func opensDuringWrites() async throws {
+        try LifetimeProbe.requireBuilt()
+        var errors: [String] = []
+        var opens = 0
+        for round in 0..<Self.rounds {
+            let store = try TestStore(.lmdb)
+            let location = store.configuration.location
+            // The store exists before the race, so every open checks a populated, growing file.
+            _ = try LifetimeProbe("open-write", engine: "lmdb", store: location, ["name": "seed"]).remainingLines()
+            let writers = try (0..<2).map { index in
+                try LifetimeProbe("write-loop", engine: "lmdb", store: location, ["name": "w\(index)", "count": "300", "batch": "8"])
+            }
+            let openers = try (0..<3).map { _ in try LifetimeProbe("open-loop", engine: "lmdb", store: location, ["count": "120"]) }
+            for probe in openers + writers {
+                for line in probe.remainingLines() {
+                    if line.hasPrefix("ok ") && openers.contains(where: { $0 === probe }) { opens += Int(line.dropFirst(3)) ?? 0 }
+                    if !line.hasPrefix("ok") { errors.append("round \(round): \(line)") }
+                }
+            }
+        }
+        let corrupt = errors.filter { $0.contains("storeCorrupt") }
+        print("open while writing: \(opens) opens during writes, \(corrupt.count) false storeCorrupt, \(errors.count) errors")
+        #expect(errors.count == 0, "\(errors.prefix(5))")
+        #expect(opens == Self.rounds * 3 * 120)
+    }
+}
