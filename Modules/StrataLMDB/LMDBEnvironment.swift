@@ -263,24 +263,14 @@ final class LMDBEnvironment: @unchecked Sendable {
                 try grow(&growths, context)
                 continue
             }
-            if rc == EIO, let free = freeBytesIfDiskFull() {
-                throw StrataError.storeFull("\(context): the disk holding \(path) is full (\(free) bytes free); LMDB reported its short write as \(String(cString: mdb_strerror(rc))) (LMDB \(rc)) and wrote nothing")
+            // LMDB turns a short `pwrite` while flushing a commit's pages (what a full disk or the
+            // file-size limit gives) into `EIO`; the files and the file system tell which it was.
+            if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
+                throw StrataError.storeFull("\(context): \(exhausted); LMDB reported its short write as \(String(cString: mdb_strerror(rc))) (LMDB \(rc)) and wrote nothing")
             }
             try lmdbCheck(rc)
             return value
         }
-    }
-
-    /// LMDB turns a short `pwrite` while flushing a commit's pages into `EIO` (it has no
-    /// better code for it), and a short write is what a full disk gives. So after an `EIO`
-    /// commit this asks the file system: the free bytes when less than a few pages remain,
-    /// meaning the commit failed for want of space; nil otherwise (a real I/O error).
-    private func freeBytesIfDiskFull() -> Int? {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return nil }
-        let (free, overflow) = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: Int(clamping: info.f_frsize))
-        let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
-        return !overflow && free < 16 * page ? free : nil
     }
 
     /// Doubles the map, or throws `.storeFull` when it may not grow any more.

@@ -102,7 +102,8 @@ func strataError(for code: SQLiteResultCode, message: String, path: String, sql:
         return .notAStore(path: path, reason: "not a SQLite database (\(message))")
     case .ioError:
         // A write refused for lack of room is a full store, however SQLite words it.
-        if let exhausted = SQLiteRoomCheck.exhaustion(storePath: path) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if let exhausted = StoreRoom.exhaustion(files: [path, path + "-wal", path + "-journal"], directory: directory) {
             return .storeFull("\(path): \(message): \(exhausted). Nothing was written")
         }
         return .io("\(path): \(message)")

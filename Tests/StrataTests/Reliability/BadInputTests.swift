@@ -122,18 +122,9 @@ struct BadInputTests {
             exit(0)
         }
         let outcome = String(decoding: result.standardOutputContent, as: UTF8.self)
-        // Known defect on LMDB until its full-disk fix lands: the refused write is reported as
-        // `.io` (a short pwrite that LMDB turns into EIO). SQLite gives `.storeFull`.
-        // Only that outcome is tolerated, and once an engine gives `.storeFull` the known issue
-        // stops being recorded, which fails this test: then drop the engine from the list.
-        let knownIO: Set<EngineKind> = [.lmdb]
-        withKnownIssue("a file-size limit is reported as .io, not .storeFull") {
-            #expect(outcome == "storeFull", "\(kind)")
-        } when: {
-            knownIO.contains(kind)
-        } matching: { issue in
-            String(describing: issue).contains("got I/O failure")
-        }
+        // SQLite reports the refused write as SQLITE_IOERR_WRITE and LMDB as EIO (a short
+        // pwrite); both must come out as `.storeFull`.
+        #expect(outcome == "storeFull", "\(kind)")
         let container = try store.open()
         let context = container.newBackgroundContext()
         let precious = try await context.perform { try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == "Precious" })).count }

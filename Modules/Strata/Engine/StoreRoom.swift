@@ -4,23 +4,27 @@ import Foundation
 import Glibc
 #endif
 
-/// Tells whether a write that SQLite reported as a plain I/O error failed for lack of room.
+/// Tells an engine whether a write that failed with a plain I/O error failed for lack of room.
 ///
-/// SQLite reports a write refused with `EFBIG` (the process's file-size limit) as
-/// `SQLITE_IOERR_WRITE`, not `SQLITE_FULL`, and `sqlite3_system_errno` cannot say why: it reads
-/// the thread's `errno` after SQLite's own clean-up calls. So the store's files and their file
-/// system are looked at directly, after the failure.
-enum SQLiteRoomCheck {
+/// Neither C library says so reliably: SQLite reports a write refused with `EFBIG` (the
+/// process's file-size limit) as `SQLITE_IOERR_WRITE`, and LMDB turns a short `pwrite` (what a
+/// full disk or the file-size limit gives) into `EIO`. So after such a failure the store's files
+/// and their file system are looked at directly. Engines call this on their error paths only.
+package enum StoreRoom {
     /// Below this much free space a file system counts as full.
     static let fullFileSystemBytes: UInt64 = 1 << 20
     /// A file this close to the file-size limit cannot take another page write.
     static let sizeLimitMargin: UInt64 = 1 << 16
 
-    /// What has run out for the store at `path` (its file-size limit or its file system), or nil.
-    static func exhaustion(storePath path: String) -> String? {
+    /// What has run out for a store (a file at the process's file-size limit, or a full file
+    /// system), in words; nil when there is room, so the failure was something else.
+    /// - Parameters:
+    ///   - files: the store's files that grow (a missing one is skipped).
+    ///   - directory: the directory holding them.
+    package static func exhaustion(files: [String], directory: String) -> String? {
         var limit = rlimit()
         if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
-            for file in [path, path + "-wal", path + "-journal"] {
+            for file in files {
                 guard let size = fileSize(file) else { continue }
                 let (reach, overflow) = size.addingReportingOverflow(sizeLimitMargin)
                 if overflow || reach >= UInt64(limit.rlim_cur) {
@@ -28,12 +32,11 @@ enum SQLiteRoomCheck {
                 }
             }
         }
-        let directory = (path as NSString).deletingLastPathComponent
         var stats = statvfs()
         if statvfs(directory.isEmpty ? "." : directory, &stats) == 0 {
             let free = UInt64(stats.f_bavail).multipliedReportingOverflow(by: UInt64(stats.f_frsize))
             if !free.overflow, free.partialValue < fullFileSystemBytes {
-                return "the file system holding \(directory) has \(free.partialValue) bytes free"
+                return "the disk holding \(directory) is full (\(free.partialValue) bytes free)"
             }
         }
         return nil
