@@ -23,24 +23,26 @@ extension ObjectContext {
     ///
     /// Blocking: a `body` must not wait (with a semaphore, a lock, a blocking call) for another
     /// `perform` of the same context — the context's queue is busy running `body`, so the wait
-    /// would never end. Such a `perform`, started from a task created inside `body`, throws
-    /// `.misuse` at once instead of deadlocking.
+    /// would never end. Such a `perform`, started from a task created inside `body` (also
+    /// through bodies of other contexts), throws `.misuse` instead of deadlocking once `body`
+    /// has still not returned after ``blockedPerformGrace``. A task that only uses the context
+    /// after `body` returns (fire and forget) is not affected.
     ///
     /// - Throws: whatever `body` throws; `CancellationError` when the task was cancelled before
     ///   `body` started; ``StrataError/misuse(_:)`` when called from a task started inside a
-    ///   running `body` of this same context.
+    ///   `body` of this same context that is still running after ``blockedPerformGrace``.
+    @inlinable
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        if let blocking = PerformScope.running(in: link) { throw blockedPerform(blocking) }
-        try Task.checkCancellation()
-        let token = PerformToken(link: link)
+        // Only this generic shell is inlined into callers, so that the continuation and result
+        // types are specialized there; the scheduling is `schedule(_:_:)`, written once.
+        let token = try beginPerform()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                queue.async {
-                    if token.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                        return
+                schedule(token) { start in
+                    switch start {
+                    case .run: continuation.resume(with: Result { try self.runConfined(body, token: token) })
+                    case .fail(let error): continuation.resume(throwing: error)
                     }
-                    continuation.resume(with: Result { try self.runConfined(body, token: token) })
                 }
             }
         } onCancel: {
@@ -48,7 +50,38 @@ extension ObjectContext {
         }
     }
 
-    private func runConfined<T>(_ body: () throws -> T, token: PerformToken) throws -> T {
+    /// How long a `perform` called from inside a still-running body of the same context waits
+    /// for that body to return before it throws `.misuse` (the body is then presumed to be
+    /// waiting for it): 2 seconds.
+    public static let blockedPerformGrace: Duration = .seconds(2)
+
+    /// Checks cancellation and makes the call's token, noting the body it is called from.
+    @usableFromInline
+    func beginPerform() throws -> PerformToken {
+        try Task.checkCancellation()
+        return PerformToken(link: link, outer: PerformScope.innermost)
+    }
+
+    /// Queues the call on the context's queue; `start` runs there (or, for a call blocked by a
+    /// body of the same context that outlives the grace period, on a global queue) exactly once.
+    @usableFromInline
+    func schedule(_ token: PerformToken, _ start: @escaping @Sendable (PerformStart) -> Void) {
+        if let blocking = token.blockingBody {
+            let (seconds, attoseconds) = Self.blockedPerformGrace.components
+            let grace = DispatchTimeInterval.milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+            DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [self] in
+                if blocking.isRunning, token.claim() { start(.fail(blockedPerform(blocking))) }
+            }
+        }
+        queue.async {
+            guard token.claim() else { return }
+            start(token.isCancelled ? .fail(CancellationError()) : .run)
+        }
+    }
+
+    /// Runs a claimed call's body on the context's queue, inside the body's confinement and scope.
+    @usableFromInline
+    func runConfined<T>(_ body: () throws -> T, token: PerformToken) throws -> T {
         link.ownerThread.store(CurrentThread.id, ordering: .relaxed)
         currentPerform = token
         token.begin()
@@ -62,7 +95,7 @@ extension ObjectContext {
     }
 
     private func blockedPerform(_ token: PerformToken) -> StrataError {
-        .misuse("ObjectContext.perform(_:) of context \(name ?? "(unnamed)") was called from a task started inside a perform body of the same context that is still running. If that body waits for this call, both wait forever: the context runs one body at a time. Do the work directly in the running body, or use another context.")
+        .misuse("ObjectContext.perform(_:) of context \(name ?? "(unnamed)") was called from a task started inside a perform body of the same context, and that body was still running after \(Self.blockedPerformGrace): it is presumed to be waiting for this call, which can only run after it returns (the context runs one body at a time). Do the work directly in the running body, or use another context.")
     }
 
     /// Whether the task that called the running ``perform(_:)`` has been cancelled.
