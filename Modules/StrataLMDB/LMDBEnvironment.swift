@@ -37,9 +37,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Read transactions ended with `mdb_txn_reset`: each keeps its reader slot, so the next
     /// ``beginRead()`` renews one (a few loads and a store) instead of locking the reader table
     /// and allocating a transaction. A reset transaction holds no snapshot, so it keeps no
-    /// page from being reused; it does hold a slot of the table every process shares, so the
-    /// pool is kept only while this process has a read in flight: the read that leaves the
-    /// process with none ends every pooled transaction, and an idle process holds no slot.
+    /// page from being reused; it does hold a slot of the table every process shares. So when
+    /// the last read in flight ends, the pool keeps one transaction for the process's next read
+    /// (a context per operation reads one after another) and ends the rest; the kept one is
+    /// ended once it has gone unused for ``idleReadRelease``, so an idle process holds no slot.
     /// (Kept as addresses: `MDB_txn` pointers are not `Sendable`, and only one thread at a time
     /// takes one out.)
     private let idleReads = Mutex<ReadPool>(ReadPool())
@@ -48,7 +49,16 @@ final class LMDBEnvironment: @unchecked Sendable {
         var idle: [UInt] = []
         /// Read transactions begun and not yet ended.
         var active = 0
+        /// A read began since the release timer last looked.
+        var usedSinceRelease = false
+        /// The release timer is armed.
+        var releaseScheduled = false
+        /// The environment was shut down: nothing is pooled or released any more.
+        var closed = false
     }
+    /// How long the transaction kept for a process's next read may go unused before it is
+    /// ended and its reader slot given back.
+    static let idleReadRelease = DispatchTimeInterval.milliseconds(100)
     /// At most this many idle transactions (and reader slots) are kept.
     private let idleReadLimit: Int
     /// Held by the writer thread around each write transaction (nil when the directory is
@@ -100,8 +110,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Stops the writer thread and closes the environment. Call once, with no reader left.
     func shutdown() {
         writer.stop()
-        for address in idleReads.withLock({ pool in defer { pool.idle.removeAll() }; return pool.idle }) {
-            mdb_txn_abort(OpaquePointer(bitPattern: address))
+        idleReads.withLock { pool in
+            pool.closed = true
+            for address in pool.idle { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
+            pool.idle.removeAll()
         }
         mdb_env_close(raw)
     }
@@ -144,6 +156,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     func beginRead() throws(StrataError) -> OpaquePointer {
         let taken = idleReads.withLock { pool -> UInt? in
             pool.active += 1
+            pool.usedSinceRelease = true
             return pool.idle.popLast()
         }
         do {
@@ -198,21 +211,53 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Ends a read-only transaction: its snapshot is released at once, and the transaction
     /// is kept for ``beginRead()`` while fewer than `idleReadLimit` are idle and other reads
-    /// of this process are in flight. The last read in flight ends every pooled transaction,
-    /// giving their reader slots back to the table all processes share.
+    /// of this process are in flight. The last read in flight keeps one pooled transaction
+    /// (ending the rest), which ``releaseIdleReads()`` ends unless it is used meanwhile.
     func endRead(_ txn: OpaquePointer) {
         withReadOperation { mdb_txn_reset(txn) }
+        var armRelease = false
         let ended = idleReads.withLock { pool -> [UInt] in
             pool.active -= 1
+            if pool.closed { return [UInt(bitPattern: txn)] }
             if pool.active == 0 {
-                defer { pool.idle.removeAll() }
-                return pool.idle + [UInt(bitPattern: txn)]
+                defer { pool.idle = [UInt(bitPattern: txn)] }
+                if !pool.releaseScheduled {
+                    pool.releaseScheduled = true
+                    armRelease = true
+                }
+                return pool.idle
             }
             guard pool.idle.count < idleReadLimit else { return [UInt(bitPattern: txn)] }
             pool.idle.append(UInt(bitPattern: txn))
             return []
         }
         for address in ended { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
+        if armRelease { scheduleIdleRelease() }
+    }
+
+    private func scheduleIdleRelease() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.idleReadRelease) { [weak self] in
+            self?.releaseIdleReads()
+        }
+    }
+
+    /// Ends the pooled transactions once no read has begun for ``idleReadRelease`` and none is
+    /// in flight (the timer looks again while reads keep coming). The transactions are ended
+    /// under the pool's lock, so a shutdown cannot close the environment under them.
+    private func releaseIdleReads() {
+        let again = idleReads.withLock { pool -> Bool in
+            if !pool.closed && pool.usedSinceRelease {
+                pool.usedSinceRelease = false
+                return true
+            }
+            if !pool.closed && pool.active == 0 {
+                for address in pool.idle { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
+                pool.idle.removeAll()
+            }
+            pool.releaseScheduled = false
+            return false
+        }
+        if again { scheduleIdleRelease() }
     }
 
     // MARK: Writes
