@@ -57,8 +57,7 @@ public protocol StorageEngine: AnyObject, Sendable {
     /// - Throws: `.conflict`, `.constraintViolation`, `.storeFull`, `.busy`, `.io`, `.storeCorrupt`,
     ///   `.engineFailure` for a native result code the engine does not classify, and `.misuse`
     ///   after ``close()`` or for a change set that does not fit the store's schema (an unknown
-    ///   entity, a wrong number or storage class of values). Whatever it throws, nothing of
-    ///   `changes` was written.
+    ///   entity, a wrong number or storage class of values).
     func commit(_ changes: ChangeSet) throws
 
     /// Reserves `count` fresh primary keys for an entity, durable across processes.
