@@ -10,18 +10,25 @@ extension EngineConfiguration {
     /// ```
     /// A process opens each store directory at most once; further engines for the same
     /// directory (even through a symlink) share that environment.
-    /// - Parameters:
     ///
     /// Lifetime rule: the store stays open while any engine, container or context using it is
-    /// alive; `PersistentContainer.close()` closes it at once (later calls throw `.misuse`).
+    /// alive. After `PersistentContainer.close()` every new read, save or key allocation throws
+    /// `.misuse`; work already under way is not cut off: a snapshot begun before `close()` keeps
+    /// reading until its `perform` returns, and a save already handed to the writer either
+    /// completes or throws `.misuse` having written nothing. The environment closes when the
+    /// last of them ends.
     /// - Parameters:
     ///   - directory: the store directory; it holds `data.mdb` and `lock.mdb` (LMDB's), and
     ///     `strata-open.lock` and `strata-write.lock` (Strata's inter-process locks).
     ///   - options: map sizing, reader limits and the busy timeout, see ``LMDBOptions``.
     /// - Returns: a configuration whose `open` throws `StrataError.notAStore` (a file, garbage,
     ///   an empty or foreign store), `.storeCorrupt` (a truncated or damaged file),
-    ///   `.schemaMismatch`, `.io`, or `.busy` (another process kept the store locked for
-    ///   longer than `options.busyTimeout` while opening or writing it).
+    ///   `.schemaMismatch`, `.misuse` (invalid `options`, or a data file with other hard links),
+    ///   `.io` (the operating system refused: permissions, a read-only file system), `.storeFull`
+    ///   (no room to create or grow the store), `.busy` (another process held
+    ///   `strata-open.lock` while opening or creating the store, or the write lock, for longer
+    ///   than `options.busyTimeout`), and `.engineFailure(engine: "lmdb", code:, message:)` for
+    ///   any LMDB result code Strata does not classify (it keeps LMDB's code and message).
     public static func lmdb(at directory: URL, options: LMDBOptions = .init()) -> EngineConfiguration {
         EngineConfiguration(name: "lmdb", location: directory) { schema in
             try LMDBEngine.open(directory: directory, options: options, schema: schema)

@@ -169,8 +169,10 @@ final class LMDBReader: StoreReader {
     private func forEachMatch(
         _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, _ body: (StoredRow) throws -> Bool
     ) throws {
+        // Prepared once per scan: membership constants are hashed instead of compared one by one.
+        let evaluator = filter.map(FilterEvaluator.init)
         try forEachCandidate(txn, entity, filter) { row in
-            if let filter, !filter.matches(row.values, key: row.key) { return true }
+            if let evaluator, !evaluator.matches(row.values, key: row.key) { return true }
             return try body(row)
         }
     }

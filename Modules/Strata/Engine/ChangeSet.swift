@@ -124,6 +124,15 @@ public struct ChangeSet: Sendable, Hashable {
     /// conflict like any other (nothing is written; the row is listed in `.conflict`). The core
     /// fills it from ``ObjectContext/requireUnchanged(_:)``; a row also updated, touched or
     /// deleted in the same change set is not listed here.
+    ///
+    /// ```swift
+    /// // Debit account 7 (read at version 3) only if account 12, read at version 5 to decide
+    /// // the debit, is still at version 5 when the commit applies.
+    /// var changes = ChangeSet()
+    /// changes.updates = [RowWrite(entity: 0, key: 7, expectedVersion: 3, values: debited)]
+    /// changes.verifies = [RowVersionCheck(entity: 0, key: 12, expectedVersion: 5)]
+    /// try engine.commit(changes)  // .conflict naming row 12 if it changed; nothing written
+    /// ```
     public var verifies: [RowVersionCheck] = []
 
     /// An empty change set.

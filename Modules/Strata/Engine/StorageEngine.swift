@@ -12,7 +12,18 @@ public import Foundation
 ///   concurrently; the engine serialises writers itself.
 /// - **Errors.** Every failure is thrown as a ``StrataError``: `.conflict` for version
 ///   mismatches, `.constraintViolation` for unique-index violations, `.storeFull`, `.busy`,
-///   `.io`, `.storeCorrupt` and `.notAStore` as they apply. Never trap on bad data.
+///   `.io`, `.storeCorrupt` and `.notAStore` as they apply, `.misuse` for calls after
+///   ``close()``, and ``StrataError/engineFailure(engine:code:message:)`` (keeping the native
+///   code and message) for a native result code the engine does not classify. Never trap on
+///   bad data.
+/// - **Lifetime.** Nothing above the engine closes it when the last user lets go: the container
+///   calls ``close()`` only when the app asks (`PersistentContainer.close()`), and otherwise
+///   simply releases the engine. So an engine must release its files, handles and threads in
+///   its own `deinit` too (calling ``close()`` there is the usual way), or they stay held for
+///   the life of the process. ``close()`` may be called while other threads are reading and
+///   committing: it must not pull anything from under a reader or commit already under way.
+///   Those finish normally or throw `.misuse`, having written nothing; they never crash or
+///   hang.
 /// - **Metadata.** A store records its ``storeIdentifier`` and schema version at creation;
 ///   opening it again returns the same identifier.
 ///
@@ -30,7 +41,8 @@ public protocol StorageEngine: AnyObject, Sendable {
     /// store: commits that finish after this call are invisible to it. The reader is used
     /// by one thread at a time (not necessarily the same thread each time) and is closed
     /// with ``StoreReader/close()``.
-    /// - Throws: ``StrataError`` (`.busy`, `.io`, `.storeCorrupt`).
+    /// - Throws: ``StrataError`` (`.busy`, `.io`, `.storeCorrupt`, `.engineFailure`), and
+    ///   `.misuse` after ``close()``.
     func makeReader() throws -> any StoreReader
 
     /// Commits a change set atomically, checking every row version.
@@ -42,17 +54,31 @@ public protocol StorageEngine: AnyObject, Sendable {
     /// Updates and touches store `expectedVersion + 1`; inserts store version 1. A verify
     /// (``ChangeSet/verifies``) only checks, inside the same transaction, and writes nothing:
     /// a change set of verifies alone commits nothing but can still throw `.conflict`.
-    /// - Throws: `.conflict`, `.constraintViolation`, `.storeFull`, `.busy`, `.io`, `.storeCorrupt`.
+    /// - Throws: `.conflict`, `.constraintViolation`, `.storeFull`, `.busy`, `.io`, `.storeCorrupt`,
+    ///   `.engineFailure` for a native result code the engine does not classify, and `.misuse`
+    ///   after ``close()`` or for a change set that does not fit the store's schema (an unknown
+    ///   entity, a wrong number or storage class of values).
     func commit(_ changes: ChangeSet) throws
 
     /// Reserves `count` fresh primary keys for an entity, durable across processes.
     ///
     /// Keys are positive, never reused, and unique across every process that opens the
     /// store; gaps are allowed. Used to turn temporary object IDs into permanent ones.
-    /// - Throws: `.storeFull`, `.busy`, `.io`.
+    /// - Throws: `.storeFull`, `.busy`, `.io`, `.engineFailure`, and `.misuse` after ``close()``
+    ///   or for an unknown entity or a negative count (a count of 0 gives an empty range).
     func allocateKeys(entity: Int, count: Int) throws -> Range<Int64>
 
-    /// Releases the engine's resources. Later calls fail with `.misuse`. Idempotent.
+    /// Closes the engine at the app's request: later calls to ``makeReader()``, ``commit(_:)``
+    /// and ``allocateKeys(entity:count:)`` throw `.misuse`. Idempotent.
+    ///
+    /// It may run while other threads read and commit, and must not invalidate work already
+    /// under way: a reader made before `close()` keeps reading its snapshot until its own
+    /// ``StoreReader/close()``, and a commit already begun either completes or throws `.misuse`
+    /// having written nothing. Resources still used by them are released when they end.
+    ///
+    /// The core calls it only from `PersistentContainer.close()`. An engine that is simply
+    /// released is never closed from above, so it must also release its resources in its own
+    /// `deinit`.
     func close()
 }
 

@@ -33,36 +33,59 @@ struct CancellationTests {
         #expect(try await Self.accountCount(container) == 0)
     }
 
+    /// Waits, without blocking a cooperative thread, until `semaphore` is signalled.
+    static func wait(for semaphore: DispatchSemaphore) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                semaphore.wait()
+                continuation.resume()
+            }
+        }
+    }
+
     @Test("a perform cancelled while waiting for the context's queue does not run its body", arguments: EngineKind.allCases)
     func cancelledWhileQueued(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
         let context = container.newBackgroundContext()
-        let release = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        let ran = Atomic<Bool>(false)
-        // Occupies the context's queue until released.
-        let blocker = Task {
-            try await context.perform {
-                holding.signal()
-                release.wait()
+        // Several rounds, so that if one cancel lands before its perform is queued (then the
+        // "cancelled before start" path answers, with the same outcome), others still take the
+        // queued path.
+        let rounds = 5
+        for round in 0..<rounds {
+            let release = DispatchSemaphore(value: 0)
+            let holding = DispatchSemaphore(value: 0)
+            let aboutToPerform = DispatchSemaphore(value: 0)
+            let ran = Atomic<Bool>(false)
+            // Occupies the context's queue until released.
+            let blocker = Task {
+                try await context.perform {
+                    holding.signal()
+                    release.wait()
+                }
             }
-        }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                holding.wait()
-                continuation.resume()
+            await Self.wait(for: holding)
+            let waiting = Task {
+                aboutToPerform.signal()
+                try await context.perform {
+                    ran.store(true, ordering: .relaxed)
+                    Account(context: context).name = "queued \(round)"
+                    try context.save()
+                }
             }
+            // The waiting task has passed its own start; a moment later its perform has queued
+            // its body behind the blocker (the pause only makes that likely; the assertions
+            // below hold either way).
+            await Self.wait(for: aboutToPerform)
+            try await Task.sleep(for: .milliseconds(100))
+            waiting.cancel()
+            release.signal()
+            try await blocker.value
+            await #expect(throws: CancellationError.self, "round \(round)") { try await waiting.value }
+            let bodyRan = ran.load(ordering: .relaxed)
+            #expect(!bodyRan, "round \(round): the cancelled perform's body ran")
         }
-        let waiting = Task {
-            try await context.perform { ran.store(true, ordering: .relaxed) }
-        }
-        waiting.cancel()
-        release.signal()
-        try await blocker.value
-        await #expect(throws: CancellationError.self) { try await waiting.value }
-        let bodyRan = ran.load(ordering: .relaxed)
-        #expect(!bodyRan)
+        #expect(try await Self.accountCount(container) == 0)
     }
 
     @Test("a running body sees the cancellation, and a save that starts after it throws and writes nothing", arguments: EngineKind.allCases)

@@ -43,9 +43,26 @@ struct CloseRaceTests {
         }
     }
 
+    /// How long a loop of these tests may wait for something that should come within
+    /// milliseconds before it gives up and fails the test instead of hanging it.
+    static let patience = Duration.seconds(60)
+
+    /// A wait of these tests that ran past ``patience``.
+    struct TimedOut: Error, CustomStringConvertible {
+        let description: String
+    }
+
     /// Waits until the workers completed `count` operations, so the close lands among them.
-    static func waitForOperations(_ tally: Tally, _ count: Int) async throws {
-        while tally.operations < count { try await Task.sleep(for: .milliseconds(1)) }
+    /// - Throws: ``TimedOut`` when they have not after ``patience`` (the workers stopped early
+    ///   or are stuck), so the test fails instead of hanging.
+    static func waitForOperations(_ tally: Tally, _ count: Int, _ what: String = "operations") async throws {
+        let deadline = ContinuousClock.now + patience
+        while tally.operations < count {
+            guard ContinuousClock.now < deadline else {
+                throw TimedOut(description: "only \(tally.operations) of \(count) \(what) after \(patience)")
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     @Test("close() while many tasks start reads and saves: no crash, every failure is misuse", arguments: EngineKind.allCases)
@@ -88,34 +105,48 @@ struct CloseRaceTests {
         let rounds = Self.rounds * 10
         let threads = 6
         var failures: [String] = []
+        var roundsRun = 0
         // One store, reopened every round: each round closes the engine it opened.
         let store = try TestStore(kind)
         for round in 0..<rounds {
+            roundsRun += 1
             let engine = try store.configuration.open(TestModels.schema.storeSchema)
             let tally = Tally()
             let finished = Tally()
+            let deadline = ContinuousClock.now + Self.patience
             for _ in 0..<threads {
                 // Plain threads: the loop blocks, so it stays off Swift's cooperative pool.
+                // A thread ends on the `.misuse` of the closed engine, on any other error (a
+                // failure, recorded), or at the deadline (a close that never took effect).
                 Thread {
                     defer { finished.succeeded() }
-                    while true {
+                    while ContinuousClock.now < deadline {
                         do {
                             let reader = try engine.makeReader()
                             _ = try reader.count(entity: 0, filter: nil)
                             reader.close()
                             tally.succeeded()
                         } catch {
-                            if tally.failed(error) { return }
+                            _ = tally.failed(error)
+                            return
                         }
                     }
+                    tally.state.withLock { $0.errors.append("a reader thread still ran \(Self.patience) after the round began: close() never stopped it") }
                 }.start()
             }
-            try await Self.waitForOperations(tally, 20 + round % 50)
+            do {
+                try await Self.waitForOperations(tally, 20 + round % 50)
+            } catch {
+                // The threads have stopped early or are stuck; close and collect what they saw.
+                tally.state.withLock { $0.errors.append(String(describing: error)) }
+            }
             engine.close()
-            try await Self.waitForOperations(finished, threads)
+            try await Self.waitForOperations(finished, threads, "reader threads finished")
             failures += tally.state.withLock { $0.errors }.map { "round \(round): \($0)" }
+            // One failed round is enough to fail, and more would only add waits.
+            if !failures.isEmpty { break }
         }
-        print("engine close race \(kind): \(rounds) rounds × \(threads) threads, \(failures.count) failures other than misuse")
+        print("engine close race \(kind): \(roundsRun) of \(rounds) rounds × \(threads) threads, \(failures.count) failures other than misuse")
         #expect(failures.count == 0, "\(failures.prefix(3))")
     }
 

@@ -60,4 +60,51 @@ struct ExtremeFetchWindowTests {
         }
         #expect(checked == Self.numbers.count * (Self.numbers.count + 1) * 4)
     }
+
+    @Test("through a context a negative offset or limit is refused with misuse; Int.max gives the rows of that window", arguments: EngineKind.allCases)
+    func contextWindows(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        try await container.performUnitOfWork { context in
+            for index in 0..<3 {
+                let account = Account(context: context)
+                account.name = "account \(index)"
+            }
+            try context.save()
+        }
+        let context = container.newBackgroundContext()
+        let refused: [(String, FetchRequest<Account>)] = [
+            ("offset -1", FetchRequest(fetchOffset: -1)),
+            ("offset Int.min", FetchRequest(fetchOffset: Int.min)),
+            ("limit -1", FetchRequest(fetchLimit: -1)),
+            ("limit Int.min", FetchRequest(fetchLimit: Int.min)),
+        ]
+        // The body runs on the context's queue, outside the test's task: it reports what it saw
+        // and the test records issues afterwards.
+        let outcomes = try await context.perform { () throws -> (wrong: [String], pastEnd: Int, fromSecond: [String], counted: Int) in
+            var wrong: [String] = []
+            for (label, request) in refused {
+                for call in ["fetch", "count"] {
+                    do {
+                        if call == "fetch" { _ = try context.fetch(request) } else { _ = try context.count(for: request) }
+                        wrong.append("\(call) with \(label) gave rows")
+                    } catch StrataError.misuse {
+                        continue
+                    } catch {
+                        wrong.append("\(call) with \(label) threw \(String(reflecting: error))")
+                    }
+                }
+            }
+            let sorted = [SortDescriptor(\Account.name)]
+            return (
+                wrong,
+                try context.fetch(FetchRequest<Account>(sortBy: sorted, fetchOffset: Int.max)).count,
+                try context.fetch(FetchRequest<Account>(sortBy: sorted, fetchLimit: Int.max, fetchOffset: 1)).map(\.name),
+                try context.count(for: FetchRequest<Account>(fetchLimit: Int.max, fetchOffset: Int.max)))
+        }
+        #expect(outcomes.wrong.isEmpty, "expected StrataError.misuse: \(outcomes.wrong)")
+        #expect(outcomes.pastEnd == 0)
+        #expect(outcomes.fromSecond == ["account 1", "account 2"])
+        #expect(outcomes.counted == 0)
+    }
 }

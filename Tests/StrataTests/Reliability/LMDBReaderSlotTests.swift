@@ -98,9 +98,19 @@ struct LMDBReaderSlotTests {
                     do {
                         try await context.perform {
                             _ = try context.count(for: FetchRequest<Account>())
-                            // Keep this snapshot until every perform holds one.
+                            // Keep this snapshot until every perform holds one, or until the
+                            // deadline: blocked performs need as many threads as there are
+                            // performs, and a test must fail rather than hang if Dispatch
+                            // does not supply them.
                             shared.arrived.withLock { $0 += 1 }
-                            while shared.arrived.withLock({ $0 }) < performs && shared.errors.withLock({ $0.isEmpty }) { usleep(200) }
+                            while shared.arrived.withLock({ $0 }) < performs && shared.errors.withLock({ $0.isEmpty }) {
+                                guard ContinuousClock.now < shared.deadline else {
+                                    let arrived = shared.arrived.withLock { $0 }
+                                    shared.errors.withLock { $0.append("only \(arrived) of \(performs) performs held a snapshot at once after \(PerformGate.patience)") }
+                                    break
+                                }
+                                usleep(200)
+                            }
                         }
                     } catch {
                         shared.errors.withLock { $0.append(String(describing: error)) }
@@ -117,6 +127,10 @@ struct LMDBReaderSlotTests {
 
 /// What the simultaneous performs share: how many hold a snapshot, and the errors seen.
 final class PerformGate: Sendable {
+    /// How long the performs wait for one another before the test fails instead of hanging.
+    static let patience = Duration.seconds(60)
     let arrived = Mutex(0)
     let errors = Mutex<[String]>([])
+    /// When the waiting performs give up.
+    let deadline = ContinuousClock.now + patience
 }
