@@ -15,9 +15,9 @@ import Foundation
 ///     selected.append(row)
 /// }
 /// ```
-public struct FilterEvaluator: Sendable {
+package struct FilterEvaluator: Sendable {
     /// The filter this evaluator answers for.
-    public let filter: Filter
+    package let filter: Filter
     private let root: Node
 
     /// The filter tree with its membership leaves replaced by their sets.
@@ -36,7 +36,7 @@ public struct FilterEvaluator: Sendable {
     }
 
     /// Prepares `filter`; the cost is one pass over its membership constants.
-    public init(_ filter: Filter) {
+    package init(_ filter: Filter) {
         self.filter = filter
         root = Self.prepare(filter)
     }
@@ -45,7 +45,7 @@ public struct FilterEvaluator: Sendable {
     /// - Parameters:
     ///   - values: the row's column values, in ``EntitySchema/columns`` order.
     ///   - key: the row's primary key, for ``Filter/primaryKey(_:_:)`` leaves.
-    public func matches(_ values: some RandomAccessCollection<StoredValue>, key: Int64) -> Bool {
+    package func matches(_ values: some RandomAccessCollection<StoredValue>, key: Int64) -> Bool {
         Self.evaluate(root, values, key)
     }
 

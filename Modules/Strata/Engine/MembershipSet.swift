@@ -18,7 +18,7 @@ import Foundation
 /// members.contains(.real(3))      // true: 3.0 == Double(3)
 /// members.contains(.text("e\u{301}")) // false: other bytes
 /// ```
-public struct MembershipSet: Sendable {
+package struct MembershipSet: Sendable {
     private var integers: Set<Int64> = []
     /// The real constants (no NaN, `-0.0` stored as `0.0`).
     private var reals: Set<Double> = []
@@ -28,7 +28,7 @@ public struct MembershipSet: Sendable {
     private var blobs: Set<Data> = []
 
     /// The sets for `constants`; null and NaN constants match nothing and are left out.
-    public init(_ constants: [StoredValue]) {
+    package init(_ constants: [StoredValue]) {
         for constant in constants {
             switch constant {
             case .null:
@@ -49,7 +49,7 @@ public struct MembershipSet: Sendable {
     }
 
     /// Whether `value` equals one of the constants, by the reference rule above.
-    public func contains(_ value: StoredValue) -> Bool {
+    package func contains(_ value: StoredValue) -> Bool {
         switch value {
         case .null:
             return false
