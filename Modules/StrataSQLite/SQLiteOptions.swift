@@ -43,10 +43,22 @@ public struct SQLiteOptions: Sendable, Hashable {
     /// limit on builds whose limit is lower than this machine's.
     var maximumVariables: Int32?
 
-    /// The busy timeout in whole milliseconds, clamped to what SQLite accepts.
-    var busyTimeoutMilliseconds: Int32 {
+    /// The busy timeout in nanoseconds: negative counts as zero, too long saturates.
+    var busyTimeoutNanoseconds: UInt64 {
         let (seconds, attoseconds) = busyTimeout.components
-        let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        return Int32(clamping: Int64(max(0, min(milliseconds, Double(Int32.max)))))
+        guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return .max }
+        let total = Int64(whole).addingReportingOverflow(attoseconds / 1_000_000_000)
+        return whole > UInt64(Int64.max) || total.overflow ? .max : UInt64(max(total.partialValue, 0))
+    }
+
+    /// The busy timeout in whole milliseconds (rounded up), clamped to what SQLite accepts.
+    var busyTimeoutMilliseconds: Int32 { Self.milliseconds(busyTimeoutNanoseconds) }
+
+    /// Nanoseconds in whole milliseconds, rounded up (a wait never ends before its deadline)
+    /// and clamped to what `sqlite3_busy_timeout` accepts.
+    static func milliseconds(_ nanoseconds: UInt64) -> Int32 {
+        Int32(clamping: nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1))
     }
 }
