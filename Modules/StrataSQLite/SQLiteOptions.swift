@@ -5,8 +5,14 @@
 /// let engine = EngineConfiguration.sqlite(at: url, options: options)
 /// ```
 public struct SQLiteOptions: Sendable, Hashable {
-    /// How long a write waits for another process's write lock before failing with
-    /// `StrataError.busy`. Default: 5 seconds.
+    /// How long one write transaction (a save, a reservation of new keys) may wait, counted
+    /// from the moment it is asked, before it fails with `StrataError.busy` having written
+    /// nothing. The wait for this process's earlier writes (one at a time on the store's writer
+    /// connection) and the wait for another connection's write lock share it. Default: 5 seconds.
+    ///
+    /// `performUnitOfWork` retries `.busy`: on a store that stays locked a unit of work waits up
+    /// to (`RetryPolicy.maxRetries` + 1) × this, plus the back-offs, before
+    /// `StrataError.retriesExhausted` (about 4¼ minutes with the defaults).
     public var busyTimeout: Duration
     /// How many idle read connections the engine keeps for reuse. More readers than this may
     /// be open at once; the extra ones close when their reader closes. Default: 4.
@@ -29,7 +35,7 @@ public struct SQLiteOptions: Sendable, Hashable {
     /// let fast = SQLiteOptions(synchronous: .normal)
     /// ```
     /// - Parameters:
-    ///   - busyTimeout: wait for locks held by other processes (default 5 s).
+    ///   - busyTimeout: the longest wait of one write for its turn (default 5 s).
     ///   - readerCount: idle read connections kept for reuse (default 4, at least 1).
     ///   - synchronous: durability of commits (default `.full`).
     public init(busyTimeout: Duration = .seconds(5), readerCount: Int = 4, synchronous: Synchronous = .full) {
