@@ -11,6 +11,9 @@ final class SQLiteEngine: StorageEngine {
     let schema: StoreSchema
     let path: String
     let options: SQLiteOptions
+    /// `options.busyTimeout` in nanoseconds and in whole milliseconds, computed once.
+    let busyTimeoutNanoseconds: UInt64
+    let busyTimeoutMilliseconds: Int32
     let tables: [SQLiteTableLayout]
     let joins: [SQLiteJoinLayout]
 
@@ -35,6 +38,8 @@ final class SQLiteEngine: StorageEngine {
         self.path = path
         self.schema = schema
         self.options = options
+        busyTimeoutNanoseconds = options.busyTimeoutNanoseconds
+        busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
         tables = schema.entities.map(SQLiteTableLayout.init(entity:))
         joins = schema.joins.map { SQLiteJoinLayout(join: $0, entityCount: schema.entities.count) }
         var createInPlace = false
@@ -80,15 +85,18 @@ final class SQLiteEngine: StorageEngine {
     /// - Throws: `.busy` when the timeout passes while earlier writes of this process hold the
     ///   connection; `.misuse` after ``close()``; or what `body` throws.
     func withWriter<T>(_ body: (SQLiteConnection) throws(StrataError) -> T) throws(StrataError) -> T {
-        let result = try writer.withConnection(waitingAtMost: options.busyTimeoutNanoseconds) { (connection, remaining) throws(StrataError) -> T in
+        try writer.withConnection(waitingAtMost: busyTimeoutNanoseconds, timedOut: queuedTooLong) { (connection, remaining) throws(StrataError) -> T in
             guard let connection else { throw Self.closedError(path) }
-            connection.setBusyTimeout(milliseconds: SQLiteOptions.milliseconds(remaining))
+            let left = remaining == busyTimeoutNanoseconds ? busyTimeoutMilliseconds : SQLiteOptions.milliseconds(remaining)
+            connection.setBusyTimeout(milliseconds: left)
             return try body(connection)
         }
-        guard let result else {
-            throw .busy("\(path): this write waited longer than the busy timeout (\(options.busyTimeout)) for the store's writer connection, held by earlier writes of this process (which wait in turn for another connection's lock, or run long); nothing was written. Retry, or raise SQLiteOptions.busyTimeout")
-        }
-        return result
+    }
+
+    /// The error of a write whose busy timeout passed while earlier writes of this process held
+    /// the writer connection.
+    private func queuedTooLong() -> StrataError {
+        .busy("\(path): this write waited longer than the busy timeout (\(options.busyTimeout)) for the store's writer connection, held by earlier writes of this process (which wait in turn for another connection's lock, or run long); nothing was written. Retry, or raise SQLiteOptions.busyTimeout")
     }
 
     static func closedError(_ path: String) -> StrataError {

@@ -7,6 +7,8 @@ import Dispatch
 /// clock is read only when the lock is taken and the caller has to wait.
 final class SQLiteWriterLock: @unchecked Sendable {
     private let turn = DispatchSemaphore(value: 1)
+    /// "Now" for `DispatchSemaphore.wait`: a free lock is taken without reading the clock.
+    private static let now = DispatchTime(uptimeNanoseconds: 0)
     /// The writer connection; nil once closed. Guarded by `turn`.
     private var connection: SQLiteConnection?
 
@@ -19,17 +21,16 @@ final class SQLiteWriterLock: @unchecked Sendable {
     ///
     /// `body` also gets what is left of `timeout` (all of it when the lock was free), so that a
     /// wait inside it (SQLite's busy handler) can end at the same deadline.
-    /// - Returns: what `body` returned, or nil, without running `body`, when `timeout` passed
-    ///   while earlier writes held the lock.
+    /// - Throws: what `timedOut` returns, without running `body`, when `timeout` passed while
+    ///   earlier writes held the lock; what `body` throws.
     func withConnection<T, E: Error>(
-        waitingAtMost timeout: UInt64, _ body: (SQLiteConnection?, _ remaining: UInt64) throws(E) -> T
-    ) throws(E) -> T? {
+        waitingAtMost timeout: UInt64, timedOut: () -> E, _ body: (SQLiteConnection?, _ remaining: UInt64) throws(E) -> T
+    ) throws(E) -> T {
         var remaining = timeout
-        // `DispatchTime(uptimeNanoseconds: 0)` is "now": a free lock is taken without a clock read.
-        if turn.wait(timeout: DispatchTime(uptimeNanoseconds: 0)) == .timedOut {
+        if turn.wait(timeout: Self.now) == .timedOut {
             let start = DispatchTime.now().uptimeNanoseconds
             let deadline = DispatchTime(uptimeNanoseconds: start) + .nanoseconds(Int(clamping: timeout))
-            if turn.wait(timeout: deadline) == .timedOut { return nil }
+            if turn.wait(timeout: deadline) == .timedOut { throw timedOut() }
             let waited = DispatchTime.now().uptimeNanoseconds &- start
             remaining = timeout > waited ? timeout - waited : 0
         }
