@@ -52,11 +52,11 @@ public struct SQLiteOptions: Sendable, Hashable {
     /// The busy timeout in nanoseconds: negative counts as zero, too long saturates.
     var busyTimeoutNanoseconds: UInt64 {
         let (seconds, attoseconds) = busyTimeout.components
-        guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return 0 }
+        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return .max }
-        let total = Int64(whole).addingReportingOverflow(attoseconds / 1_000_000_000)
-        return whole > UInt64(Int64.max) || total.overflow ? .max : UInt64(max(total.partialValue, 0))
+        let (total, fractionOverflow) = whole.addingReportingOverflow(UInt64(max(attoseconds, 0) / 1_000_000_000))
+        return fractionOverflow ? .max : total
     }
 
     /// The busy timeout in whole milliseconds (rounded up), clamped to what SQLite accepts.

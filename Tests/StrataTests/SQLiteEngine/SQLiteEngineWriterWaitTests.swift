@@ -86,4 +86,15 @@ struct SQLiteEngineWriterWaitTests {
         // The next write, with no wait, gets the whole busy timeout back.
         #expect(try Self.busyTimeout(engine) == full)
     }
+
+    @Test("any busy timeout, from negative to the largest Duration, opens and writes without a trap", arguments: [
+        Duration.seconds(-1), .zero, .nanoseconds(1), .milliseconds(1.5), .seconds(10_000_000_000), .seconds(Int64.max),
+    ])
+    func extremeTimeouts(_ timeout: Duration) throws {
+        let store = try TemporarySQLiteStore()
+        let engine = try store.open(options: SQLiteOptions(busyTimeout: timeout))
+        defer { engine.close() }
+        try engine.commit(Fixtures.inserts([Fixtures.account(1, "Any timeout")]))
+        #expect(try allRows(engine, Fixtures.account).count == 1)
+    }
 }
