@@ -62,7 +62,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// At most this many idle transactions (and reader slots) are kept.
     private let idleReadLimit: Int
     /// Held by the writer thread around each write transaction (nil when the directory is
-    /// read-only): a writer waits for another process's write at most `options.busyTimeout`.
+    /// read-only): a write waits for another process's write only until its deadline,
+    /// `options.busyTimeout` after the write was asked for (see ``write(_:_:)``).
     private let writeLock: LMDBFileLock?
     /// Write transactions since dead processes' reader slots were last cleared (writer thread only).
     private var writesSinceReaderCheck = 0
@@ -185,7 +186,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             }
             if rc == MDB_MAP_RESIZED {
                 do {
-                    try writer.perform { [self] in try replaceMap(size: 0) }
+                    try writer.perform(until: nil) { [self] in try replaceMap(size: 0) }
                 } catch {
                     throw strataError(error, "adopting the map size of \(path)")
                 }
@@ -264,19 +265,28 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Runs `body` in a write transaction on the writer thread and commits it.
     ///
+    /// The busy timeout bounds the whole wait of the call, from the moment it is made: the
+    /// deadline is set here, on the caller's thread. A write still queued behind this process's
+    /// other writes at the deadline leaves the queue unrun; one that reaches the writer thread
+    /// waits for another process's write lock only until the deadline. Either way it throws
+    /// `.busy` having written nothing.
+    ///
     /// Any error aborts the transaction. `MDB_MAP_FULL` aborts, doubles the map (up to
     /// `maximumMapSize`, at most `maxMapGrowthRetries` times) and runs `body` again.
-    /// - Throws: `StrataError` only: what `body` throws, `.storeFull`, `.io`, ...
+    /// - Throws: `StrataError` only: what `body` throws, `.busy`, `.storeFull`, `.io`, ...
     func write<T>(_ context: String, _ body: @escaping (LMDBTransaction) throws -> T) throws(StrataError) -> T {
+        let deadline = DispatchTime.now() + options.busyTimeout.dispatchInterval
         do {
-            return try writer.perform { [self] in try writeOnWriterThread(context, body) }
+            return try writer.perform(until: deadline) { [self] in try writeOnWriterThread(context, deadline, body) }
+        } catch let passed as LMDBWriterThread.DeadlinePassed {
+            throw .busy("\(context): this write waited longer than the busy timeout (\(options.busyTimeout)) behind \(passed.jobsAhead) earlier write(s) of this process (which wait in turn for another process writing the store, or run long); nothing was written. Retry, or raise LMDBOptions.busyTimeout")
         } catch {
             throw strataError(error, context)
         }
     }
 
-    private func writeOnWriterThread<T>(_ context: String, _ body: (LMDBTransaction) throws -> T) throws -> T {
-        try writeLock?.lock(timeout: options.busyTimeout, waitingFor: "another process writing the store")
+    private func writeOnWriterThread<T>(_ context: String, _ deadline: DispatchTime, _ body: (LMDBTransaction) throws -> T) throws -> T {
+        try writeLock?.lock(until: deadline, timeout: options.busyTimeout, waitingFor: "another process writing the store")
         defer { writeLock?.unlock() }
         if writesSinceReaderCheck % Self.readerCheckInterval == 0 { clearDeadReaders() }
         writesSinceReaderCheck &+= 1

@@ -24,10 +24,16 @@ public struct LMDBOptions: Sendable, Hashable {
     /// in one process or a few; past it, a read gets `StrataError.busy`. A process keeps no slot
     /// while it has no snapshot open.
     public var maxReaders: Int
-    /// How long a write (a save, a key reservation, opening the store) waits for another
-    /// process's write or open before it fails with `StrataError.busy`. Default 5 s, like
+    /// How long a write (a save, a key reservation, opening the store) may wait, counted from
+    /// the moment it is asked, before it fails with `StrataError.busy` having written nothing.
+    /// The wait for this process's earlier writes (one at a time on the store's writer thread)
+    /// and the wait for another process's write or open share it. Default 5 s, like
     /// `SQLiteOptions.busyTimeout`. Processes that write the store with other LMDB tools do not
     /// take Strata's write lock; a write waiting for them waits without bound.
+    ///
+    /// `performUnitOfWork` retries `.busy`: on a store that stays locked a unit of work waits up
+    /// to (`RetryPolicy.maxRetries` + 1) × this, plus the back-offs, before
+    /// `StrataError.retriesExhausted` (about 4¼ minutes with the defaults).
     public var busyTimeout: Duration
 
     /// Creates options; every parameter has the documented default.

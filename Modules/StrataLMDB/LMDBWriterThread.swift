@@ -5,14 +5,29 @@ import Strata
 /// and aborts.
 ///
 /// LMDB ties a write transaction to the thread that began it, while Swift tasks and dispatch
-/// queues move between threads. Callers hand a job to ``perform(_:)`` and block until it ran here.
+/// queues move between threads. Callers hand a job to ``perform(until:_:)`` and block until it
+/// ran here, or until their deadline passes while the job still waits in the queue.
 final class LMDBWriterThread: @unchecked Sendable {
     private let condition = NSCondition()
-    /// Pending jobs; guarded by `condition`.
-    private var jobs: [() -> Void] = []
+    /// Pending jobs, in arrival order; guarded by `condition`.
+    private var jobs: [Job] = []
+    /// The number the next job gets; guarded by `condition`.
+    private var nextJobNumber: UInt64 = 0
     /// Set once by ``stop()``; guarded by `condition`.
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
+
+    private struct Job {
+        let number: UInt64
+        let run: () -> Void
+    }
+
+    /// Thrown by ``perform(until:_:)`` when the deadline passed before the writer thread took
+    /// the job: the job was taken out of the queue and never runs.
+    struct DeadlinePassed: Error {
+        /// Jobs that were still ahead of this one when it gave up.
+        let jobsAhead: Int
+    }
 
     init(name: String) {
         let thread = Thread { [self] in self.main() }
@@ -31,14 +46,19 @@ final class LMDBWriterThread: @unchecked Sendable {
             }
             let job = jobs.removeFirst()
             condition.unlock()
-            job()
+            job.run()
         }
         finished.signal()
     }
 
     /// Runs `body` on the writer thread and returns its result; the caller blocks meanwhile.
-    /// - Throws: whatever `body` throws; `StrataError.misuse` after ``stop()``.
-    func perform<T>(_ body: @escaping () throws -> T) throws -> T {
+    ///
+    /// - Parameter deadline: when the job is still queued at this moment (earlier jobs of this
+    ///   process keep the thread busy), it is taken out of the queue unrun and the call throws
+    ///   ``DeadlinePassed``. Once the thread has taken the job the caller waits for it to end;
+    ///   `body` itself must respect the deadline where it waits. Nil waits without bound.
+    /// - Throws: whatever `body` throws; ``DeadlinePassed``; `StrataError.misuse` after ``stop()``.
+    func perform<T>(until deadline: DispatchTime?, _ body: @escaping () throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox<T>()
         condition.lock()
@@ -46,13 +66,25 @@ final class LMDBWriterThread: @unchecked Sendable {
             condition.unlock()
             throw StrataError.misuse("the LMDB store was closed before this write began; open a new PersistentContainer to write again")
         }
-        jobs.append {
+        let number = nextJobNumber
+        nextJobNumber &+= 1
+        jobs.append(Job(number: number) {
             box.result = Result { try body() }
             done.signal()
-        }
+        })
         condition.signal()
         condition.unlock()
-        done.wait()
+        if let deadline, done.wait(timeout: deadline) == .timedOut {
+            condition.lock()
+            let position = jobs.firstIndex { $0.number == number }
+            if let position { jobs.remove(at: position) }
+            condition.unlock()
+            if let position { throw DeadlinePassed(jobsAhead: position) }
+            // The thread took the job just now: it runs to its end.
+            done.wait()
+        } else if deadline == nil {
+            done.wait()
+        }
         // The semaphore orders the writer's store before this load.
         return try box.result!.get()
     }

@@ -40,12 +40,24 @@ final class SQLiteConnection: @unchecked Sendable {
         db = handle
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeout)
+        busyTimeoutMilliseconds = busyTimeout
         if let maximumVariables { sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, max(maximumVariables, 1)) }
         variableLimit = Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 
     /// The most parameters one statement may have on this connection.
     let variableLimit: Int
+
+    /// The busy timeout currently set on the connection, in milliseconds.
+    private var busyTimeoutMilliseconds: Int32
+
+    /// Sets how long SQLite's busy handler waits for another connection's lock from now on
+    /// (0: not at all); calls `sqlite3_busy_timeout` only when the value changes.
+    func setBusyTimeout(milliseconds: Int32) {
+        guard milliseconds != busyTimeoutMilliseconds, let db else { return }
+        sqlite3_busy_timeout(db, milliseconds)
+        busyTimeoutMilliseconds = milliseconds
+    }
 
     deinit { close() }
 

@@ -3,7 +3,7 @@ import Strata
 extension SQLiteEngine {
     func commit(_ changes: ChangeSet) throws {
         if changes.isEmpty { return }
-        try withWriter { (connection, _) throws(StrataError) in
+        try withWriter { (connection) throws(StrataError) in
             try connection.execute("BEGIN IMMEDIATE")
             do throws(StrataError) {
                 var writer = CommitWriter(engine: self, connection: connection)

@@ -1,4 +1,5 @@
 import Strata
+import Synchronization
 
 extension SQLiteEngine {
     /// How many keys one trip to the counter table reserves at least.
@@ -8,15 +9,23 @@ extension SQLiteEngine {
         let table = try table(entity)
         guard count >= 0 else { throw StrataError.misuse("allocateKeys needs a non-negative count, got \(count)") }
         let wanted = Int64(count)
-        return try withWriter { (connection, state) throws(StrataError) -> Range<Int64> in
-            if let block = state.keyBlocks[entity], Int64(block.count) >= wanted {
-                let keys = block.lowerBound..<(block.lowerBound + wanted)
-                state.keyBlocks[entity] = keys.upperBound..<block.upperBound
-                return keys
-            }
+        if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }
+        return try withWriter { (connection) throws(StrataError) -> Range<Int64> in
+            // Another write may have refilled the block while this one waited.
+            if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }
             let block = try reserveBlock(connection, table: table, size: max(wanted, Self.keyBlockSize))
             let keys = block.lowerBound..<(block.lowerBound + wanted)
-            state.keyBlocks[entity] = keys.upperBound..<block.upperBound
+            keyBlocks.withLock { $0[entity] = keys.upperBound..<block.upperBound }
+            return keys
+        }
+    }
+
+    /// The first `count` keys of the entity's reserved block, or nil when it holds fewer.
+    private func takeReservedKeys(entity: Int, count: Int64) -> Range<Int64>? {
+        keyBlocks.withLock { blocks in
+            guard let block = blocks[entity], Int64(block.count) >= count else { return nil }
+            let keys = block.lowerBound..<(block.lowerBound + count)
+            blocks[entity] = keys.upperBound..<block.upperBound
             return keys
         }
     }

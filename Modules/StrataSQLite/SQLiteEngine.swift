@@ -11,19 +11,19 @@ final class SQLiteEngine: StorageEngine {
     let schema: StoreSchema
     let path: String
     let options: SQLiteOptions
+    /// `options.busyTimeout` in nanoseconds and in whole milliseconds, computed once.
+    let busyTimeoutNanoseconds: UInt64
+    let busyTimeoutMilliseconds: Int32
     let tables: [SQLiteTableLayout]
     let joins: [SQLiteJoinLayout]
 
-    /// The single writer connection and the in-memory key blocks; nil connection once closed.
-    let writer: Mutex<WriterState>
+    /// The single writer connection, one write at a time (see ``withWriter(_:)``).
+    let writer: SQLiteWriterLock
+    /// Per entity: keys reserved in the store but not handed out yet. Apart from the writer, so
+    /// that handing out reserved keys never waits for a write.
+    let keyBlocks = Mutex<[Int: Range<Int64>]>([:])
     /// Idle read connections.
     private let pool: Mutex<PoolState>
-
-    struct WriterState {
-        var connection: SQLiteConnection?
-        /// Per entity: keys reserved in the store but not handed out yet.
-        var keyBlocks: [Int: Range<Int64>] = [:]
-    }
 
     private struct PoolState {
         var idle: [SQLiteConnection] = []
@@ -38,6 +38,8 @@ final class SQLiteEngine: StorageEngine {
         self.path = path
         self.schema = schema
         self.options = options
+        busyTimeoutNanoseconds = options.busyTimeoutNanoseconds
+        busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
         tables = schema.entities.map(SQLiteTableLayout.init(entity:))
         joins = schema.joins.map { SQLiteJoinLayout(join: $0, entityCount: schema.entities.count) }
         var createInPlace = false
@@ -58,7 +60,7 @@ final class SQLiteEngine: StorageEngine {
             connection.close()
             throw error
         }
-        writer = Mutex(WriterState(connection: connection))
+        writer = SQLiteWriterLock(connection)
         pool = Mutex(PoolState())
     }
 
@@ -74,13 +76,27 @@ final class SQLiteEngine: StorageEngine {
         }
     }
 
-    /// Runs `body` with the writer connection, serialised with every other writer.
-    /// - Throws: `.misuse` after ``close()``, or what `body` throws.
-    func withWriter<T>(_ body: (SQLiteConnection, inout WriterState) throws(StrataError) -> T) throws(StrataError) -> T {
-        try writer.withLock { (state) throws(StrataError) -> T in
-            guard let connection = state.connection else { throw Self.closedError(path) }
-            return try body(connection, &state)
+    /// Runs `body` with the writer connection, serialised with every other write of this engine.
+    ///
+    /// The busy timeout bounds the whole wait of the call, from the moment it is made: the wait
+    /// for this process's earlier writes to hand over the connection, then SQLite's wait for
+    /// another connection's lock (its busy handler gets only the time left, set per call when it
+    /// changed). A free connection costs no clock read.
+    /// - Throws: `.busy` when the timeout passes while earlier writes of this process hold the
+    ///   connection; `.misuse` after ``close()``; or what `body` throws.
+    func withWriter<T>(_ body: (SQLiteConnection) throws(StrataError) -> T) throws(StrataError) -> T {
+        try writer.withConnection(waitingAtMost: busyTimeoutNanoseconds, timedOut: queuedTooLong) { (connection, remaining) throws(StrataError) -> T in
+            guard let connection else { throw Self.closedError(path) }
+            let left = remaining == busyTimeoutNanoseconds ? busyTimeoutMilliseconds : SQLiteOptions.milliseconds(remaining)
+            connection.setBusyTimeout(milliseconds: left)
+            return try body(connection)
         }
+    }
+
+    /// The error of a write whose busy timeout passed while earlier writes of this process held
+    /// the writer connection.
+    private func queuedTooLong() -> StrataError {
+        .busy("\(path): this write waited longer than the busy timeout (\(options.busyTimeout)) for the store's writer connection, held by earlier writes of this process (which wait in turn for another connection's lock, or run long); nothing was written. Retry, or raise SQLiteOptions.busyTimeout")
     }
 
     static func closedError(_ path: String) -> StrataError {
@@ -108,11 +124,9 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func close() {
-        let writerConnection: SQLiteConnection? = writer.withLock { state in
-            defer { state.connection = nil }
-            return state.connection
-        }
-        writerConnection?.close()
+        writer.close()?.close()
+        // Nothing can refill the blocks now; an empty cache sends allocateKeys to the closed writer.
+        keyBlocks.withLock { $0.removeAll() }
         let idle: [SQLiteConnection] = pool.withLock { state in
             state.closed = true
             defer { state.idle.removeAll() }

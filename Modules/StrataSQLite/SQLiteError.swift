@@ -15,6 +15,17 @@ struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
     static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
     static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
 
+    /// The extended I/O error codes of a write that may have been refused for lack of room:
+    /// `SQLITE_IOERR_WRITE`, `_FSYNC`, `_DIR_FSYNC`, `_TRUNCATE`, `_SHMSIZE` and `_COMMIT_ATOMIC`
+    /// (macros Swift cannot import). Reads, locks, `fstat`, `mmap` and the rest are not.
+    static let writeSideIOErrors: Set<Int32> = [
+        SQLITE_IOERR | (3 << 8), SQLITE_IOERR | (4 << 8), SQLITE_IOERR | (5 << 8),
+        SQLITE_IOERR | (6 << 8), SQLITE_IOERR | (19 << 8), SQLITE_IOERR | (30 << 8),
+    ]
+
+    /// Whether this is an I/O error of a write (see ``writeSideIOErrors``).
+    var isWriteSideIOError: Bool { Self.writeSideIOErrors.contains(rawValue) }
+
     /// The primary result code (the low 8 bits).
     var primary: Int32 { rawValue & 0xFF }
 
@@ -101,9 +112,10 @@ func strataError(for code: SQLiteResultCode, message: String, path: String, sql:
     case .notADatabase:
         return .notAStore(path: path, reason: "not a SQLite database (\(message))")
     case .ioError:
-        // A write refused for lack of room is a full store, however SQLite words it.
+        // A write refused for lack of room is a full store, however SQLite words it. Only a
+        // write can be refused for room: a failed read, lock or `fstat` stays `.io`.
         let directory = (path as NSString).deletingLastPathComponent
-        if let exhausted = StoreRoom.exhaustion(files: [path, path + "-wal", path + "-journal"], directory: directory) {
+        if code.isWriteSideIOError, let exhausted = StoreRoom.exhaustion(files: [path, path + "-wal", path + "-journal"], directory: directory) {
             return .storeFull("\(path): \(message): \(exhausted). Nothing was written")
         }
         return .io("\(path): \(message)")

@@ -61,4 +61,85 @@ struct WaitingWriterTests {
             try context.save()
         }
     }
+
+    /// What one of the queued saves saw: whether it got `.busy`, the error, and how long
+    /// `save()` took from the moment it was called.
+    struct QueuedOutcome: Sendable {
+        let busy: Bool
+        let description: String
+        let waited: Duration
+    }
+
+    static let queuedTimeout = Duration.milliseconds(500)
+    static let queuedSaves = 10
+
+    @Test("saves queued in one process behind another process's write lock each get busy about the busy timeout after they were asked", arguments: EngineKind.allCases)
+    func queuedSavesShareNoTimeout(kind: EngineKind) async throws {
+        try LifetimeProbe.requireBuilt()
+        let store = try TestStore(kind)
+        let location = store.configuration.location
+        let configuration: EngineConfiguration = switch kind {
+        case .sqlite: .sqlite(at: location, options: SQLiteOptions(busyTimeout: Self.queuedTimeout))
+        case .lmdb: .lmdb(at: location, options: LMDBOptions(busyTimeout: Self.queuedTimeout))
+        }
+        let container = try PersistentContainer(schema: TestModels.schema, engine: configuration)
+        // One account per save, saved beforehand: each queued save is then one commit of an
+        // update, with no key reservation and no conflict with the others.
+        let ids = try await container.performUnitOfWork { context in
+            let accounts = (0..<Self.queuedSaves).map { index in
+                let account = Account(context: context)
+                account.name = "queued-\(index)"
+                return account
+            }
+            try context.save()
+            return accounts.map(\.objectID)
+        }
+        let holder = try LifetimeProbe("hold-write-lock", engine: kind.rawValue, store: location)
+        #expect(holder.nextLine() == "ok holding")
+        // Watchdog: saves that wait without bound are freed by killing the holder after 30 s.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            holder.stop()
+        }
+        // All saves start at once; every one but the first queues behind this process's own
+        // earlier saves, which wait for the holder.
+        let outcomes = try await withThrowingTaskGroup(of: QueuedOutcome.self) { group in
+            for (index, id) in ids.enumerated() {
+                group.addTask {
+                    try await container.performUnitOfWork(retries: .none) { context in
+                        try context.existingObject(with: id, as: Account.self).name = "changed-\(index)"
+                        let asked = ContinuousClock.now
+                        do {
+                            try context.save()
+                            return QueuedOutcome(busy: false, description: "saved", waited: ContinuousClock.now - asked)
+                        } catch {
+                            let waited = ContinuousClock.now - asked
+                            let busy = if case StrataError.busy = error { true } else { false }
+                            return QueuedOutcome(busy: busy, description: String(describing: error), waited: waited)
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let watchdogFired = !holder.process.isRunning
+        watchdog.cancel()
+        holder.stop()
+        let waits = outcomes.map(\.waited).sorted()
+        print("queued waiting writers \(kind): busy timeout \(Self.queuedTimeout), \(outcomes.count) saves waited \(waits)")
+        #expect(!watchdogFired, "saves waited without bound (freed by the watchdog after 30 s)")
+        // Without a per-save deadline the k-th queued save waits about k busy timeouts (5 s for
+        // the 10th); with one, each waits about one. The bound is loose on purpose.
+        let bound = Self.queuedTimeout * 3 + .seconds(2)
+        for outcome in outcomes {
+            #expect(outcome.busy, "expected .busy, got \(outcome.description)")
+            #expect(outcome.waited >= Self.queuedTimeout, "busy came before the busy timeout: \(outcome.description)")
+            #expect(outcome.waited < bound, "a save waited \(outcome.waited), more than \(bound) for a busy timeout of \(Self.queuedTimeout): \(outcome.description)")
+        }
+        // The lock is free again: the saves now succeed.
+        try await container.performUnitOfWork { context in
+            for (index, id) in ids.enumerated() { try context.existingObject(with: id, as: Account.self).name = "after-\(index)" }
+            try context.save()
+        }
+    }
 }

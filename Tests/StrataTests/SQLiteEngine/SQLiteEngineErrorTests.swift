@@ -77,7 +77,7 @@ struct SQLiteEngineErrorTests {
         defer { opened.close() }
         let engine = try #require(opened as? SQLiteEngine)
         try engine.commit(Fixtures.inserts([Fixtures.account(1, "Short")]))
-        try engine.withWriter { connection, _ in _ = sqlite3_limit(connection.db, SQLITE_LIMIT_LENGTH, 100) }
+        try engine.withWriter { connection in _ = sqlite3_limit(connection.db, SQLITE_LIMIT_LENGTH, 100) }
         let error = strataError { try engine.commit(Fixtures.inserts([Fixtures.account(2, String(repeating: "x", count: 1000))])) }
         guard case .engineFailure(let name, let code, let message) = error else {
             Issue.record("a value over SQLITE_LIMIT_LENGTH gave \(String(describing: error))")
