@@ -49,6 +49,19 @@ public final class ConformanceHarness: Sendable {
         if actual != expected { throw fail("\(what()): expected \(expected), got \(actual)", file: file, line: line) }
     }
 
+    /// Runs each call in turn and returns, per call, the `StrataError` it threw or nil when it
+    /// returned; any other error ends the run and is thrown.
+    static func strataErrors(of calls: [() throws -> Void]) throws -> [StrataError?] {
+        try calls.map { call in
+            do {
+                try call()
+                return nil
+            } catch let error as StrataError {
+                return error
+            }
+        }
+    }
+
     /// Runs `body` and returns the `StrataError` it throws; fails if it throws nothing or another error.
     @discardableResult
     func expectStrataError(_ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line, _ body: () async throws -> Void) async throws -> StrataError {

@@ -94,16 +94,7 @@ enum FetchWindowChecks {
                 let label = "\(shape.label), offset \(window.offset) limit \(window.limit.map(String.init) ?? "nil")"
                 let errors = try await container.read { context in
                     if shape.unsaved { KitAccount(context: context).name = "unsaved" }
-                    var errors: [StrataError?] = []
-                    for call in [{ _ = try context.fetch(request) }, { _ = try context.count(for: request) }] {
-                        do {
-                            try call()
-                            errors.append(nil)
-                        } catch let error as StrataError {
-                            errors.append(error)
-                        }
-                    }
-                    return errors
+                    return try ConformanceHarness.strataErrors(of: [{ _ = try context.fetch(request) }, { _ = try context.count(for: request) }])
                 }
                 for (error, call) in zip(errors, ["fetch", "count"]) {
                     guard case .misuse(let message)? = error else {

@@ -23,22 +23,12 @@ enum SchemaMembershipChecks {
         let container = try kit.open()
         let accountID = try await container.makeAccount("A", balance: 1)
         let errors = try await container.read { context in
-            var errors: [StrataError?] = []
-            let calls: [() throws -> Void] = [
+            try ConformanceHarness.strataErrors(of: [
                 { _ = try context.fetch(FetchRequest<KitStranger>()) },
                 { _ = try context.count(for: FetchRequest<KitStranger>()) },
                 { _ = try context.fetch(FetchRequest<KitStranger>(predicate: #Predicate { $0.label == "x" }, fetchLimit: 1)) },
                 { _ = try context.existingObject(with: accountID, as: KitStranger.self) },
-            ]
-            for call in calls {
-                do {
-                    try call()
-                    errors.append(nil)
-                } catch let error as StrataError {
-                    errors.append(error)
-                }
-            }
-            return errors
+            ])
         }
         try expectNotInSchema(kit, errors[0], "fetch")
         try expectNotInSchema(kit, errors[1], "count")
