@@ -220,7 +220,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         let ended = idleReads.withLock { pool -> [UInt] in
             pool.active -= 1
             if pool.closed { return [UInt(bitPattern: txn)] }
-            if pool.active == 0 {
+            if pool.active == 0 && idleReadLimit > 0 {
                 defer { pool.idle = [UInt(bitPattern: txn)] }
                 if !pool.releaseScheduled {
                     pool.releaseScheduled = true

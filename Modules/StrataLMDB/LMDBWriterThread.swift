@@ -15,11 +15,15 @@ final class LMDBWriterThread: @unchecked Sendable {
     private var nextJobNumber: UInt64 = 0
     /// Set once by ``stop()``; guarded by `condition`.
     private var stopping = false
+    /// Whether the thread is running a job; guarded by `condition`.
+    private var running = false
     private let finished = DispatchSemaphore(value: 0)
 
     private struct Job {
         let number: UInt64
         let run: () -> Void
+        /// Signalled once the thread has finished the job and is free again.
+        let done: DispatchSemaphore
     }
 
     /// Thrown by ``perform(until:_:)`` when the deadline passed before the writer thread took
@@ -45,8 +49,15 @@ final class LMDBWriterThread: @unchecked Sendable {
                 break
             }
             let job = jobs.removeFirst()
+            running = true
             condition.unlock()
             job.run()
+            // Free again before the caller wakes: its next write must not find the thread
+            // still marked busy with this one.
+            condition.lock()
+            running = false
+            condition.unlock()
+            job.done.signal()
         }
         finished.signal()
     }
@@ -68,19 +79,19 @@ final class LMDBWriterThread: @unchecked Sendable {
         }
         let number = nextJobNumber
         nextJobNumber &+= 1
-        jobs.append(Job(number: number) {
-            box.result = Result { try body() }
-            done.signal()
-        })
+        jobs.append(Job(number: number, run: { box.result = Result { try body() } }, done: done))
         condition.signal()
         condition.unlock()
         if let deadline, done.wait(timeout: deadline) == .timedOut {
             condition.lock()
+            // A job first in line while the thread is idle waits for nothing but the thread to
+            // wake up (a zero or tiny timeout passes meanwhile): it is not given up.
             let position = jobs.firstIndex { $0.number == number }
-            if let position { jobs.remove(at: position) }
+            let givenUp = position.map { $0 > 0 || running } ?? false
+            if givenUp, let position { jobs.remove(at: position) }
             condition.unlock()
-            if let position { throw DeadlinePassed(jobsAhead: position) }
-            // The thread took the job just now: it runs to its end.
+            if givenUp, let position { throw DeadlinePassed(jobsAhead: position) }
+            // The thread took the job (or is about to): it runs to its end.
             done.wait()
         } else if deadline == nil {
             done.wait()

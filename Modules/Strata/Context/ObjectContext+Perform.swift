@@ -25,8 +25,10 @@ extension ObjectContext {
     /// `perform` of the same context — the context's queue is busy running `body`, so the wait
     /// would never end. Such a `perform`, started from a task created inside `body` (also
     /// through bodies of other contexts), throws `.misuse` instead of deadlocking once `body`
-    /// has still not returned after ``blockedPerformGrace``. A task that only uses the context
-    /// after `body` returns (fire and forget) is not affected.
+    /// has still not returned after ``blockedPerformGrace``. Strata cannot tell a body that waits
+    /// from one that is merely slow: a body that runs longer than the grace period must not start
+    /// tasks that call `perform` on its own context (use another context, or `Task.detached`).
+    /// A body that returns sooner may (fire and forget): the call runs once it returns.
     ///
     /// - Throws: whatever `body` throws; `CancellationError` when the task was cancelled before
     ///   `body` started; ``StrataError/misuse(_:)`` when called from a task started inside a
@@ -69,8 +71,10 @@ extension ObjectContext {
         if let blocking = token.blockingBody {
             let (seconds, attoseconds) = Self.blockedPerformGrace.components
             let grace = DispatchTimeInterval.milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
-            DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [self] in
-                if blocking.isRunning, token.claim() { start(.fail(blockedPerform(blocking))) }
+            // Weak: a context whose call already ran may go (its queued block held it until then).
+            DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [weak self] in
+                guard let self else { return }
+                if blocking.isRunning, token.claim() { start(.fail(self.blockedPerform(blocking))) }
             }
         }
         queue.async {

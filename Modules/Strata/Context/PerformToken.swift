@@ -17,8 +17,10 @@ final class PerformToken: Sendable {
     /// The context of the call (its link, which never retains the context).
     let link: ContextLink
     /// The innermost `perform` body running around the caller, read in the caller's task when
-    /// the call was made (nil when the call was not made from inside a body).
-    let outer: PerformToken?
+    /// the call was made (nil when the call was not made from inside a body). Weak, so that a
+    /// chain of calls each made from a task of the previous body (a self-rescheduling loop)
+    /// keeps no finished tokens alive; a running body's token is held by its own call.
+    weak let outer: PerformToken?
     private let flags = Atomic<Int>(0)
 
     init(link: ContextLink, outer: PerformToken?) {

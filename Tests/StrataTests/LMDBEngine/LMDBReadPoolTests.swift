@@ -76,6 +76,18 @@ struct LMDBReadPoolTests {
         #expect(info.me_numreaders <= 28)
     }
 
+    @Test("with a reader table too small for a pool (maxReaders below 8), an ended read keeps no slot")
+    func noPoolForSmallTables() throws {
+        let engine = try LMDBFixture.open(LMDBFixture.directory(), options: LMDBOptions(maxReaders: 4))
+        defer { engine.close() }
+        try LMDBFixture.insert(engine, LMDBFixture.account, 1, [.text("a"), .integer(1), .null])
+        let lmdb = try #require(engine as? LMDBEngine)
+        let reader = try engine.makeReader()
+        #expect(try reader.count(entity: LMDBFixture.account, filter: nil) == 1)
+        reader.close()
+        #expect(lmdb.environment.idleReadCount == 0)
+    }
+
     @Test("closing the last engine closes the environment with its idle transactions; reopening works")
     func closeAndReopen() throws {
         let directory = LMDBFixture.directory()

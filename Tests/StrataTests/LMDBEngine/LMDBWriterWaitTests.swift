@@ -7,6 +7,21 @@ import Testing
 /// process's earlier writes on the environment's one writer thread.
 @Suite("LMDB writer wait")
 struct LMDBWriterWaitTests {
+    @Test("with a zero or tiny busy timeout and nothing else writing, opening and every write succeed", arguments: [Duration.zero, .nanoseconds(1), .microseconds(1)])
+    func tinyTimeoutUncontended(timeout: Duration) throws {
+        let directory = LMDBFixture.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Opening a new store is itself a write (the catalog).
+        let engine = try LMDBFixture.open(directory, options: LMDBOptions(busyTimeout: timeout))
+        defer { engine.close() }
+        for key in 1...200 {
+            try LMDBFixture.insert(engine, LMDBFixture.account, Int64(key), [.text("a\(key)"), .integer(Int64(key)), .null])
+        }
+        let reader = try engine.makeReader()
+        defer { reader.close() }
+        #expect(try reader.count(entity: LMDBFixture.account, filter: nil) == 200)
+    }
+
     @Test("a write still queued behind this process's earlier write at the busy timeout gets busy and never runs")
     func queuedPastTheTimeout() throws {
         let directory = LMDBFixture.directory()

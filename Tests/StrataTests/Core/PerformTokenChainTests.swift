@@ -1,0 +1,44 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// Each `perform` notes the body it was called from, so that a wait through other contexts'
+/// bodies is detected. A loop that reschedules itself from inside its own body must not keep
+/// every finished call's note alive.
+@Suite("perform token chain")
+struct PerformTokenChainTests {
+    /// Holds the first call's token weakly.
+    final class WeakToken: @unchecked Sendable {
+        weak var token: PerformToken?
+    }
+
+    @Test("a perform loop that reschedules itself from its own body keeps no finished calls alive", arguments: EngineKind.allCases)
+    func selfReschedulingLoop(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        let context = container.newBackgroundContext()
+        let first = WeakToken()
+        let (ended, signal) = AsyncStream<Bool>.makeStream()
+        let depth = 30
+
+        @Sendable func iterate(_ remaining: Int) async throws {
+            try await context.perform {
+                _ = try context.count(for: FetchRequest<Account>())
+                if remaining == depth { first.token = context.currentPerform }
+                if remaining == 0 {
+                    // 30 calls later, the first call's body ended long ago: nothing may hold it.
+                    signal.yield(first.token == nil)
+                    return
+                }
+                Task { try await iterate(remaining - 1) }
+            }
+        }
+        try await iterate(depth)
+        var freed: Bool?
+        for await value in ended {
+            freed = value
+            break
+        }
+        #expect(freed == true, "the first call's token is still alive at the end of the chain")
+    }
+}
