@@ -53,7 +53,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// Inserts refused because the class is not in the schema: the next `save()` throws the first.
     var refusedInserts: [StrataError] = []
     /// Saved objects whose rows must still have the version read when the next `save()` commits.
-    @exclusivity(unchecked) var unchangedRequirements: [ManagedObject] = []
+    var unchangedRequirements: [ManagedObject] = []
 
     init(engine: any StorageEngine, schema: Schema, name: String?) {
         self.engine = engine
