@@ -143,19 +143,8 @@ enum FetchChecks {
 
     static func relationshipKey(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
-        let accountID = try await container.performUnitOfWork { context in
-            let a = KitAccount(context: context)
-            a.name = "A"
-            let b = KitAccount(context: context)
-            b.name = "B"
-            for index in 0..<6 {
-                let entry = KitEntry(context: context)
-                entry.amount = Int64(index)
-                entry.account = index.isMultiple(of: 2) ? a : b
-            }
-            try context.save()
-            return a.objectID
-        }
+        // Account A with entries 0, 2, 4 and account B with 1, 3, 5.
+        let accountID = try await RelationshipKeyChecks.seed(container).account
         let amounts = try await container.read { context in
             let id: ObjectID? = accountID
             return try context.fetch(FetchRequest<KitEntry>(predicate: #Predicate { $0.$account == id }, sortBy: [SortDescriptor(\.amount)])).map(\.amount)
