@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataStorage", targets: ["StrataStorage"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
@@ -36,11 +37,16 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"])]
         ),
         .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
-        .target(name: "Strata", path: "Modules/Strata"),
-        .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
-        .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB"),
-        .target(name: "StrataConformance", dependencies: ["Strata", "StrataTestSupport"], path: "Modules/StrataConformance"),
-        .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Modules/StrataTestSupport"),
+        .target(name: "StrataStorage", path: "Modules/StrataStorage"),
+        .target(name: "Strata", dependencies: ["StrataStorage"], path: "Modules/Strata"),
+        .target(name: "StrataSQLite", dependencies: ["StrataStorage", "CSQLite"], path: "Modules/StrataSQLite"),
+        .target(name: "StrataLMDB", dependencies: ["StrataStorage", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB"),
+        .target(
+            name: "StrataConformance",
+            dependencies: ["Strata", "StrataStorage", "StrataTestSupport"],
+            path: "Modules/StrataConformance"
+        ),
+        .target(name: "StrataTestSupport", dependencies: ["Strata", "StrataStorage"], path: "Modules/StrataTestSupport"),
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
         .executableTarget(
             name: "ledger",
@@ -59,7 +65,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-bench",
-            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB", "ResponsivenessKit", "StrataTestSupport"],
+            dependencies: [
+                "Ledger", "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB",
+                "ResponsivenessKit", "StrataTestSupport",
+            ],
             path: "Benchmarks"
         ),
         .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/CrashModels"),
@@ -70,7 +79,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-probe",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
+            dependencies: ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
             path: "Tests/StrataProbe"
         ),
         .executableTarget(
@@ -80,7 +89,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger", "CSQLite", "CLMDB", "CrashModels"],
+            dependencies: [
+                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport",
+                "Ledger", "CSQLite", "CLMDB", "CrashModels",
+            ],
             path: "Tests/StrataTests"
         ),
     ],

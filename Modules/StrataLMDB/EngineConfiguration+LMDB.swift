@@ -1,5 +1,5 @@
 public import Foundation
-public import Strata
+public import StrataStorage
 
 extension EngineConfiguration {
     /// An LMDB store in `directory` (created if missing): one LMDB environment holding a
@@ -21,7 +21,7 @@ extension EngineConfiguration {
     ///   - directory: the store directory; it holds `data.mdb` and `lock.mdb` (LMDB's), and
     ///     `strata-open.lock` and `strata-write.lock` (Strata's inter-process locks).
     ///   - options: map sizing, reader limits and the busy timeout, see ``LMDBOptions``.
-    /// - Returns: a configuration whose `open` throws `StrataError.notAStore` (a file, garbage,
+    /// - Returns: a configuration for `PersistentContainer`, whose opening throws `StrataError.notAStore` (a file, garbage,
     ///   an empty or foreign store), `.storeCorrupt` (a truncated or damaged file),
     ///   `.schemaMismatch`, `.misuse` (invalid `options`, or a data file with other hard links),
     ///   `.io` (the operating system refused: permissions, a read-only file system), `.storeFull`

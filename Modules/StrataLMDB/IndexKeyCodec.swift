@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Order-preserving byte encoding of index keys.
 ///

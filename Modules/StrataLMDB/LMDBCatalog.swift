@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 
 /// The named databases of a store and what each holds, opened from a `StoreSchema`.
 ///

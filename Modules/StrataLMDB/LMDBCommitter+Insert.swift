@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 extension LMDBCommitter {
     /// An index as the insert loop reads it: plain values, copied without reference counting.

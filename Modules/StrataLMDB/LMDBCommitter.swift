@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Applies one `ChangeSet` inside a write transaction: deletes, unlinks, updates, touches,
 /// inserts, links, keeping every index and join database in step.

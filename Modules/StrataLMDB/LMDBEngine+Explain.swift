@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// The access path the LMDB planner chose for a fetch: the LMDB counterpart of SQLite's
 /// `EXPLAIN QUERY PLAN`, so tests can check that a query uses an index instead of hoping so.

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// The LMDB `StorageEngine`. Created through `EngineConfiguration.lmdb(at:options:)`.

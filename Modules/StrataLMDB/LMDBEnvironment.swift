@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// One open LMDB environment (one store directory), shared by every engine of this process

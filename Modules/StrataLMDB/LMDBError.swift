@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 
 /// One LMDB result code (or errno), before it is classified as a `StrataError`.
 ///

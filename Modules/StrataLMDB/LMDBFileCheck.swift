@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Checks a store directory before LMDB maps it, since LMDB trusts its file: a truncated or
 /// foreign `data.mdb` could otherwise crash the process (SIGBUS) instead of failing.

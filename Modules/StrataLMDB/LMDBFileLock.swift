@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// An inter-process lock: `flock` on a Strata-owned sidecar file in the store directory.
 ///

@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// Chooses how to find the candidate rows of a filter: an index range scan when a leaf (or a
 /// conjunct) on an indexed column allows it, otherwise a scan of the entity database, bounded

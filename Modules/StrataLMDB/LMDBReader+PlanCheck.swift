@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 extension LMDBReader {
     /// Throws `.misuse` for a plan whose sort or filter names a column the entity does not

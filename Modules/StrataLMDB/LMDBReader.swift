@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// A read snapshot: one `MDB_RDONLY` transaction (the environment uses `MDB_NOTLS`, so the
 /// reader may move between threads, one at a time).

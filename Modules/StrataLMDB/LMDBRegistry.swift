@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// The process-wide table of open environments, keyed by the device and inode of the store's

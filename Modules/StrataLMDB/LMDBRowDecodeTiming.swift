@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Times the LMDB row decoder in isolation, for `strata-bench --row-decode` (not an API for apps).
 ///

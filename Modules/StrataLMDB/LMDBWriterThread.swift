@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// The one OS thread on which every LMDB write transaction of an environment begins, commits
 /// and aborts.

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// The binary row format stored in an entity database.
 ///

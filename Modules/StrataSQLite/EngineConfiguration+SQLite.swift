@@ -1,5 +1,5 @@
 public import Foundation
-public import Strata
+public import StrataStorage
 
 extension EngineConfiguration {
     /// A SQLite store in one file (plus its `-wal` and `-shm` companions while open).
@@ -13,12 +13,12 @@ extension EngineConfiguration {
     ///
     /// ```swift
     /// let url = URL(filePath: "/var/lib/app/ledger.sqlite")
-    /// let engine = try EngineConfiguration.sqlite(at: url).open(schema)
+    /// let container = try PersistentContainer(schema: schema, engine: .sqlite(at: url))
     /// ```
     /// - Parameters:
     ///   - url: the store file's location (a file URL).
     ///   - options: busy timeout, read-connection pool size and durability.
-    /// - Returns: a configuration whose `open` creates or opens the store. Opening throws
+    /// - Returns: a configuration that creates or opens the store when the container opens. It throws
     ///   `StrataError.notAStore` for a file that is not a Strata SQLite store (garbage, an empty
     ///   file, a directory such as an LMDB store, another application's database),
     ///   `.schemaMismatch` when the store was created with another schema version,

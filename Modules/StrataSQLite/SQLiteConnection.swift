@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import Strata
+import StrataStorage
 
 /// One SQLite connection and its prepared-statement cache.
 ///

@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 extension SQLiteEngine {
     func commit(_ changes: ChangeSet) throws {

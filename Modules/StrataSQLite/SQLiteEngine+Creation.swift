@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Strata
+import StrataStorage
 
 /// Creating a new store file so that no other process ever sees it half-made.
 ///

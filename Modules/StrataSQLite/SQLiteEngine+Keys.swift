@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 import Synchronization
 
 extension SQLiteEngine {

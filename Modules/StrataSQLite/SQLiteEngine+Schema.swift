@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 extension SQLiteEngine {
     /// The layout version of Strata's SQLite files; stored as `format_version`.

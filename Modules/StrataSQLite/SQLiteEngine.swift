@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// The SQLite ``StorageEngine``: one writer connection, a pool of read connections, WAL mode.

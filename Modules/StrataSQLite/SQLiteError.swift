@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import Strata
+import StrataStorage
 
 /// A SQLite result code, classified: one case per code Strata treats specially, plus `other`.
 ///

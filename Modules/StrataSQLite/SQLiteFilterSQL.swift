@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// A ``Filter`` translated to a two-valued SQL expression with bound parameters.
 ///

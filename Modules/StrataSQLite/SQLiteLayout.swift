@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// Quotes an SQL identifier: `name` → `"name"`, doubling embedded quotes.
 func quoted(_ identifier: String) -> String {

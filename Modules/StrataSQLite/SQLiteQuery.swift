@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// The SQL text of one read, its parameters and the membership lists it reads.
 ///

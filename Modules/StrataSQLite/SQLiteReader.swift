@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// A read snapshot on one pooled connection: a deferred transaction pinned at creation.
 ///

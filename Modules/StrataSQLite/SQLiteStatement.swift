@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import Strata
+import StrataStorage
 
 /// A prepared statement. Used by one thread at a time, always on its connection's thread of use.
 ///

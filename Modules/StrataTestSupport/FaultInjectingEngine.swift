@@ -1,5 +1,6 @@
 public import Foundation
-public import Strata
+import Strata
+public import StrataStorage
 
 /// A ``StorageEngine`` that forwards to a real engine, fails commits as a ``FaultController``
 /// says (as an I/O error would), returns rows of the wrong length when it says so (as an engine

@@ -139,7 +139,7 @@ for block in all where block.kind == "compiles" || block.kind == "fails" {
 // Blocks that do not compile on purpose are included only when SNIPPETS_FAILING=1 is set, so
 // that the first build compiles everything else.
 let identity = root.lastPathComponent.lowercased()
-let products = ["Strata", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger"]
+let products = ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger"]
 func targetLine(_ block: Block) -> String {
     "    .executableTarget(name: \"\(block.target)\", dependencies: products, path: \"Sources/\(block.target)\"),"
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 /// How ``ContextFactory/performUnitOfWork(retries:_:)`` retries conflicts and busy stores.
 ///

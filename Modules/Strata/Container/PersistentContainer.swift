@@ -1,4 +1,5 @@
 public import Foundation
+public import StrataStorage
 
 /// A store opened with a schema on a chosen engine: the usual ``ContextFactory``.
 ///
@@ -19,8 +20,9 @@ public import Foundation
 public final class PersistentContainer: ContextFactory {
     /// The schema the store was opened with.
     public let schema: Schema
-    /// The engine configuration chosen at init.
-    public let configuration: EngineConfiguration
+    /// The engine configuration chosen at init (for the package's tools and tests; users keep
+    /// their own copy of what they passed).
+    package let configuration: EngineConfiguration
     let engine: any StorageEngine
 
     /// Opens (creating if needed) the store.

@@ -1,3 +1,4 @@
+import StrataStorage
 /// What ``ObjectContext/save()`` does when rows it writes changed in the store since the
 /// context read them.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 extension ObjectContext {
     /// Fetches the objects a request selects, as this context sees them (unsaved changes included).

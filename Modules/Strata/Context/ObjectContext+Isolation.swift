@@ -1,3 +1,4 @@
+import StrataStorage
 extension ObjectContext {
     /// Makes the next ``save()`` check that an object's row still has the version this context
     /// read, without writing or bumping it: if another context committed a change to it (or

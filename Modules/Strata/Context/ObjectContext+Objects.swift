@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import StrataStorage
 
 extension ObjectContext {
     /// Inserts a new object; it is written at the next ``save()``.

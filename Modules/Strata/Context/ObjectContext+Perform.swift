@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import StrataStorage
 
 extension ObjectContext {
     /// Runs `body` on the context's own serial queue — never on the main actor — and returns

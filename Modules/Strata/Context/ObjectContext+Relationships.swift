@@ -1,3 +1,4 @@
+import StrataStorage
 extension ObjectContext {
     /// Loads the members of a to-many relationship: the store's view from the snapshot,
     /// corrected by this context's unsaved relationship changes.

@@ -1,3 +1,4 @@
+import StrataStorage
 extension ObjectContext {
     /// Writes every unsaved change in one atomic commit.
     ///

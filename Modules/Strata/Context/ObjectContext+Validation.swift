@@ -1,3 +1,4 @@
+import StrataStorage
 extension ObjectContext {
     /// The objects `save()` validates: inserted, then updated, without those marked for deletion.
     ///

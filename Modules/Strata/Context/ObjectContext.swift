@@ -1,6 +1,7 @@
 public import Foundation
 import Dispatch
 import Synchronization
+import StrataStorage
 
 /// A scratchpad of objects over one store, confined to its own serial queue.
 ///

@@ -1,3 +1,4 @@
+import StrataStorage
 /// The column values of a context's objects, kept in a few large blocks instead of one array
 /// per object.
 ///

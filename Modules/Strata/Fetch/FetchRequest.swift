@@ -1,4 +1,5 @@
 public import Foundation
+import StrataStorage
 
 /// What to fetch: an entity, an optional `Predicate`, sort descriptors, a limit and an offset.
 ///

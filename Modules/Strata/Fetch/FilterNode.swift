@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 /// A compiled predicate: engine-neutral filters where the compiler understood the
 /// expression, and opaque sub-expressions evaluated in memory where it did not.

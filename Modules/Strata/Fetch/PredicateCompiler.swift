@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 /// Compiles a Foundation `Predicate` over an entity into a ``FilterNode``.
 ///

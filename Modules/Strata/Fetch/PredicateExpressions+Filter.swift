@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 // How each supported Foundation predicate expression compiles. Unsupported expressions
 // (and supported ones with unsupported operands) return nil and run in memory.

@@ -1,3 +1,4 @@
+import StrataStorage
 /// Declares a stored attribute on a ``ManagedObject`` subclass.
 ///
 /// ```swift

@@ -1,4 +1,5 @@
 public import Foundation
+public import StrataStorage
 
 /// A Swift type an ``Attribute`` can hold: `Bool`, `Int`, `Int64`, `Double`, `String`, `Date`,
 /// `Data`, `UUID`, and the optional form of each.

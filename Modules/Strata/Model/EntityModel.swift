@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 /// Everything Strata knows about one model class, built once per process by reflection.
 ///

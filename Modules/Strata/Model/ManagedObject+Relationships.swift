@@ -1,3 +1,4 @@
+import StrataStorage
 extension ManagedObject {
     /// The context for relationship work, stopping the program for objects not in one.
     private func relationContext(_ property: Int) -> ObjectContext {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import StrataStorage
 
 /// The base class of every model class: an object in a context's graph, backed by one row.
 ///

@@ -1,3 +1,4 @@
+public import StrataStorage
 /// The objects at the far end of a to-many relationship: a set you can add to and remove from.
 ///
 /// Both sides stay in sync at once: `account.transactions.insert(t)` sets `t.account` to

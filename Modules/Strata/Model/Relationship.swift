@@ -1,3 +1,4 @@
+public import StrataStorage
 /// Declares a relationship on a ``ManagedObject`` subclass: to-one (`Target?`) or to-many
 /// (``RelatedObjects``). Every relationship has an inverse, so both sides stay in sync.
 ///

@@ -1,3 +1,4 @@
+public import StrataStorage
 /// The model classes of a store and its version number.
 ///
 /// ```swift
@@ -15,7 +16,7 @@ public struct Schema: Sendable {
     public let version: Int
     let models: [EntityModel]
     /// The engines' view of this schema: tables or databases, columns, indexes and joins.
-    public let storeSchema: StoreSchema
+    package let storeSchema: StoreSchema
     private let numbers: [ObjectIdentifier: Int]
     private let joinNumbers: [String: Int]
 

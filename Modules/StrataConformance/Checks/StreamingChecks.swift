@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// The engine's streamed reads: `StoreReader.forEachRow(for:_:)` must deliver exactly the rows
 /// of `rows(for:)`, in the same order, for every plan shape — fetches go through it.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// Every object keeps its own column values, however many a context holds: the core packs them
 /// side by side, and engines hand out rows whose storage they reuse for the next row.

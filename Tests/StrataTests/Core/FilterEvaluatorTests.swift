@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTestSupport
 import Testing
+import StrataStorage
 
 /// `FilterEvaluator` (membership constants in hashed sets) answers exactly as the reference
 /// `Filter.matches` for every value and every list of constants, on the values where the

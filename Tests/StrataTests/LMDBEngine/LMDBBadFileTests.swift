@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataStorage
 
 @Suite("LMDB damaged and foreign files give typed errors")
 struct LMDBBadFileTests {

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 @testable import StrataLMDB
 import Testing
+import StrataStorage
 
 /// Temporary LMDB stores and the hand-built schema the LMDB tests use.
 ///

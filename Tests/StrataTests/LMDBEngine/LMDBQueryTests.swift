@@ -2,6 +2,7 @@ import Foundation
 import Strata
 @testable import StrataLMDB
 import Testing
+import StrataStorage
 
 @Suite("LMDB queries match the reference FetchPlan.apply")
 struct LMDBQueryTests {

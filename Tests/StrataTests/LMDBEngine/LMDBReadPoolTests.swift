@@ -3,6 +3,7 @@ import Foundation
 import Strata
 @testable import StrataLMDB
 import Testing
+import StrataStorage
 
 /// Read transactions are reset into a small idle pool and renewed: a renewed snapshot must be
 /// the latest one, an open snapshot must stay put, and reader slots must not pile up.

@@ -3,6 +3,7 @@ import Strata
 @testable import StrataLMDB
 import Synchronization
 import Testing
+import StrataStorage
 
 @Suite("LMDB map growth and concurrency")
 struct LMDBResilienceTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataStorage
 
 @Suite("LMDB round trips and metadata")
 struct LMDBRoundTripTests {

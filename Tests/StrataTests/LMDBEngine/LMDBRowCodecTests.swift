@@ -2,6 +2,7 @@ import Foundation
 import Strata
 @testable import StrataLMDB
 import Testing
+import StrataStorage
 
 @Suite("LMDB row codec")
 struct LMDBRowCodecTests {

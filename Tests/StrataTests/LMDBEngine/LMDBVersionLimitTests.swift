@@ -2,6 +2,7 @@ import Foundation
 import Strata
 @testable import StrataLMDB
 import Testing
+import StrataStorage
 
 /// A row stored at the highest version cannot take another change: the commit fails with a
 /// typed error and writes nothing, instead of trapping on `Int64.max + 1`.

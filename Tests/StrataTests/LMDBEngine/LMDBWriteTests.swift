@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataStorage
 
 @Suite("LMDB commits: versions, uniqueness, snapshots")
 struct LMDBWriteTests {

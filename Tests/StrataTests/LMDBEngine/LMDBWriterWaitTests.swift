@@ -2,6 +2,7 @@ import Foundation
 import Strata
 @testable import StrataLMDB
 import Testing
+import StrataStorage
 
 /// The busy timeout bounds the whole wait of a write on LMDB, including the wait for this
 /// process's earlier writes on the environment's one writer thread.

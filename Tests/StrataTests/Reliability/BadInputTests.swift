@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import StrataStorage
 #endif
 
 /// Bad input gives a typed error — never a crash or a hang — and leaves any store untouched.

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataStorage
 
 /// An engine selects rows for any offset and limit a plan carries — negative, zero, `Int.max`,
 /// `Int.min` — without trapping, and returns exactly the rows the window names.

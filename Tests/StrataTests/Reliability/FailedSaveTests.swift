@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataTestSupport
 import Testing
+import StrataStorage
 
 /// A save that fails at its Nth row write (inside the engine's transaction), for N = 1, 2, …
 /// until the save succeeds: every failure leaves the store as it was, the context keeps its

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataSQLite
 import Testing
+import StrataStorage
 
 /// Numbers a caller or the store hands the SQLite engine — offsets, limits, key counts, keys and
 /// versions at the ends of their range — give the right answer or a typed error, never a trap.

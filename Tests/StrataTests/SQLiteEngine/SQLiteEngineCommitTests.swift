@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataSQLite
 import Testing
+import StrataStorage
 
 @Suite("SQLiteEngine commits are atomic and version-checked")
 struct SQLiteEngineCommitTests {

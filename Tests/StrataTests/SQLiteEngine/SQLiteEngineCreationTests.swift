@@ -4,6 +4,7 @@ import Strata
 import StrataSQLite
 import Synchronization
 import Testing
+import StrataStorage
 
 /// Creating a new store while other openers race for it: exactly one creates, the others open
 /// the store it made, and a creator that died half-way leaves nothing that breaks later opens.

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataSQLite
 import Testing
+import StrataStorage
 
 @Suite("SQLiteEngine store files")
 struct SQLiteEngineFileTests {

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataSQLite
 import Testing
+import StrataStorage
 
 @Suite("SQLiteEngine filters and ordering match the reference")
 struct SQLiteEngineFilterTests {

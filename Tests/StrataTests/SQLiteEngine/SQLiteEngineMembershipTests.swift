@@ -3,6 +3,7 @@ import Foundation
 import Strata
 @testable import StrataSQLite
 import Testing
+import StrataStorage
 
 /// Membership filters with more constants than SQLite's parameter limit give the rows of the
 /// reference semantics (`Filter.matches`, `FetchPlan.apply`). The limit is lowered to 50 on the

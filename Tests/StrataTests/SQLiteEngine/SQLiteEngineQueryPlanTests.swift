@@ -2,6 +2,7 @@ import Foundation
 import Strata
 @testable import StrataSQLite
 import Testing
+import StrataStorage
 
 /// The SQL a fetch plan becomes, and SQLite's plan for it (`EXPLAIN QUERY PLAN`): lookups on
 /// indexed, unique and primary-key columns are index searches, checked rather than hoped for.

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataSQLite
 import Testing
+import StrataStorage
 
 @Suite("SQLiteEngine readers, keys and lifecycle")
 struct SQLiteEngineSnapshotTests {

@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataSQLite
 import Testing
+import StrataStorage
 
 /// A store file in a fresh temporary directory, removed when the value is released.
 final class TemporarySQLiteStore {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataStorage
 
 /// The predicate-compiler target. The first byte picks the string alphabet (bit 0: unicode);
 /// the next bytes build a ``PredicateFuzzExpression`` (up to three levels of `&&`, `||`, `!`),

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Strata
 @testable import StrataLMDB
+import StrataStorage
 
 /// The LMDB row decoder target. Input layout:
 ///

@@ -16,14 +16,14 @@ public struct ObjectID: Sendable, Hashable {
     public let storeIdentifier: UUID
     /// The entity (model class) name.
     public let entityName: String
-    let kind: Kind
+    package let kind: Kind
 
-    enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         case permanent(Int64)
         case temporary(UInt64)
     }
 
-    init(storeIdentifier: UUID, entityName: String, kind: Kind) {
+    package init(storeIdentifier: UUID, entityName: String, kind: Kind) {
         self.storeIdentifier = storeIdentifier
         self.entityName = entityName
         self.kind = kind
@@ -59,7 +59,7 @@ public struct ObjectID: Sendable, Hashable {
 
     /// `uuid.uuidString` (upper-case hex, 8-4-4-4-12), formatted directly: services return URIs
     /// for every object they hand out, and Foundation formats UUIDs through `snprintf`.
-    static func uuidText(_ uuid: UUID) -> String {
+    package static func uuidText(_ uuid: UUID) -> String {
         let digits: StaticString = "0123456789ABCDEF"
         return withUnsafeBytes(of: uuid.uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { out in
@@ -141,8 +141,8 @@ extension ObjectID: CustomStringConvertible {
 }
 
 /// Rules for entity and property names (they become table and column names).
-enum EntityName {
-    static func isValid(_ name: String) -> Bool {
+package enum EntityName {
+    package static func isValid(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.utf8.count <= 128 else { return false }
         guard first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }

@@ -1,0 +1,10 @@
+// What `import Strata` shows of the engine interface (`StrataStorage`): the way to choose an engine,
+// object IDs, and the errors. Everything else in that module (plans, filters, change sets, rows, store
+// schemas, the engine protocols) is for engines and stays out of the user's namespace, so a program's own
+// types named `Filter`, `ChangeSet`, `FetchPlan` or `SortKey` never clash with Strata's.
+@_exported public import struct StrataStorage.EngineConfiguration
+@_exported public import struct StrataStorage.ObjectID
+@_exported public import enum StrataStorage.StrataError
+@_exported public import struct StrataStorage.VersionConflict
+@_exported public import struct StrataStorage.ValidationIssue
+@_exported public import enum StrataStorage.InvalidURIReason
