@@ -46,8 +46,9 @@ docc convert "$out/catalog/Strata.docc" \
     --fallback-bundle-identifier org.strata.Strata \
     --output-path "$out/Strata.doccarchive" \
     --diagnostic-filter warning > "$out/docc.log" 2>&1 || status=$?
-# Paths in the log point at the copies; show the files in Modules/ instead.
-sed -i "s|$out/catalog/Strata.docc/\([A-Za-z]*\)/|Modules/\1/\1.docc/|g" "$out/docc.log"
+# DocC names files relative to the combined catalog: show the articles' and the sources' paths
+# from the repository root instead.
+sed -i -E -e "s#(--> )(\.\./)+Modules/#\1Modules/#" -e "s#(--> )([A-Za-z]+)/([^ ]*\.md:)#\1Modules/\2/\2.docc/\3#" "$out/docc.log"
 
 count=$(grep -cE '^(warning|error): ' "$out/docc.log" || true)
 if [ "$status" -ne 0 ] || [ "$count" -ne 0 ]; then
