@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compiles every ```swift block of README.md and Docs/*.md against the package's products, with
-# warnings as errors, so that documentation examples cannot drift from the code.
+# Compiles every ```swift block of README.md, Docs/*.md and the DocC articles (Modules/*/*.docc)
+# against the package's products, with warnings as errors, so that documentation examples
+# cannot drift from the code.
 #
 # The rules a block follows (see "Code examples" in Docs/Architecture.md):
 # - A block is compiled exactly as shown, as the main file of its own executable, importing what
@@ -30,7 +31,7 @@ mkdir -p "$out"
 
 swift "$root/Scripts/DocSnippets/extract.swift" "$root" "$out"
 count=$(wc -l < "$out/snippets.txt")
-echo "check-doc-snippets: compiling $count swift blocks from README.md and Docs/*.md"
+echo "check-doc-snippets: compiling $count swift blocks from README.md, Docs/*.md and the DocC articles"
 
 if ! (cd "$out" && swift build -Xswiftc -warnings-as-errors > "$out/build.log" 2>&1); then
     grep -E "^/.*: (error|warning):" "$out/build.log" | sed "s|$out/Sources/||" | sort -u -t: -k1,1 -k2,2n | head -60 >&2 || true

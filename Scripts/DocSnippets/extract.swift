@@ -1,6 +1,6 @@
-// Extracts every ```swift block of README.md and Docs/*.md into a throwaway Swift package, one
-// executable target per block, so that one `swift build` compiles them all against the
-// repository's products. Run by Scripts/check-doc-snippets.sh; see that script for the rules.
+// Extracts every ```swift block of README.md, Docs/*.md and the DocC catalogs' articles
+// (Modules/<Module>/<Module>.docc) into a throwaway Swift package, one executable target per
+// block, so that one `swift build` compiles them all against the repository's products. Run by Scripts/check-doc-snippets.sh; see that script for the rules.
 //
 //   swift Scripts/DocSnippets/extract.swift <repository root> <output package directory>
 
@@ -100,8 +100,27 @@ let output = URL(fileURLWithPath: arguments[2]).standardizedFileURL
 let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Docs").path)
     .filter { $0.hasSuffix(".md") }.sorted().map { "Docs/\($0)" }
 
+/// The articles of each DocC catalog `Modules/<Module>/<Module>.docc`, and the modules they
+/// document. A catalog whose module has no Swift sources yet (made ahead of it) is left out.
+func catalogArticles() -> (modules: [String], articles: [String]) {
+    let files = FileManager.default
+    let modulesPath = root.appendingPathComponent("Modules").path
+    var modules: [String] = []
+    var articles: [String] = []
+    for module in ((try? files.contentsOfDirectory(atPath: modulesPath)) ?? []).sorted() {
+        let catalog = "Modules/\(module)/\(module).docc"
+        let inModule = files.enumerator(atPath: "\(modulesPath)/\(module)")?.compactMap { $0 as? String } ?? []
+        guard inModule.contains(where: { $0.hasSuffix(".swift") && !$0.hasPrefix("\(module).docc/") }),
+              let inCatalog = files.enumerator(atPath: root.appendingPathComponent(catalog).path) else { continue }
+        modules.append(module)
+        articles += inCatalog.compactMap { $0 as? String }.filter { $0.hasSuffix(".md") }.sorted().map { "\(catalog)/\($0)" }
+    }
+    return (modules, articles)
+}
+let catalogs = catalogArticles()
+
 var all: [Block] = []
-for document in ["README.md"] + docs {
+for document in ["README.md"] + docs + catalogs.articles {
     var done: [Block] = []
     for block in try blocks(of: document, root: root) {
         var block = block
@@ -139,7 +158,9 @@ for block in all where block.kind == "compiles" || block.kind == "fails" {
 // Blocks that do not compile on purpose are included only when SNIPPETS_FAILING=1 is set, so
 // that the first build compiles everything else.
 let identity = root.lastPathComponent.lowercased()
-let products = ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger"]
+let libraryProducts = ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport", "Ledger"]
+// A catalog's module is a library product too (StrataStorage, the engine interface).
+let products = libraryProducts + catalogs.modules.filter { !libraryProducts.contains($0) }
 func targetLine(_ block: Block) -> String {
     "    .executableTarget(name: \"\(block.target)\", dependencies: products, path: \"Sources/\(block.target)\"),"
 }
