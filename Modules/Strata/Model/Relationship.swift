@@ -148,8 +148,8 @@ public enum DeleteRule: String, Sendable, Hashable {
 /// A value a ``Relationship`` can hold: `Target?` (to-one) or ``RelatedObjects`` (to-many).
 ///
 /// Only those two conform; the protocol is public so that `Relationship`'s generic signature
-/// can name it. Its one requirement returns a type whose initialiser is internal to Strata, so no
-/// other type can conform.
+/// can name it. Its one requirement returns a type whose initialiser is internal to Strata, so
+/// no other type can provide a working conformance. Do not conform your own types.
 public protocol RelationshipValue {
     /// The related class.
     associatedtype Target: ManagedObject

@@ -59,6 +59,9 @@ enum IdentityChecks {
             _ = try await container.read { try lookUp(accountID.uriString, as: KitEntry.self, in: $0).objectID }
         }
         try kit.expectEqual(wrong, .wrongEntity(accountID, expected: KitEntry.entityName), "the error for an account asked for as an entry")
+        try kit.expect(
+            wrong.description.contains("names an Account, not an Entry") && wrong.description.contains("Look it up as Account"),
+            "the message says what happened and what to do: \(wrong)")
     }
 
     static func stableAcrossReopen(_ kit: ConformanceHarness) async throws {
