@@ -58,9 +58,10 @@ extension ManagedObject {
 
     /// The target of a to-one relationship as the declared class `Target`.
     ///
-    /// The schema builds a relationship's target model from `Target` itself, so the checked cast
-    /// cannot fail unless that invariant is broken; if it is, the program stops naming the
-    /// property and both classes rather than returning a wrong object.
+    /// The schema builds a relationship's target model from `Target` itself (and refuses two
+    /// classes with one entity name), so the checked cast cannot fail unless that invariant is
+    /// broken; if it is, the program stops naming the property and both classes rather than
+    /// returning a wrong object.
     @usableFromInline
     final func toOneTarget<Target: ManagedObject>(_ property: Int, as _: Target.Type) -> Target? {
         guard let target = toOneTarget(property) else { return nil }
@@ -77,7 +78,7 @@ extension ManagedObject {
 
     @inline(never)
     private final func wrongMemberClass(_ object: ManagedObject, _ property: Int, _ expected: Any.Type) -> Never {
-        Misuse.fail("\(propertyName(property)) holds \(object), a \(type(of: object)), where its declaration says \(expected); the schema's models are inconsistent (two classes with one entity name?)")
+        Misuse.fail("\(propertyName(property)) holds \(object), a \(type(of: object)), where its declaration says \(expected). The schema builds every relationship's target from its declared class, so this is a bug in Strata: please report it with this message")
     }
 
     /// The ID of a to-one target, without loading it when it is saved.
