@@ -133,16 +133,22 @@ public struct RelatedObjects<Target: ManagedObject>: Collection {
         owner.toManyRemove(property, member) ? member : nil
     }
 
-    /// Relates every object of `other` that is not related yet.
+    /// Relates every object of `other` that is not related yet, updating each one's inverse.
     ///
     /// ```swift
     /// tag.entries.formUnion(try context.fetch(FetchRequest<Entry>(predicate: recent)))
     /// ```
+    /// - Precondition: every object of `other` belongs to the owner's context.
     public func formUnion<S: Sequence>(_ other: S) where S.Element == Target {
         for member in other { owner.toManyInsert(property, member) }
     }
 
-    /// Unrelates every object of `other` that is related.
+    /// Unrelates every object of `other` that is related, updating each one's inverse.
+    ///
+    /// ```swift
+    /// account.transactions.subtract(account.transactions.filter { $0.amount == 0 })
+    /// ```
+    /// - Precondition: every object of `other` belongs to the owner's context.
     public func subtract<S: Sequence>(_ other: S) where S.Element == Target {
         for member in other { owner.toManyRemove(property, member) }
     }
