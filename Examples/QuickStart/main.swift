@@ -40,7 +40,7 @@ do {
     let container = try PersistentContainer(schema: try Schema(version: 1, [Account.self, Entry.self]), engine: engine)
 
     // One unit of work: a fresh context, all of it inside perform, one save.
-    let accountURI: String = try await container.performUnitOfWork { context in
+    let accountID: ObjectID = try await container.performUnitOfWork { context in
         let account = Account(context: context)
         account.name = "Checking \(UUID().uuidString.prefix(4))"
         for (amount, memo) in [(12_500, "Salary"), (-4_200, "Rent"), (-1_350, "Groceries")] {
@@ -51,18 +51,18 @@ do {
             account.balance += Int64(amount)
         }
         try context.save()
-        return account.objectID.uriString
+        return account.objectID
     }
 
-    // Another unit of work reads it back by URI, in a fresh context.
+    // Another unit of work reads it back by its ID, in a fresh context.
     let context = container.newBackgroundContext()
     let lines: [String] = try await context.perform {
-        let account = try context.object(forURIString: accountURI, as: Account.self)
+        let account = try context.existingObject(with: accountID, as: Account.self)
         let entries = try context.fetch(FetchRequest<Entry>(
             predicate: #Predicate { $0.amount < 0 }, sortBy: [SortDescriptor(\.amount)]))
         var lines = ["\(account.name) (\(engineName)): balance \(account.balance) cents, \(account.entries.count) entries"]
         lines += entries.map { "  spent \(-$0.amount) cents on \($0.memo)" }
-        lines.append("  URI: \(accountURI)")
+        lines.append("  URI: \(accountID.uriString)")
         return lines
     }
     lines.forEach { print($0) }

@@ -43,7 +43,8 @@ struct Burst {
         for id in ids {
             // Seeding in bulk: one unit of work per account, one recalculation, one save.
             try await container.performUnitOfWork { context in
-                let account = try context.object(forURIString: id, as: Account.self)
+                guard let url = URL(string: id) else { throw StrataError.invalidURI(id, reason: .malformed) }
+                let account = try context.existingObject(with: context.managedObjectID(forURIRepresentation: url), as: Account.self)
                 for number in 0..<history {
                     let transaction = Transaction(context: context)
                     transaction.amount = number.isMultiple(of: 3) ? 2_500 : -1_000

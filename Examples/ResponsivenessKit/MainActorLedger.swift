@@ -25,8 +25,8 @@ public final class MainActorLedger {
     /// The same work as `TransactionService.transfer`, on the shared context.
     public func transfer(from sourceURI: String, to targetURI: String, amount: Int64, memo: String) throws {
         try performAndWait { context in
-            let source = try context.object(forURIString: sourceURI, as: Account.self)
-            let target = try context.object(forURIString: targetURI, as: Account.self)
+            let source = try Self.account(sourceURI, in: context)
+            let target = try Self.account(targetURI, in: context)
             for (account, delta) in [(source, -amount), (target, amount)] {
                 let transaction = Transaction(context: context)
                 transaction.amount = delta
@@ -40,7 +40,7 @@ public final class MainActorLedger {
     /// The same work as `TransactionService.transactions(for:)`: the article's fetch.
     public func transactions(for accountURI: String) throws -> [TransactionRecord] {
         let records = try performAndWait { context in
-            let account = try context.object(forURIString: accountURI, as: Account.self)
+            let account = try Self.account(accountURI, in: context)
             return account.transactions.allObjects.map {
                 TransactionRecord(
                     id: $0.objectID.uriString, accountID: accountURI, amount: $0.amount, memo: $0.memo, date: $0.date,
@@ -51,6 +51,12 @@ public final class MainActorLedger {
     }
 
     /// Runs `body` on the shared context and keeps the main actor waiting until it is done.
+    /// The account a URI string names (the service API takes URI strings).
+    nonisolated private static func account(_ uri: String, in context: ObjectContext) throws -> Account {
+        guard let url = URL(string: uri) else { throw StrataError.invalidURI(uri, reason: .malformed) }
+        return try context.existingObject(with: context.managedObjectID(forURIRepresentation: url), as: Account.self)
+    }
+
     private func performAndWait<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) throws -> T {
         let context = self.context
         let handoff = Handoff<T>()

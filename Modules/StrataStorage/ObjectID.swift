@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// An ID is temporary while its object is unsaved and permanent after the first save (or
 /// ``ObjectContext/obtainPermanentIDs(for:)``). Its URI string names the store, the entity and
-/// the primary key, and parses back with ``ObjectContext/objectID(forURIString:)``.
+/// the primary key, and parses back with ``ObjectContext/managedObjectID(forURIRepresentation:)``.
 ///
 /// ```swift
 /// let id: ObjectID = try await context.perform { account.objectID }
@@ -88,10 +88,11 @@ public struct ObjectID: Sendable, Hashable {
 
     /// Parses a URI string produced by ``uriString`` without checking it against a schema.
     ///
-    /// Use ``ObjectContext/objectID(forURIString:)`` to also check the store and entity.
+    /// Package-internal: users parse with ``ObjectContext/managedObjectID(forURIRepresentation:)``,
+    /// which also checks the store and entity, or decode an `ObjectID` with `Codable`.
     /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.malformed` when the string is not
     ///   a Strata object URI.
-    public init(uriString: String) throws(StrataError) {
+    package init(uriString: String) throws(StrataError) {
         let malformed = StrataError.invalidURI(uriString, reason: .malformed)
         let scheme = "strata://"
         guard uriString.utf8.count <= 512, uriString.hasPrefix(scheme) else { throw malformed }

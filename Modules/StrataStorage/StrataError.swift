@@ -18,6 +18,9 @@ public enum StrataError: Error, Sendable, Hashable {
     case objectNotFound(ObjectID)
     /// A URI string could not be turned into an object ID of this store.
     case invalidURI(String, reason: InvalidURIReason)
+    /// The ID names an object of another entity than the class asked for (its entity name,
+    /// then the name of the class asked for).
+    case wrongEntity(ObjectID, expected: String)
     /// Values broke the model's rules (required values, deny rules, NaN); nothing was written.
     case validation([ValidationIssue])
     /// A uniqueness constraint would be broken; nothing was written.
@@ -104,6 +107,8 @@ extension StrataError: CustomStringConvertible {
             return "No object \(id.uriString) in the store: it was deleted or never saved. Refetch, or drop the stale ID."
         case .invalidURI(let uri, let reason):
             return "Invalid object URI \(String(reflecting: uri)): \(reason.rawValue)."
+        case .wrongEntity(let id, let expected):
+            return "\(id.uriString) names \(Self.article(id.entityName)) \(id.entityName), not \(Self.article(expected)) \(expected). Look it up as \(id.entityName), or check where the ID came from."
         case .validation(let issues):
             return "Validation failed: \(issues.map(\.description).joined(separator: "; ")). Nothing was written; fix the values and save again."
         case .constraintViolation(let entity, let attributes):
@@ -134,6 +139,11 @@ extension StrataError: CustomStringConvertible {
 }
 
 extension StrataError {
+    /// "a" or "an" for an entity name.
+    static func article(_ name: String) -> String {
+        name.first.map { "AEIOUaeiou".contains($0) } == true ? "an" : "a"
+    }
+
     /// A one-line reason, for lists of failed attempts.
     static func shortReason(_ error: StrataError) -> String {
         switch error {

@@ -6,7 +6,7 @@ public import Strata
 ///
 /// ```swift
 /// try await context.perform {
-///     let account = try context.object(forURIString: accountURI, as: Account.self)
+///     let account = try context.existingObject(with: accountID, as: Account.self)
 ///     let coffee = Transaction(context: context)
 ///     coffee.amount = -450                       // -$4.50
 ///     coffee.memo = "Coffee"

@@ -1,3 +1,4 @@
+import Foundation
 import Strata
 
 extension ObjectContext {
@@ -18,21 +19,23 @@ extension ObjectContext {
     private func ledgerObject<Object: ManagedObject>(
         uri: String, as type: Object.Type, kind: String, missing: (String) -> LedgerError
     ) throws -> Object {
+        guard let url = URL(string: uri) else {
+            throw LedgerError.invalidURI(uri, reason: InvalidURIReason.malformed.rawValue)
+        }
         let id: ObjectID
         do {
-            id = try objectID(forURIString: uri)
+            id = try managedObjectID(forURIRepresentation: url)
         } catch StrataError.invalidURI(_, let reason) {
             throw LedgerError.invalidURI(uri, reason: reason.rawValue)
-        }
-        guard id.entityName == Object.entityName else {
-            let article = id.entityName.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
-            throw LedgerError.invalidURI(uri, reason: "it names \(article) \(id.entityName), not \(kind)")
         }
         guard !id.isTemporary else {
             throw LedgerError.invalidURI(uri, reason: InvalidURIReason.temporary.rawValue)
         }
         do {
             return try existingObject(with: id, as: type)
+        } catch StrataError.wrongEntity {
+            let article = id.entityName.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
+            throw LedgerError.invalidURI(uri, reason: "it names \(article) \(id.entityName), not \(kind)")
         } catch StrataError.objectNotFound {
             throw missing(uri)
         }

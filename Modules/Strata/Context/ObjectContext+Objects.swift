@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 public import StrataStorage
 
@@ -57,10 +57,22 @@ extension ObjectContext {
         }
     }
 
+    // MARK: Lookup
+    //
+    // Two ways in, named as in Core Data: `existingObject(with:)` (and its typed form) from an
+    // ID, and `managedObjectID(forURIRepresentation:)` from a URI. `ObjectID` values cross
+    // `perform` as they are (and are `Codable`, encoded as their URI).
+
     /// The object with this ID, loading it from the store if this context has not seen it.
     ///
     /// Returns the context's own instance when it already has one (including unsaved changes).
-    /// - Throws: ``StrataError/invalidURI(_:reason:)`` for an ID of another store or entity,
+    /// Call inside `perform`.
+    ///
+    /// ```swift
+    /// let object = try context.existingObject(with: id)
+    /// ```
+    /// - Throws: ``StrataError/invalidURI(_:reason:)`` for an ID of another store
+    ///   (`.otherStore`) or of an entity not in the schema (`.unknownEntity`),
     ///   ``StrataError/objectNotFound(_:)`` when no such row exists, `.misuse` outside `perform`,
     ///   and engine errors.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
@@ -81,37 +93,42 @@ extension ObjectContext {
         }
     }
 
-    /// The object with this ID, typed.
+    /// The object with this ID, as the class you expect.
     ///
     /// ```swift
     /// let account = try context.existingObject(with: accountID, as: Account.self)
     /// ```
-    /// - Throws: the errors of ``existingObject(with:)``, and `.invalidURI(_, .unknownEntity)`
-    ///   when the object is not an `Object`.
+    /// - Throws: the errors of ``existingObject(with:)``, and
+    ///   ``StrataError/wrongEntity(_:expected:)`` when the ID names an object of another entity
+    ///   (checked before anything is loaded).
     public func existingObject<Object: ManagedObject>(with id: ObjectID, as type: Object.Type) throws -> Object {
+        try checkInside("ObjectContext.existingObject(with:as:)")
+        if id.storeIdentifier == link.storeIdentifier, let model = schema.model(named: id.entityName), !(model.type is Object.Type) {
+            throw StrataError.wrongEntity(id, expected: Object.entityName)
+        }
         guard let object = try existingObject(with: id) as? Object else {
-            throw StrataError.invalidURI(id.uriString, reason: .unknownEntity)
+            throw StrataError.wrongEntity(id, expected: Object.entityName)
         }
         return object
     }
 
-    /// Parses a URI string and checks it names an entity of this store.
-    /// - Throws: ``StrataError/invalidURI(_:reason:)`` (`.malformed`, `.otherStore`, `.unknownEntity`).
-    public func objectID(forURIString uri: String) throws -> ObjectID {
+    /// The ID a URI names (the form ``ObjectID/uriRepresentation`` gives), checked against this
+    /// context's store and schema; look the object up with ``existingObject(with:as:)``.
+    ///
+    /// ```swift
+    /// let id = try context.managedObjectID(forURIRepresentation: url)
+    /// let account = try context.existingObject(with: id, as: Account.self)
+    /// ```
+    /// Unlike Core Data's method of the same name it throws rather than returning nil, so that
+    /// the caller learns why. It reads no row, so the object may still be missing.
+    /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.malformed` (not a Strata object
+    ///   URI), `.otherStore` or `.unknownEntity`.
+    public func managedObjectID(forURIRepresentation url: URL) throws -> ObjectID {
+        let uri = url.absoluteString
         let id = try ObjectID(uriString: uri)
         guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(uri, reason: .otherStore) }
         guard schema.model(named: id.entityName) != nil else { throw StrataError.invalidURI(uri, reason: .unknownEntity) }
         return id
-    }
-
-    /// The object a URI string names, typed.
-    ///
-    /// ```swift
-    /// let account = try context.object(forURIString: accountURI, as: Account.self)
-    /// ```
-    /// - Throws: ``StrataError/invalidURI(_:reason:)``, ``StrataError/objectNotFound(_:)``.
-    public func object<Object: ManagedObject>(forURIString uri: String, as type: Object.Type) throws -> Object {
-        try existingObject(with: try objectID(forURIString: uri), as: type)
     }
 
     /// Gives unsaved objects their permanent IDs now, before saving.

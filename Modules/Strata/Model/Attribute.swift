@@ -14,9 +14,17 @@ import StrataStorage
 /// `UUID()`) is rejected with ``StrataError/invalidSchema(_:)`` — set such values in
 /// ``ManagedObject/awakeFromInsert()`` instead.
 ///
+/// The declaration takes the initial value (the default) and, optionally, ``AttributeOptions``:
+/// `@Attribute var count: Int64 = 0`, `@Attribute(.unique) var name = ""`,
+/// `@Attribute(.indexed) var openedAt: Date?` (an optional attribute defaults to nil).
+///
 /// Lifetime rule: read and write attributes only inside the owning context's `perform`
 /// (or before the object is inserted). Access from anywhere else stops the program with a
 /// message naming the property.
+///
+/// The wrapper finds its column by the declaration's source position, which Swift passes to
+/// its initialisers through hidden, underscored parameters; leave them to their defaults
+/// (see `Docs/DeclarationSites.md`).
 @propertyWrapper
 public struct Attribute<Value: AttributeValue> {
     /// The declaration's identity (see ``PropertySite``). The default and options live in the
@@ -24,28 +32,31 @@ public struct Attribute<Value: AttributeValue> {
     @usableFromInline
     let site: UInt32
 
-    /// An attribute with a default value.
+    /// An attribute with a default value: `@Attribute(.unique) var name = ""`.
     ///
-    /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
-    /// (Pass an explicit `line` or `column` only to tell apart two properties that generated code
-    /// declares at one reported position; the schema refuses a model where two collide.)
+    /// `_fileID`, `_line` and `_column` identify the declaration: leave them to their defaults.
+    /// (Pass an explicit `_line` or `_column` only to tell apart two properties that generated
+    /// code declares at one reported position; the schema refuses a model where two collide.)
+    /// The underscored labels keep this initialiser out of the documented interface.
+    @_documentation(visibility: internal)
     @inlinable @inline(__always)
     public init(
         wrappedValue: Value, _ options: AttributeOptions = [],
-        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+        _fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column
     ) {
-        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        site = PropertySite.make(fileID: _fileID, line: _line, column: _column)
         if DeclarationCapture.isCapturing { Self.declare(site, wrappedValue, options) }
     }
 
-    /// An optional attribute that defaults to nil.
+    /// An optional attribute that defaults to nil: `@Attribute var closedAt: Date?`.
     ///
-    /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    /// `_fileID`, `_line` and `_column` identify the declaration: leave them to their defaults.
+    @_documentation(visibility: internal)
     @inlinable @inline(__always)
     public init(
-        _ options: AttributeOptions = [], fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+        _ options: AttributeOptions = [], _fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column
     ) where Value: ExpressibleByNilLiteral {
-        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        site = PropertySite.make(fileID: _fileID, line: _line, column: _column)
         if DeclarationCapture.isCapturing { Self.declare(site, nil, options) }
     }
 

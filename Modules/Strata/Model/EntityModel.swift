@@ -96,7 +96,7 @@ final class EntityModel: @unchecked Sendable {
             }
         }
         if let clash = Self.firstSiteClash(sites, properties) {
-            throw .invalidSchema("\(type.entityName): \(clash.0) and \(clash.1) have the same declaration site (the same reported #fileID, #line and #column, as generated code with one #sourceLocation gives, or a one-in-billions hash collision): declare them on different lines, or pass one of them an explicit line: or column:")
+            throw .invalidSchema("\(type.entityName): \(clash.0) and \(clash.1) have the same declaration site (the same reported #fileID, #line and #column, as generated code with one #sourceLocation gives, or a one-in-billions hash collision): declare them on different lines, or pass one of them an explicit _line: or _column: argument")
         }
         for property in properties where !EntityName.isValid(property.name) || property.name == "id" || property.name == "version" {
             throw .invalidSchema("\(type.entityName).\(property.name): property names must be ASCII identifiers other than id and version")

@@ -30,6 +30,7 @@ extension ManagedObject {
     // MARK: To-one
 
     /// The target of a to-one relationship, loading it on first access.
+    @usableFromInline
     final func toOneTarget(_ property: Int) -> ManagedObject? {
         if state.contains(.prototype) {
             guard case .relationship(let declaration) = resolvedModel.properties[property].kind else { return nil }
@@ -56,7 +57,33 @@ extension ManagedObject {
         }
     }
 
+    /// The target of a to-one relationship as the declared class `Target`.
+    ///
+    /// The schema builds a relationship's target model from `Target` itself (and refuses two
+    /// classes with one entity name), so the checked cast cannot fail unless that invariant is
+    /// broken; if it is, the program stops naming the property and both classes rather than
+    /// returning a wrong object.
+    @usableFromInline
+    final func toOneTarget<Target: ManagedObject>(_ property: Int, as _: Target.Type) -> Target? {
+        guard let target = toOneTarget(property) else { return nil }
+        return checkedMember(target, of: property, as: Target.self)
+    }
+
+    /// `object` as `Target`, the declared class of relationship `property` (see
+    /// ``toOneTarget(_:as:)`` for why the cast cannot fail).
+    @inline(__always)
+    final func checkedMember<Target: ManagedObject>(_ object: ManagedObject, of property: Int, as _: Target.Type) -> Target {
+        if let typed = object as? Target { return typed }
+        wrongMemberClass(object, property, Target.self)
+    }
+
+    @inline(never)
+    private final func wrongMemberClass(_ object: ManagedObject, _ property: Int, _ expected: Any.Type) -> Never {
+        Misuse.fail("\(propertyName(property)) holds \(object), a \(type(of: object)), where its declaration says \(expected). The schema builds every relationship's target from its declared class, so this is a bug in Strata: please report it with this message")
+    }
+
     /// The ID of a to-one target, without loading it when it is saved.
+    @usableFromInline
     final func toOneTargetID(_ property: Int) -> ObjectID? {
         if state.contains(.prototype) { return nil }
         _ = relationContext(property)
@@ -65,9 +92,10 @@ extension ManagedObject {
         return ObjectID(storeIdentifier: link.storeIdentifier, entityName: relation(property).target.name, kind: .permanent(key))
     }
 
-    /// Sets a to-one relationship and keeps the inverse in sync.
-    final func setToOneTarget(_ property: Int, _ newTarget: ManagedObject?) {
-        if state.contains(.prototype) { return }
+    /// Sets a to-one relationship and keeps the inverse in sync; returns whether it changed.
+    @usableFromInline @discardableResult
+    final func setToOneTarget(_ property: Int, _ newTarget: ManagedObject?) -> Bool {
+        if state.contains(.prototype) { return false }
         let context = relationContext(property)
         if let newTarget { requireSameContext(newTarget, context, self.propertyName(property)) }
         // The model and its relations live as long as the schema, which outlives its objects.
@@ -81,7 +109,7 @@ extension ManagedObject {
             oldTarget = storedToOneTarget(property, relation: relation, context: context)
             if oldTarget === newTarget { cache[toOne: property] = .some(oldTarget) }
         }
-        if oldTarget === newTarget { return }
+        if oldTarget === newTarget { return false }
         cache[toOne: property] = .some(newTarget)
         setColumn(model.column(ofProperty: property), Self.foreignKey(of: newTarget))
         context.registerRelationChange(self)
@@ -104,6 +132,7 @@ extension ManagedObject {
                 newTarget.setToOneRaw(relation.inverseProperty, self, context: context)
             }
         }
+        return true
     }
 
     /// Sets the to-one state and column without touching the inverse.
@@ -122,9 +151,16 @@ extension ManagedObject {
     // MARK: To-many
 
     /// The members of a to-many relationship (deleted objects excluded), loading them on first access.
+    @usableFromInline
     final func toManyMembers(_ property: Int) -> [ManagedObject] {
+        toManyStorage(property).filter { !$0.state.contains(.deleted) }
+    }
+
+    /// The loaded members of a to-many relationship in order, *including* objects deleted in
+    /// this context and not saved yet (``RelatedObjects`` skips them); empty on prototypes.
+    final func toManyStorage(_ property: Int) -> [ManagedObject] {
         if state.contains(.prototype) { return [] }
-        return loadedSet(property).members.filter { !$0.state.contains(.deleted) }
+        return loadedSet(property).members
     }
 
     final func toManyContains(_ property: Int, _ object: ManagedObject) -> Bool {
@@ -132,35 +168,41 @@ extension ManagedObject {
         return loadedSet(property).contains(object) && !object.state.contains(.deleted)
     }
 
-    final func toManyInsert(_ property: Int, _ object: ManagedObject) {
-        if state.contains(.prototype) { return }
+    /// Relates `object`, updating its inverse; returns whether it was not related before.
+    @discardableResult
+    final func toManyInsert(_ property: Int, _ object: ManagedObject) -> Bool {
+        if state.contains(.prototype) { return false }
         let context = relationContext(property)
         requireSameContext(object, context, "\(self.propertyName(property)).insert(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
-            setLinked(object, true, through: relation, context: context)
+            return setLinked(object, true, through: relation, context: context)
         } else {
-            object.setToOneTarget(relation.inverseProperty, self)
+            return object.setToOneTarget(relation.inverseProperty, self)
         }
     }
 
-    final func toManyRemove(_ property: Int, _ object: ManagedObject) {
-        if state.contains(.prototype) { return }
+    /// Unrelates `object`, updating its inverse; returns whether it was related before.
+    @discardableResult
+    final func toManyRemove(_ property: Int, _ object: ManagedObject) -> Bool {
+        if state.contains(.prototype) { return false }
         let context = relationContext(property)
         requireSameContext(object, context, "\(self.propertyName(property)).remove(_:)")
         let relation = relation(property)
         if relation.inverseIsToMany {
-            setLinked(object, false, through: relation, context: context)
+            return setLinked(object, false, through: relation, context: context)
         } else if object.toOneTarget(relation.inverseProperty) === self {
-            object.setToOneTarget(relation.inverseProperty, nil)
+            return object.setToOneTarget(relation.inverseProperty, nil)
         }
+        return false
     }
 
     /// Links or unlinks a many-to-many pair on both sides, recording the join change and
     /// touching both rows. No effect when the pair is already in the wanted state.
-    private func setLinked(_ object: ManagedObject, _ linked: Bool, through relation: RelationModel, context: ObjectContext) {
+    @discardableResult
+    private func setLinked(_ object: ManagedObject, _ linked: Bool, through relation: RelationModel, context: ObjectContext) -> Bool {
         let mine = loadedSet(relation.property)
-        guard mine.contains(object) != linked else { return }
+        guard mine.contains(object) != linked else { return false }
         let theirs = object.loadedSet(relation.inverseProperty)
         if linked {
             mine.insert(object)
@@ -172,8 +214,10 @@ extension ManagedObject {
         context.recordJoinChange(relation, owner: self, member: object, isLink: linked)
         context.registerTouch(self)
         context.registerTouch(object)
+        return true
     }
 
+    @usableFromInline
     final func replaceToMany(_ property: Int, with objects: [ManagedObject]) {
         let wanted = Set(objects.map(ObjectIdentifier.init))
         for member in toManyMembers(property) where !wanted.contains(ObjectIdentifier(member)) {

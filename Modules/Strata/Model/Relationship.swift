@@ -22,8 +22,14 @@ public import StrataStorage
 /// at save. The projected value (`$account`) is the related object's ``ObjectID``, usable in
 /// predicates: `#Predicate<Transaction> { $0.$account == accountID }`.
 ///
+/// The declaration takes `inverse:` (a key path on the target, on one side only) and
+/// `deleteRule:` (``DeleteRule``, `.nullify` unless given); both may be omitted.
+///
 /// Lifetime rule: use relationships only inside the owning context's `perform`, and only on
 /// inserted or fetched objects.
+///
+/// Like ``Attribute``, the wrapper is identified by its declaration's source position, passed
+/// through hidden, underscored initialiser parameters that are left to their defaults.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
     /// The declaration's identity (see ``PropertySite``). The inverse and delete rule live in
@@ -31,48 +37,53 @@ public struct Relationship<Value: RelationshipValue> {
     @usableFromInline
     let site: UInt32
 
-    /// A to-one relationship.
+    /// A to-one relationship: `@Relationship(inverse: \Account.owner) var partner: Account?`.
     /// - Parameters:
     ///   - inverse: the property on the target that points back (to-one or to-many); omit it
     ///     when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the target (default `.nullify`).
-    ///   - fileID: identifies the declaration, with `line` and `column`: leave all three to their
-    ///     defaults (see ``Attribute/init(wrappedValue:_:fileID:line:column:)``).
-    ///   - line: the declaration's line.
-    ///   - column: the declaration's column.
+    ///   - _fileID: identifies the declaration, with `_line` and `_column`: leave all three to
+    ///     their defaults (see `Docs/DeclarationSites.md`).
+    ///   - _line: the declaration's line.
+    ///   - _column: the declaration's column.
+    @_documentation(visibility: internal)
     @inlinable @inline(__always)
     public init<Target: ManagedObject>(
         inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify,
-        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+        _fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column
     ) where Value == Target? {
-        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        site = PropertySite.make(fileID: _fileID, line: _line, column: _column)
         if DeclarationCapture.isCapturing { Self.declare(site, inverse, deleteRule) }
     }
 
-    /// A to-many relationship.
+    /// A to-many relationship:
+    /// `@Relationship(inverse: \Transaction.account, deleteRule: .deny) var transactions: RelatedObjects<Transaction>`.
     /// - Parameters:
     ///   - inverse: the property on the target that points back (to-one, or to-many for
     ///     many-to-many); omit it when the target names this property as its inverse.
     ///   - deleteRule: what deleting this object does to the targets (default `.nullify`).
-    ///   - fileID: identifies the declaration, with `line` and `column`: leave all three to their
-    ///     defaults (see ``Attribute/init(wrappedValue:_:fileID:line:column:)``).
-    ///   - line: the declaration's line.
-    ///   - column: the declaration's column.
+    ///   - _fileID: identifies the declaration, with `_line` and `_column`: leave all three to
+    ///     their defaults.
+    ///   - _line: the declaration's line.
+    ///   - _column: the declaration's column.
+    @_documentation(visibility: internal)
     @inlinable @inline(__always)
     public init<Target: ManagedObject>(
         inverse: PartialKeyPath<Target>? = nil, deleteRule: DeleteRule = .nullify,
-        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+        _fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column
     ) where Value == RelatedObjects<Target> {
-        site = PropertySite.make(fileID: fileID, line: line, column: column)
+        site = PropertySite.make(fileID: _fileID, line: _line, column: _column)
         if DeclarationCapture.isCapturing { Self.declare(site, inverse, deleteRule) }
     }
 
-    /// A relationship whose inverse the target names, with the `.nullify` rule.
+    /// A relationship whose inverse the target names, with the `.nullify` rule:
+    /// `@Relationship var account: Account?`.
     ///
-    /// `fileID`, `line` and `column` identify the declaration: leave them to their defaults.
+    /// `_fileID`, `_line` and `_column` identify the declaration: leave them to their defaults.
+    @_documentation(visibility: internal)
     @inlinable @inline(__always)
-    public init(fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
-        site = PropertySite.make(fileID: fileID, line: line, column: column)
+    public init(_fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
+        site = PropertySite.make(fileID: _fileID, line: _line, column: _column)
         if DeclarationCapture.isCapturing { Self.declare(site, nil, .nullify) }
     }
 
@@ -104,12 +115,13 @@ public struct Relationship<Value: RelationshipValue> {
     ) -> Value {
         get {
             let site = object[keyPath: storageKeyPath].site
-            return Value._read(owner: object, property: object.fastPropertyIndex(site: site) ?? object.property(site: site, accessedAs: nil))
+            let property = object.fastPropertyIndex(site: site) ?? object.property(site: site, accessedAs: nil)
+            return Value.relationshipAccessors.read(object, property)
         }
         set {
             let site = object[keyPath: storageKeyPath].site
             let property = object.fastPropertyIndex(site: site) ?? object.property(site: site, accessedAs: wrappedKeyPath)
-            Value._write(newValue, owner: object, property: property)
+            Value.relationshipAccessors.write(newValue, object, property)
         }
     }
 
@@ -119,7 +131,8 @@ public struct Relationship<Value: RelationshipValue> {
         projected projectedKeyPath: KeyPath<Object, Value.Projection>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value.Projection {
-        Value._project(owner: object, property: object.property(site: object[keyPath: storageKeyPath].site, accessedAs: projectedKeyPath))
+        let property = object.property(site: object[keyPath: storageKeyPath].site, accessedAs: projectedKeyPath)
+        return Value.relationshipAccessors.project(object, property)
     }
 }
 
@@ -135,14 +148,42 @@ public enum DeleteRule: String, Sendable, Hashable {
 
 /// A value a ``Relationship`` can hold: `Target?` (to-one) or ``RelatedObjects`` (to-many).
 ///
-/// The underscored requirements are implementation details of the property wrapper.
+/// Only those two conform; the protocol is public so that `Relationship`'s generic signature
+/// can name it. Its one requirement returns a type whose initialiser is internal to Strata, so
+/// no other type can provide a working conformance. Do not conform your own types.
 public protocol RelationshipValue {
+    /// The related class.
     associatedtype Target: ManagedObject
+    /// What the wrapper's projected value (`$property`) gives: the related IDs.
     associatedtype Projection
-    static var isToMany: Bool { get }
-    static func _read(owner: ManagedObject, property: Int) -> Self
-    static func _write(_ value: Self, owner: ManagedObject, property: Int)
-    static func _project(owner: ManagedObject, property: Int) -> Projection
+    /// How ``Relationship`` reads, writes and projects this kind of value.
+    @_documentation(visibility: internal)
+    static var relationshipAccessors: RelationshipAccessors<Self> { get }
+}
+
+/// The operations ``Relationship`` performs on one kind of ``RelationshipValue``, built only
+/// by Strata (its initialiser is internal). An implementation detail of the property wrapper.
+@_documentation(visibility: internal)
+public struct RelationshipAccessors<Value: RelationshipValue> {
+    /// Whether the value is a to-many relationship.
+    @usableFromInline let isToMany: Bool
+    /// Reads property `property` of the owner.
+    @usableFromInline let read: (ManagedObject, Int) -> Value
+    /// Writes a value to property `property` of the owner.
+    @usableFromInline let write: (Value, ManagedObject, Int) -> Void
+    /// The projected value of property `property` of the owner.
+    @usableFromInline let project: (ManagedObject, Int) -> Value.Projection
+
+    @inlinable
+    init(
+        isToMany: Bool, read: @escaping (ManagedObject, Int) -> Value, write: @escaping (Value, ManagedObject, Int) -> Void,
+        project: @escaping (ManagedObject, Int) -> Value.Projection
+    ) {
+        self.isToMany = isToMany
+        self.read = read
+        self.write = write
+        self.project = project
+    }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
@@ -150,22 +191,17 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
     public typealias Target = Wrapped
     /// A to-one relationship projects the target's ID.
     public typealias Projection = ObjectID?
-    /// To-one.
-    public static var isToMany: Bool { false }
 
-    /// Implementation detail of ``Relationship``.
-    public static func _read(owner: ManagedObject, property: Int) -> Wrapped? {
-        owner.toOneTarget(property).map { $0 as! Wrapped }
-    }
-
-    /// Implementation detail of ``Relationship``.
-    public static func _write(_ value: Wrapped?, owner: ManagedObject, property: Int) {
-        owner.setToOneTarget(property, value)
-    }
-
-    /// Implementation detail of ``Relationship``.
-    public static func _project(owner: ManagedObject, property: Int) -> ObjectID? {
-        owner.toOneTargetID(property)
+    /// To-one: the target (typed by a checked cast), its setter, and its ID.
+    @_documentation(visibility: internal)
+    @inlinable
+    public static var relationshipAccessors: RelationshipAccessors<Wrapped?> {
+        RelationshipAccessors(
+            isToMany: false,
+            read: { owner, property in owner.toOneTarget(property, as: Wrapped.self) },
+            write: { value, owner, property in owner.setToOneTarget(property, value) },
+            project: { owner, property in owner.toOneTargetID(property) }
+        )
     }
 }
 
@@ -179,7 +215,7 @@ protocol RelationshipWrapper {
 
 extension Relationship: RelationshipWrapper {
     var targetType: ManagedObject.Type { Value.Target.self }
-    var isToMany: Bool { Value.isToMany }
+    var isToMany: Bool { Value.relationshipAccessors.isToMany }
 }
 
 /// A declared relationship as the schema builder resolves it.

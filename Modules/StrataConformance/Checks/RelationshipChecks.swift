@@ -9,7 +9,7 @@ enum RelationshipChecks {
         ConformanceCheck("Relationships", "many-to-many links are stored and both sides agree", manyToMany),
         ConformanceCheck("Relationships", "deny refuses the delete and writes nothing", deny),
         ConformanceCheck("Relationships", "cascade deletes the targets; nullify clears the inverse", cascadeAndNullify),
-    ]
+    ] + RelatedObjectsChecks.all
 
     static func inverses(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()

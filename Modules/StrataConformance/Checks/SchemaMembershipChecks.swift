@@ -33,7 +33,7 @@ enum SchemaMembershipChecks {
         try expectNotInSchema(kit, errors[0], "fetch")
         try expectNotInSchema(kit, errors[1], "count")
         try expectNotInSchema(kit, errors[2], "fetch with a predicate and a limit")
-        try kit.expectEqual(errors[3], .invalidURI(accountID.uriString, reason: .unknownEntity), "an Account's ID looked up as a Stranger")
+        try kit.expectEqual(errors[3], .wrongEntity(accountID, expected: KitStranger.entityName), "an Account's ID looked up as a Stranger")
     }
 
     static func inserts(_ kit: ConformanceHarness) async throws {

@@ -105,6 +105,21 @@ struct PropertySiteTests {
             return message.contains("first") && message.contains("second")
         }
     }
+
+    @Test("two different declaration positions whose 32-bit hashes collide are refused with a typed error")
+    func siteHashCollision() {
+        // Found by a search over file names: different text, one site.
+        #expect(SiteHashCollision.firstFile.description != SiteHashCollision.secondFile.description)
+        #expect(
+            PropertySite.make(fileID: SiteHashCollision.firstFile, line: 1, column: 1)
+                == PropertySite.make(fileID: SiteHashCollision.secondFile, line: 1, column: 1))
+        #expect {
+            try ModelRegistry.model(for: SiteHashCollision.self)
+        } throws: { error in
+            guard case StrataError.invalidSchema(let message) = error else { return false }
+            return message.contains("left") && message.contains("right") && message.contains("hash collision")
+        }
+    }
 }
 
 final class SiteProbe: ManagedObject {
@@ -157,12 +172,20 @@ final class SiteProbeOwner: ManagedObject {
 
 /// An entity whose base class declares an attribute in another file at the same line and column.
 final class SiteStampedNote: SiteStamped {
-    @Attribute(line: 1, column: 1) var text = ""
+    @Attribute(_line: 1, _column: 1) var text = ""
 }
 
 /// Two attributes declared with the same (explicit) site.
 final class SiteClash: ManagedObject {
     static let file: StaticString = "StrataTests/SiteClash.swift"
-    @Attribute(fileID: SiteClash.file, line: 1, column: 1) var first: Int64 = 0
-    @Attribute(fileID: SiteClash.file, line: 1, column: 1) var second: Int64 = 0
+    @Attribute(_fileID: SiteClash.file, _line: 1, _column: 1) var first: Int64 = 0
+    @Attribute(_fileID: SiteClash.file, _line: 1, _column: 1) var second: Int64 = 0
+}
+
+/// Two attributes at different (explicit) positions whose sites are equal: a hash collision.
+final class SiteHashCollision: ManagedObject {
+    static let firstFile: StaticString = "StrataTests/Collision39432.swift"
+    static let secondFile: StaticString = "StrataTests/Collision87646.swift"
+    @Attribute(_fileID: SiteHashCollision.firstFile, _line: 1, _column: 1) var left: Int64 = 0
+    @Attribute(_fileID: SiteHashCollision.secondFile, _line: 1, _column: 1) var right: Int64 = 0
 }

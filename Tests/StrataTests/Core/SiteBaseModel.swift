@@ -5,7 +5,7 @@ import Strata
 /// declared at the same (explicit) line and column as ``SiteStampedNote/text`` in
 /// `PropertySiteTests.swift`, so the two sites differ only by file.
 class SiteStamped: ManagedObject {
-    @Attribute(line: 1, column: 1) var stamp: Int64 = 7
+    @Attribute(_line: 1, _column: 1) var stamp: Int64 = 7
 }
 
 /// An entity whose attribute's setter is private to this file: key paths formed elsewhere are

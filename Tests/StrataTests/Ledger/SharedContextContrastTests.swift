@@ -19,7 +19,8 @@ final class SharedContextTransactionService {
     func add(to accountURI: String, amount: Int64, memo: String) async throws {
         let context = self.context
         try await context.perform {
-            let account = try context.object(forURIString: accountURI, as: LedgerAccount.self)
+            let url = try #require(URL(string: accountURI))
+            let account = try context.existingObject(with: context.managedObjectID(forURIRepresentation: url), as: LedgerAccount.self)
             let transaction = LedgerTransaction(context: context)
             transaction.amount = amount
             transaction.memo = memo
