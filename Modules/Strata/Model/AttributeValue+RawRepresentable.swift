@@ -20,7 +20,8 @@
 /// - `==`, `!=`, nil checks and membership in a constant collection (`statuses.contains($0.status)`)
 ///   run in the engine, comparing raw values;
 /// - comparisons of the raw value (`$0.status.rawValue < "b"`, `$0.priority.rawValue >= 2`)
-///   run in the engine in the raw value's order;
+///   run in the engine in the raw value's order when the type is `CaseIterable` (which is how
+///   Strata tells that the key path reads the raw value), in memory otherwise;
 /// - `<`, `>` and sort descriptors on the enum itself use the type's own `Comparable` order and
 ///   run in memory, because that order need not be the raw values' order.
 ///
@@ -47,8 +48,26 @@ extension RawValueAttribute {
 }
 
 extension RawValueAttribute {
-    /// Whether `keyPath` is `\Self.rawValue` (the predicate compiler reads it as the column).
+    /// Whether `keyPath` reads the raw value (`\Status.rawValue`): the predicate compiler then
+    /// reads it as the column itself.
+    ///
+    /// A key path formed in user code (the concrete property) never equals one formed here (the
+    /// protocol requirement), and Linux builds keep no property names, so it is recognised by
+    /// what it reads: for a `CaseIterable` type, the raw value of every case. For other types
+    /// it is not recognised, which only leaves the comparison to be evaluated in memory.
     static func isRawValueKeyPath(_ keyPath: AnyKeyPath) -> Bool {
-        keyPath == \Self.rawValue as AnyKeyPath
+        guard Swift.type(of: keyPath).rootType == Self.self, Swift.type(of: keyPath).valueType == RawValue.self,
+            let iterable = Self.self as? any CaseIterable.Type
+        else { return false }
+        let values = everyCase(of: iterable).compactMap { $0 as? Self }
+        return !values.isEmpty
+            && values.allSatisfy { value in
+                (value[keyPath: keyPath] as? RawValue)?.storedValue == value.rawValue.storedValue
+            }
     }
+}
+
+/// Every case of a `CaseIterable` type, as `Any`.
+private func everyCase<T: CaseIterable>(of type: T.Type) -> [Any] {
+    type.allCases.map { $0 }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// A raw-value enum stored as text.
-enum KitStatus: String, RawValueAttribute, Codable {
+enum KitStatus: String, RawValueAttribute, Codable, CaseIterable {
     case draft, active, archived
 }
 
