@@ -29,7 +29,7 @@ public enum StrataConformance {
         CRUDChecks.all + RelationshipChecks.all + FetchChecks.all + StreamingChecks.all + ValueStorageChecks.all + UniquenessChecks.all + AtomicityChecks.all
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
         + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all + RelationshipKeyChecks.all
-        + WriteSkewChecks.all + MembershipChecks.all
+        + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all
 
     /// Runs every check against an engine, one after another.
     /// - Parameter engine: makes the engine's configuration for a store inside a temporary directory.

@@ -41,6 +41,11 @@ public enum StrataError: Error, Sendable, Hashable {
     case schemaMismatch(storeVersion: Int, modelVersion: Int)
     /// The model classes cannot form a schema (missing inverse, unsupported type…).
     case invalidSchema(String)
+    /// A stored value does not decode into its attribute's type: an enum raw value that is not
+    /// one of the cases, or JSON that does not decode into a `Codable` attribute (written by
+    /// another model version, or by hand). The store is not damaged; no object was made from
+    /// the row.
+    case undecodableValue(entity: String, attribute: String, key: Int64, reason: String)
     /// The engine failed with a result code Strata does not classify. It is not known to mean
     /// damage: the engine's name, its native code and its message are kept as they were.
     case engineFailure(engine: String, code: Int, message: String)
@@ -129,6 +134,8 @@ extension StrataError: CustomStringConvertible {
             return "The store has schema version \(storeVersion) but the model is version \(modelVersion). Migration is not supported yet: open it with the matching model or use a new store."
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
+        case .undecodableValue(let entity, let attribute, let key, let reason):
+            return "\(entity).\(attribute) of row \(key) holds a value this model cannot decode: \(reason). It was written by another version of the model or by hand: add the missing case or field to the type, or correct the stored value."
         case .engineFailure(let engine, let code, let message):
             return "The \(engine) engine failed with code \(code): \(message). This is not known to mean damage: retry the operation, and report this message if it keeps failing."
         case .retriesExhausted(let attempts, let errors):

@@ -146,8 +146,11 @@ struct FetchQuery {
         var needsFoundation = false
         for descriptor in request.sortBy {
             guard let keyPath = descriptor.keyPath, let property = model.propertyIndex(forKeyPath: keyPath),
-                let column = model.properties[property].column, !model.properties[property].isRelationship
+                let column = model.properties[property].column, !model.properties[property].isRelationship,
+                case .scalar = model.valueKind(ofColumn: column)
             else {
+                // Relationships, computed properties, and raw-value and Codable attributes (whose
+                // order is their type's own, not their stored values') sort with Foundation.
                 needsFoundation = true
                 break
             }

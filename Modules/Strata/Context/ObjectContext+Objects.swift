@@ -190,10 +190,12 @@ extension ObjectContext {
     }
 
     /// Throws `.storeCorrupt` unless `row` has one value per column of `model`. An engine that
-    /// returns another shape breaks its contract; its row must not become an object.
+    /// returns another shape breaks its contract; its row must not become an object. Throws
+    /// `.undecodableValue` when a raw-value or Codable column holds a value its type cannot decode.
     @inline(__always)
     static func checkShape(_ row: StoredRow, of model: EntityModel) throws(StrataError) {
         if row.values.count != model.columnCount { throw shapeError(row, model) }
+        if !model.checkedColumns.isEmpty { try model.checkDecodable(row) }
     }
 
     @inline(never)

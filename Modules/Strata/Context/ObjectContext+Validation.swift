@@ -38,6 +38,7 @@ extension ObjectContext {
                 let property = model.properties[model.columnProperties[column]]
                 issues.append(ValidationIssue(entity: model.name, property: property.name, message: "NaN cannot be stored; use nil or a number"))
             }
+            if !model.checkedColumns.isEmpty { issues += model.undecodableIssues { values[$0] } }
         }
         if !issues.isEmpty { throw StrataError.validation(issues) }
         try checkUniquenessAmongPending(pending)

@@ -20,6 +20,9 @@ import StrataStorage
 /// - Comparisons, `&&`, `||`, `!`, nil checks, `contains`, `starts(with:)`, membership in a
 ///   constant collection and relationship-key equality (`$0.$account == id`) run in the engine.
 ///   Anything else is evaluated in memory with the same results; no part of a predicate is dropped.
+/// - Raw-value enums compare for equality and membership in the engine, by raw value; their
+///   `<` and sorts use the enum's own order, in memory. `Codable` attributes run only nil checks
+///   in the engine. (`#Predicate` takes no enum case literal: capture the value in a constant.)
 /// - Unsaved changes in the context are included: inserted objects that match, changed values,
 ///   and no deleted objects.
 /// - A relationship-key comparison (`$0.$account == id`, `ids.contains($0.$account)`) accepts

@@ -15,7 +15,14 @@ struct PredicateCompiler {
 
     /// A compile-time operand: a column of the entity, or a constant.
     enum Operand {
+        /// A column that compares and orders by its stored values (a scalar attribute, a raw
+        /// value read through `.rawValue`).
         case column(Int, ColumnType)
+        /// A raw-value attribute: equal stored values mean equal values, but the type's order
+        /// is its own, so only `==`, `!=`, nil checks and membership run in the engine.
+        case equatableColumn(Int, ColumnType)
+        /// A Codable attribute: only nil checks run in the engine.
+        case nilCheckedColumn(Int)
         case constant(StoredValue)
         case constants([StoredValue])
         /// Object IDs (nil for a nil optional ID), to compare with a relationship's key; single
@@ -71,7 +78,12 @@ struct PredicateCompiler {
             let property = model.propertyIndex(forKeyPath: keyPath), let column = model.properties[property].column
         else { return nil }
         switch model.properties[property].kind {
-        case .attribute(let type, _, _): return .column(column, type)
+        case .attribute(let type, _, _):
+            switch model.valueKind(ofColumn: column) {
+            case .scalar: return .column(column, type)
+            case .rawValue: return .equatableColumn(column, type)
+            case .codable: return .nilCheckedColumn(column)
+            }
         case .relationship:
             // Only the projected `$relationship` (an ObjectID?) compares as a key.
             return Swift.type(of: keyPath).valueType == Optional<ObjectID>.self ? .column(column, .reference) : nil
@@ -79,10 +91,12 @@ struct PredicateCompiler {
     }
 
     /// Converts a constant to its stored form, or nil when it cannot be compared in the engine.
+    /// Codable values are never compared in the engine, so they have no stored form here (an
+    /// array constant is then read as a collection of constants).
     static func storedConstant(_ value: Any) -> StoredValue? {
         if let id = value as? ObjectID { return .integer(id.primaryKey ?? 0) }
         if let optionalID = value as? ObjectID? { return optionalID.map { .integer($0.primaryKey ?? 0) } ?? .null }
-        guard let attribute = value as? any AttributeValue else { return nil }
+        guard let attribute = value as? any AttributeValue, !(value is any CodableAttribute) else { return nil }
         let stored = attribute.storedValue
         if case .real(let number) = stored, number.isNaN { return nil }
         return stored
@@ -133,6 +147,16 @@ struct PredicateCompiler {
             return leaf(column, type, op, value)
         case (.constant(let value)?, .column(let column, let type)?):
             return leaf(column, type, op.mirrored, value)
+        case (.equatableColumn(let column, let type)?, .constant(let value)?) where op == .equal || op == .notEqual:
+            return leaf(column, type, op, value)
+        case (.constant(let value)?, .equatableColumn(let column, let type)?) where op == .equal || op == .notEqual:
+            return leaf(column, type, op, value)
+        case (.nilCheckedColumn(let column)?, .constant(.null)?), (.constant(.null)?, .nilCheckedColumn(let column)?):
+            switch op {
+            case .equal: return .filter(.isNull(column: column))
+            case .notEqual: return .filter(.isNotNull(column: column))
+            default: return nil
+            }
         default:
             return nil
         }

@@ -9,8 +9,15 @@ extension PredicateExpressions.Variable: PredicateVariableIdentifying {
 }
 
 extension PredicateExpressions.KeyPath: FilterOperandCompilable {
+    /// An attribute of the predicate's variable, or the raw value of a raw-value attribute
+    /// (`$0.status.rawValue`), which compares and orders as its stored value.
     func operand(with compiler: PredicateCompiler) -> PredicateCompiler.Operand? {
-        compiler.column(root: root, keyPath: keyPath)
+        if let column = compiler.column(root: root, keyPath: keyPath) { return column }
+        guard case .equatableColumn(let column, let type)? = compiler.operand(root),
+            let rawValueType = Swift.type(of: keyPath).rootType as? any RawValueAttribute.Type,
+            rawValueType.isRawValueKeyPath(keyPath)
+        else { return nil }
+        return .column(column, type)
     }
 }
 
@@ -93,7 +100,12 @@ extension PredicateExpressions.Comparison: FilterNodeCompilable {
 extension PredicateExpressions.SequenceContains: FilterNodeCompilable {
     /// `[constants].contains($0.attribute)`.
     func compile(with compiler: PredicateCompiler) -> FilterNode? {
-        guard case .column(let column, let type)? = compiler.operand(element) else { return nil }
+        let column: Int
+        let type: ColumnType
+        switch compiler.operand(element) {
+        case .column(let c, let t)?, .equatableColumn(let c, let t)?: (column, type) = (c, t)
+        default: return nil
+        }
         let values: [StoredValue]
         switch compiler.operand(sequence) {
         case .constants(let constants)?: values = constants

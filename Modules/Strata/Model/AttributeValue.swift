@@ -2,7 +2,16 @@ public import Foundation
 public import StrataStorage
 
 /// A Swift type an ``Attribute`` can hold: `Bool`, `Int`, `Int64`, `Double`, `String`, `Date`,
-/// `Data`, `UUID`, and the optional form of each.
+/// `Data`, `UUID`, raw-value enums (``RawValueAttribute``), `Codable` values
+/// (``CodableAttribute``, and arrays of `Codable` attribute values), and the optional form of each.
+///
+/// Declare your own types through ``RawValueAttribute`` or ``CodableAttribute``, which give
+/// every requirement a default:
+///
+/// ```swift
+/// enum Status: String, RawValueAttribute { case draft, active }
+/// struct Address: CodableAttribute { var city: String }
+/// ```
 ///
 /// Conversions are exact: dates keep their full `Double` precision
 /// (`timeIntervalSinceReferenceDate`), UUIDs are 16 bytes.

@@ -24,6 +24,9 @@ final class EntityModel: @unchecked Sendable {
     /// Per property: an attribute's declared default as its Swift type (nil for relationships).
     private let typedDefaults: [(any Sendable)?]
     let declaredIndexes: [EntityIndex]
+    /// The raw-value and Codable columns, whose stored values are checked as rows load (empty
+    /// for an entity of scalars only).
+    let checkedColumns: [CheckedColumn]
     /// Filled by the registry before the model is published; read-only afterwards.
     fileprivate(set) var relations: [RelationModel?]
     /// Prototype instance used to map key paths to properties (under ``ModelRegistry/lock``).
@@ -55,6 +58,7 @@ final class EntityModel: @unchecked Sendable {
         var defaults = ContiguousArray<StoredValue>()
         var typedDefaults: [(any Sendable)?] = []
         var sites: [UInt32] = []
+        var checkedColumns: [CheckedColumn] = []
         for (index, (label, value)) in declared.enumerated() {
             let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
             if let attribute = value as? any AttributeWrapper {
@@ -72,6 +76,10 @@ final class EntityModel: @unchecked Sendable {
                 }
                 if case .real(let v) = defaultValue, v.isNaN {
                     throw .invalidSchema("\(type.entityName).\(propertyName) defaults to NaN, which cannot be stored")
+                }
+                if let checked = (attribute as? any CheckedAttributeWrapper)?.checkedColumn(columnProperties.count) {
+                    try Self.checkDeclaration(options, defaultValue, of: checked, "\(type.entityName).\(propertyName)")
+                    checkedColumns.append(checked)
                 }
                 properties.append(PropertyModel(name: propertyName, column: columnProperties.count, kind: .attribute(attribute.columnType, isOptional: attribute.isOptional, options: options)))
                 columnProperties.append(index)
@@ -109,6 +117,7 @@ final class EntityModel: @unchecked Sendable {
         self.defaults = defaults
         self.typedDefaults = typedDefaults
         self.declaredIndexes = type.indexes
+        self.checkedColumns = checkedColumns
         self.relations = Array(repeating: nil, count: properties.count)
         self.prototype = prototype
         self.sites = .allocate(capacity: max(properties.count, 1))
