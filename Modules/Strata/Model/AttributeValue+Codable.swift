@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 /// An attribute type stored as JSON: declare a `Codable` struct (or enum, or class) as a
 /// `CodableAttribute` and it gets everything from default implementations. Arrays of `Codable`

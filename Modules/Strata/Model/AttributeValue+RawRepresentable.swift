@@ -1,3 +1,4 @@
+import StrataStorage
 /// An attribute type stored as its raw value: declare an enum (or any `RawRepresentable` type)
 /// whose raw value is an ``AttributeValue`` and it gets everything from default implementations.
 ///

@@ -1,3 +1,4 @@
+import StrataStorage
 // Raw-value and Codable attributes: how predicates may use their columns, and the checks of
 // their stored values as rows load and as objects are saved.
 extension EntityModel {

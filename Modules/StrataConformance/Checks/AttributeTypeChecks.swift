@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// Raw-value enums and Codable values: stored, reloaded and queried the same on every engine,
 /// and a stored value the model cannot decode is a typed error, not a crash or a wrong value.
