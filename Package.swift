@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (complete strict concurrency) plus the
@@ -37,8 +37,14 @@ let package = Package(
         ),
         .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
         .target(name: "Strata", path: "Modules/Strata"),
-        .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
-        .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB"),
+        .target(
+            name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite",
+            swiftSettings: [.strictMemorySafety()]
+        ),
+        .target(
+            name: "StrataLMDB", dependencies: ["Strata", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB",
+            swiftSettings: [.strictMemorySafety()]
+        ),
         .target(name: "StrataConformance", dependencies: ["Strata", "StrataTestSupport"], path: "Modules/StrataConformance"),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Modules/StrataTestSupport"),
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
