@@ -12,7 +12,7 @@ final class LMDBReader: StoreReader {
     private var txn: LMDBTransaction?
     /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
-    private var lookupRow = StoredRow(key: 0, version: 0, values: [])
+    private let lookupRow = ReusedRow()
 
     /// Begins the snapshot. The caller has already counted this reader as a user of the
     /// environment (``LMDBEngine/makeReader()``); the reader gives that use back when it closes,
@@ -52,10 +52,10 @@ final class LMDBReader: StoreReader {
     func row(entity number: Int, key: Int64) throws -> StoredRow? {
         let entity = try engine.entity(number)
         guard key > 0 else { return nil }
-        let found: Void? = try reading { txn in
-            try txn.get(entity.dbi, primaryKey: key) { try RowCodec.decode($0, key: key, layout: entity.layout, into: &lookupRow) }
+        let found: StoredRow? = try reading { txn in
+            try txn.get(entity.dbi, primaryKey: key) { try lookupRow.decode($0, key: key, layout: entity.layout) }
         }
-        return found == nil ? nil : lookupRow
+        return found
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {

@@ -222,3 +222,22 @@ struct EntityLayout: Sendable {
     var name: String
     var classes: ContiguousArray<StorageClass>
 }
+
+/// The row a reader decodes every key lookup into: its value array's storage serves the next
+/// lookup when the caller copied the values out and kept no reference to the row.
+///
+/// Exempt from dynamic exclusivity checks (`@exclusivity(unchecked)`, an unsafe construct, so
+/// it lives in this walled file): the check costs every lookup two runtime calls that can find
+/// nothing, because ``decode(_:key:layout:)`` calls out to nothing that could reach the row
+/// again, and the type is not `Sendable`, so one thread at a time uses it.
+@safe final class ReusedRow {
+    @exclusivity(unchecked) private var row = StoredRow(key: 0, version: 0, values: [])
+
+    /// Decodes a stored row into the reused row and returns it.
+    /// - Throws: `StrataError.storeCorrupt`, as ``RowCodec/decode(_:key:layout:)-(RawSpan,_,_)``.
+    @inline(__always)
+    func decode(_ bytes: RawSpan, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+        try unsafe RowCodec.decode(bytes, key: key, layout: layout, into: &row)
+        return unsafe row
+    }
+}

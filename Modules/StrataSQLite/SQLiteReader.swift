@@ -8,7 +8,7 @@ final class SQLiteReader: StoreReader {
     private var connection: SQLiteConnection?
     /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
-    private var lookupRow = StoredRow(key: 0, version: 0, values: [])
+    private let lookupRow = SQLiteReusedRow()
 
     /// Begins the snapshot: `BEGIN` plus one read, because WAL fixes a snapshot at the first read.
     init(engine: SQLiteEngine, connection: SQLiteConnection) throws(StrataError) {
@@ -37,8 +37,7 @@ final class SQLiteReader: StoreReader {
         defer { statement.rewind() }
         try statement.bind(key, at: 1)
         guard try statement.step() else { return nil }
-        try statement.decodeRow(table, into: &lookupRow)
-        return lookupRow
+        return try lookupRow.decode(statement, table)
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {

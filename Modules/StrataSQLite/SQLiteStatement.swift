@@ -249,3 +249,22 @@ import Strata
         }
     }
 }
+
+/// The row a reader decodes every key lookup into: its value array's storage serves the next
+/// lookup when the caller copied the values out and kept no reference to the row.
+///
+/// Exempt from dynamic exclusivity checks (`@exclusivity(unchecked)`, an unsafe construct, so
+/// it lives in this walled file): the check costs every lookup two runtime calls that can find
+/// nothing, because ``decode(_:_:)`` calls out to nothing that could reach the row again, and
+/// the type is not `Sendable`, so one thread at a time uses it.
+@safe final class SQLiteReusedRow {
+    @exclusivity(unchecked) private var row = StoredRow(key: 0, version: 0, values: [])
+
+    /// Decodes the statement's current row into the reused row and returns it.
+    /// - Throws: `StrataError.storeCorrupt`, as ``SQLiteStatement/decodeRow(_:into:)``.
+    @inline(__always)
+    func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout) throws(StrataError) -> StoredRow {
+        try unsafe statement.decodeRow(table, into: &row)
+        return unsafe row
+    }
+}
