@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (complete strict concurrency) plus the
@@ -39,8 +39,14 @@ let package = Package(
         .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
         .target(name: "StrataStorage", path: "Modules/StrataStorage"),
         .target(name: "Strata", dependencies: ["StrataStorage"], path: "Modules/Strata"),
-        .target(name: "StrataSQLite", dependencies: ["StrataStorage", "CSQLite"], path: "Modules/StrataSQLite"),
-        .target(name: "StrataLMDB", dependencies: ["StrataStorage", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB"),
+        .target(
+            name: "StrataSQLite", dependencies: ["StrataStorage", "CSQLite"], path: "Modules/StrataSQLite",
+            swiftSettings: [.strictMemorySafety()]
+        ),
+        .target(
+            name: "StrataLMDB", dependencies: ["StrataStorage", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB",
+            swiftSettings: [.strictMemorySafety()]
+        ),
         .target(
             name: "StrataConformance",
             dependencies: ["Strata", "StrataStorage", "StrataTestSupport"],

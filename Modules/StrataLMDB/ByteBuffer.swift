@@ -1,9 +1,16 @@
+import Foundation
+
 /// A growable byte buffer written through a raw pointer: the committer encodes every row and
 /// index key of a change set into two of these, so encoding costs no array bookkeeping.
 ///
-/// Writers call ``reserve(_:)`` for an upper bound of what they append, then the unchecked
-/// `append` methods. Lifetime rule: ``bytes`` is valid until the next write or `reset`.
-final class ByteBuffer {
+/// Walled file (strict memory safety): the raw allocation never leaves this type except
+/// through ``withBytes(_:)`` (a `RawSpan` the compiler keeps inside the closure) and the
+/// `@unsafe` ``bytes``. Every append checks its room in release builds too: an append past
+/// the capacity grows the buffer (``reserve(_:)`` only saves the check's slow path), so no
+/// encoder bug can write past the allocation.
+///
+/// Lifetime rule: what ``withBytes(_:)`` hands out is valid inside the closure only.
+@safe final class ByteBuffer {
     private var base: UnsafeMutableRawPointer
     /// Bytes allocated.
     private(set) var capacity: Int
@@ -12,65 +19,83 @@ final class ByteBuffer {
 
     init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
-        base = .allocate(byteCount: self.capacity, alignment: 8)
+        unsafe base = .allocate(byteCount: self.capacity, alignment: 8)
     }
 
-    deinit { base.deallocate() }
+    deinit { unsafe base.deallocate() }
 
     /// Forgets the contents, keeping the memory.
     @inline(__always)
     func reset() { count = 0 }
 
-    /// Makes room for `extra` more bytes.
+    /// Makes room for `extra` more bytes (`extra` must not be negative).
     @inline(__always)
     func reserve(_ extra: Int) {
-        if count &+ extra > capacity { grow(to: count + extra) }
+        precondition(extra >= 0, "ByteBuffer.reserve: negative size")
+        if extra > capacity &- count { grow(to: count + extra) }
     }
 
+    @inline(never)
     private func grow(to needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
         let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 8)
-        newBase.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = newBase
+        unsafe newBase.copyMemory(from: base, byteCount: count)
+        unsafe base.deallocate()
+        unsafe base = newBase
         capacity = newCapacity
     }
 
-    /// Appends one byte; room must be reserved.
+    /// Appends one byte.
     @inline(__always)
     func append(_ byte: UInt8) { store(byte) }
 
-    /// Appends 8 bytes, little-endian; room must be reserved.
+    /// Appends 8 bytes, little-endian.
     @inline(__always)
     func appendLittleEndian(_ value: UInt64) { store(value.littleEndian) }
 
-    /// Appends 8 bytes, big-endian; room must be reserved.
+    /// Appends 8 bytes, big-endian.
     @inline(__always)
     func appendBigEndian(_ value: UInt64) { store(value.bigEndian) }
 
-    /// Appends 4 bytes, little-endian; room must be reserved.
+    /// Appends 4 bytes, little-endian.
     @inline(__always)
     func appendLittleEndian(_ value: UInt32) { store(value.littleEndian) }
 
-    /// Stores an integer's bytes as they are in memory; room must be reserved.
+    /// Stores an integer's bytes as they are in memory, growing first when there is no room.
     @inline(__always)
     private func store<T: FixedWidthInteger>(_ value: T) {
-        assert(count + MemoryLayout<T>.size <= capacity, "ByteBuffer: append without reserve")
-        base.storeBytes(of: value, toByteOffset: count, as: T.self)
+        if MemoryLayout<T>.size > capacity &- count { grow(to: count + MemoryLayout<T>.size) }
+        unsafe base.storeBytes(of: value, toByteOffset: count, as: T.self)
         count &+= MemoryLayout<T>.size
     }
 
-    /// Appends raw bytes; room must be reserved.
+    /// Appends raw bytes, growing first when there is no room.
     @inline(__always)
     func append(_ bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        assert(count + bytes.count <= capacity, "ByteBuffer: append without reserve")
-        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        guard let source = bytes.baseAddress, unsafe !bytes.isEmpty else { return }
+        if bytes.count > capacity &- count { grow(to: count + bytes.count) }
+        unsafe (base + count).copyMemory(from: source, byteCount: bytes.count)
         count &+= bytes.count
     }
 
-    /// Appends a varint (7 bits a byte, low group first); room for 10 bytes must be reserved.
+    /// Appends the UTF-8 bytes of `text`.
+    @inline(__always)
+    func append(utf8 text: String) {
+        let utf8 = text.utf8
+        if unsafe utf8.withContiguousStorageIfAvailable({ unsafe append(UnsafeRawBufferPointer($0)) }) == nil {
+            var copy = text
+            copy.withUTF8 { unsafe append(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// Appends the bytes of `data`.
+    @inline(__always)
+    func append(contentsOf data: Data) {
+        unsafe data.withUnsafeBytes { unsafe append($0) }
+    }
+
+    /// Appends a varint (7 bits a byte, low group first).
     @inline(__always)
     func appendVarint(_ value: UInt64) {
         var v = value
@@ -81,9 +106,17 @@ final class ByteBuffer {
         append(UInt8(v))
     }
 
-    /// The bytes written so far.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    /// Calls `body` with the bytes written so far; the span cannot leave the closure.
+    @inline(__always)
+    func withBytes<T, E: Error>(_ body: (RawSpan) throws(E) -> T) throws(E) -> T {
+        let span = unsafe RawSpan(_unsafeBytes: bytes)
+        return try body(span)
+    }
+
+    /// The bytes written so far: valid until the next write or `reset`, and not kept alive by
+    /// the buffer, which is why the property is unsafe; safe code uses ``withBytes(_:)``.
+    @unsafe var bytes: UnsafeRawBufferPointer { unsafe UnsafeRawBufferPointer(start: base, count: count) }
 
     /// The bytes written so far, as an array.
-    var array: [UInt8] { Array(bytes) }
+    var array: [UInt8] { unsafe Array(bytes) }
 }

@@ -9,25 +9,37 @@ import CStrataCRC
 /// the CRC extension's `crc32c` on arm64 — through the C target `CStrataCRC`, which checks
 /// the CPU once. Otherwise (another architecture, or a CPU without the feature) it falls
 /// back to `softwareChecksum`, slicing-by-8 in Swift. Both give the same result.
+///
+/// Walled file (strict memory safety): the pointer-taking functions are `@unsafe`; safe code
+/// calls ``checksum(_:)-(RawSpan)``.
 enum CRC32C {
     /// Whether `checksum` runs on the CPU's CRC-32C instruction.
     static var usesHardware: Bool { strata_crc32c_hardware_available() }
 
     /// The checksum of `count` bytes at `start`.
+    @unsafe
     static func checksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
-        hardwareChecksum(start, count: count) ?? softwareChecksum(start, count: count)
+        unsafe hardwareChecksum(start, count: count) ?? softwareChecksum(start, count: count)
+    }
+
+    /// The checksum of the bytes of a span.
+    @inline(__always)
+    static func checksum(_ bytes: RawSpan) -> UInt32 {
+        unsafe bytes.withUnsafeBytes { unsafe checksum($0) }
     }
 
     /// The checksum of a byte buffer.
+    @unsafe
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-        return checksum(base, count: bytes.count)
+        return unsafe checksum(base, count: bytes.count)
     }
 
     /// The checksum computed with the CPU's CRC-32C instruction, or `nil` when it has none.
+    @unsafe
     static func hardwareChecksum(_ start: UnsafeRawPointer, count: Int) -> UInt32? {
         var crc: UInt32 = 0xFFFF_FFFF
-        return strata_crc32c(&crc, start, count) ? ~crc : nil
+        return unsafe strata_crc32c(&crc, start, count) ? ~crc : nil
     }
 
     /// Eight 256-entry tables, laid out one after another (table `t` starts at `t * 256`).
@@ -49,27 +61,28 @@ enum CRC32C {
     }()
 
     /// The checksum computed slicing-by-8 in Swift, the fallback without the instruction.
+    @unsafe
     static func softwareChecksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
-        table.withUnsafeBufferPointer { tablePointer in
-            let t = tablePointer.baseAddress.unsafelyUnwrapped
+        unsafe table.withUnsafeBufferPointer { tablePointer in
+            let t = unsafe tablePointer.baseAddress.unsafelyUnwrapped
             var crc: UInt32 = 0xFFFF_FFFF
-            var p = start
+            var p = unsafe start
             var remaining = count
             while remaining >= 8 {
-                let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+                let word = unsafe UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
                 let low = UInt32(truncatingIfNeeded: word) ^ crc
                 let high = UInt32(truncatingIfNeeded: word &>> 32)
-                let a = t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int((low &>> 8) & 0xFF)]
-                let b = t[5 * 256 + Int((low &>> 16) & 0xFF)] ^ t[4 * 256 + Int(low &>> 24)]
-                let c = t[3 * 256 + Int(high & 0xFF)] ^ t[2 * 256 + Int((high &>> 8) & 0xFF)]
-                let d = t[1 * 256 + Int((high &>> 16) & 0xFF)] ^ t[Int(high &>> 24)]
+                let a = unsafe t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int((low &>> 8) & 0xFF)]
+                let b = unsafe t[5 * 256 + Int((low &>> 16) & 0xFF)] ^ t[4 * 256 + Int(low &>> 24)]
+                let c = unsafe t[3 * 256 + Int(high & 0xFF)] ^ t[2 * 256 + Int((high &>> 8) & 0xFF)]
+                let d = unsafe t[1 * 256 + Int((high &>> 16) & 0xFF)] ^ t[Int(high &>> 24)]
                 crc = a ^ b ^ c ^ d
-                p += 8
+                unsafe p += 8
                 remaining &-= 8
             }
             while remaining > 0 {
-                crc = t[Int((crc ^ UInt32(p.load(as: UInt8.self))) & 0xFF)] ^ (crc &>> 8)
-                p += 1
+                crc = unsafe t[Int((crc ^ UInt32(p.load(as: UInt8.self))) & 0xFF)] ^ (crc &>> 8)
+                unsafe p += 1
                 remaining &-= 1
             }
             return ~crc

@@ -67,25 +67,26 @@ enum IndexKeyCodec {
             let utf8 = text.utf8
             out.reserve(3 &+ 2 &* utf8.count)
             out.append(tagText)
-            if utf8.withContiguousStorageIfAvailable({ appendEscaped(UnsafeRawBufferPointer($0), to: out) }) == nil {
+            if unsafe utf8.withContiguousStorageIfAvailable({ unsafe appendEscaped(UnsafeRawBufferPointer($0), to: out) }) == nil {
                 var copy = text
-                copy.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: out) }
+                copy.withUTF8 { unsafe appendEscaped(UnsafeRawBufferPointer($0), to: out) }
             }
             out.append(0)
             out.append(0)
         case .blob(let data):
             out.reserve(3 &+ 2 &* data.count)
             out.append(tagBlob)
-            data.withUnsafeBytes { appendEscaped($0, to: out) }
+            unsafe data.withUnsafeBytes { unsafe appendEscaped($0, to: out) }
             out.append(0)
             out.append(0)
         }
     }
 
-    /// Appends `bytes` with `00` escaped as `00 FF`; room for twice the bytes must be reserved.
-    @inline(__always)
+    /// Appends `bytes` with `00` escaped as `00 FF` (reserving room for twice the bytes saves
+    /// the buffer's growth checks their slow path).
+    @inline(__always) @unsafe
     private static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to out: ByteBuffer) {
-        for byte in bytes {
+        for unsafe byte in unsafe bytes {
             out.append(byte)
             if byte == 0 { out.append(0xFF) }
         }
@@ -106,7 +107,12 @@ enum IndexKeyCodec {
     }
 
     static func appendBigEndian(_ value: UInt64, to out: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
+        var shift: UInt64 = 56
+        while true {
+            out.append(UInt8(truncatingIfNeeded: value &>> shift))
+            if shift == 0 { return }
+            shift &-= 8
+        }
     }
 
     /// An entity or join key: 8 bytes big-endian (primary keys are positive, so this orders them).
@@ -117,10 +123,19 @@ enum IndexKeyCodec {
         return out
     }
 
-    /// Reads an 8-byte big-endian key.
-    static func readPrimaryKey(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) -> Int64? {
-        guard bytes.count >= offset + 8 else { return nil }
-        return Int64(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+    /// Reads an 8-byte big-endian key at `offset`; nil when the bytes end before it (or
+    /// `offset` is negative).
+    @inline(__always)
+    static func readPrimaryKey(_ bytes: RawSpan, at offset: Int = 0) -> Int64? {
+        guard offset >= 0, bytes.byteCount - offset >= 8 else { return nil }
+        return unsafe bytes.withUnsafeBytes {
+            Int64(bitPattern: UInt64(bigEndian: unsafe $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+        }
+    }
+
+    /// A copy of the bytes of a span.
+    static func array(_ bytes: RawSpan) -> [UInt8] {
+        unsafe bytes.withUnsafeBytes { unsafe Array($0) }
     }
 
     /// The smallest byte string greater than every string that starts with `prefix`, or nil when

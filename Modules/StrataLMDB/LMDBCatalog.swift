@@ -75,25 +75,26 @@ struct LMDBCatalog: Sendable {
     /// - Throws: `.notAStore` (an LMDB environment without Strata metadata or of an unknown
     ///   format), `.schemaMismatch`, LMDB errors.
     static func open(_ txn: LMDBTransaction, schema: StoreSchema, path: String) throws -> (LMDBCatalog, Metadata) {
-        var meta: MDB_dbi = 0
-        var rc = mdb_dbi_open(txn.raw, metaName, 0, &meta)
-        if rc == MDB_NOTFOUND {
-            var main: MDB_dbi = 0
-            try lmdbCheck(mdb_dbi_open(txn.raw, nil, 0, &main))
+        let meta: MDB_dbi
+        do {
+            meta = try txn.openDatabase(metaName, create: false)
+        } catch .notFound {
+            let main = try txn.openDatabase(nil, create: false)
             guard try txn.count(main) == 0 else {
                 throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
             }
-            try lmdbCheck(mdb_dbi_open(txn.raw, metaName, UInt32(MDB_CREATE), &meta))
-            var uuid = UUID().uuid
-            try txn.put(meta, Array("store_uuid".utf8), withUnsafeBytes(of: &uuid) { Array($0) })
+            meta = try txn.openDatabase(metaName, create: true)
+            let uuid = UUID().uuid
+            let uuidBytes = [
+                uuid.0, uuid.1, uuid.2, uuid.3, uuid.4, uuid.5, uuid.6, uuid.7,
+                uuid.8, uuid.9, uuid.10, uuid.11, uuid.12, uuid.13, uuid.14, uuid.15,
+            ]
+            try txn.put(meta, Array("store_uuid".utf8), uuidBytes)
             try txn.put(meta, Array("schema_version".utf8), IndexKeyCodec.primaryKey(Int64(schema.version)))
             try txn.put(meta, Array("format_version".utf8), IndexKeyCodec.primaryKey(formatVersion))
-            rc = 0
-        }
-        if rc == MDB_INCOMPATIBLE {
+        } catch .incompatible {
             throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
         }
-        try lmdbCheck(rc)
         let metadata = try readMetadata(txn, meta: meta, schema: schema, path: path)
         var entities: [Entity] = []
         for entity in schema.entities {
@@ -117,9 +118,7 @@ struct LMDBCatalog: Sendable {
     }
 
     private static func openDatabase(_ txn: LMDBTransaction, _ name: String) throws -> MDB_dbi {
-        var dbi: MDB_dbi = 0
-        try lmdbCheck(mdb_dbi_open(txn.raw, name, UInt32(MDB_CREATE), &dbi))
-        return dbi
+        try txn.openDatabase(name, create: true)
     }
 
     private static func readMetadata(_ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, path: String) throws -> Metadata {
@@ -132,10 +131,9 @@ struct LMDBCatalog: Sendable {
         }
         let version = try txn.get(meta, Array("schema_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
         let uuid = try txn.get(meta, Array("store_uuid".utf8)) { bytes -> UUID? in
-            guard bytes.count == 16 else { return nil }
-            var raw = UUID().uuid
-            withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: bytes) }
-            return UUID(uuid: raw)
+            let b = IndexKeyCodec.array(bytes)
+            guard b.count == 16 else { return nil }
+            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
         } ?? nil
         guard let version, let uuid else {
             throw StrataError.storeCorrupt("\(path): the Strata metadata is incomplete")

@@ -28,14 +28,9 @@ extension LMDBCommitter {
                 plans.append(IndexPlan(dbi: index.dbi, isUnique: index.isUnique, ordinal: ordinal, firstColumn: columns.count, columnCount: index.columns.count))
                 columns.append(contentsOf: index.columns)
             }
-            try entity.layout.classes.withUnsafeBufferPointer { classes in
-                try plans.withUnsafeBufferPointer { plans in
-                    try columns.withUnsafeBufferPointer { columns in
-                        for position in start..<end {
-                            try insert(writes[position], entity, classes: classes, indexes: plans, columns: columns)
-                        }
-                    }
-                }
+            let classes = entity.layout.classes
+            for position in start..<end {
+                try insert(writes[position], entity, classes: classes, indexes: plans, columns: columns)
             }
             start = end
         }
@@ -45,7 +40,7 @@ extension LMDBCommitter {
     /// entries are written), then its index entries.
     private mutating func insert(
         _ write: RowWrite, _ entity: LMDBCatalog.Entity,
-        classes: UnsafeBufferPointer<StorageClass>, indexes: UnsafeBufferPointer<IndexPlan>, columns: UnsafeBufferPointer<Int>
+        classes: ContiguousArray<StorageClass>, indexes: [IndexPlan], columns: [Int]
     ) throws {
         try checkKey(write.key)
         guard write.values.count == classes.count,
@@ -56,7 +51,7 @@ extension LMDBCommitter {
             throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")])
         }
         do {
-            try txn.put(entity.dbi, primaryKey: write.key, bytes: rowBytes.bytes, noOverwrite: true)
+            try txn.put(entity.dbi, primaryKey: write.key, buffer: rowBytes, noOverwrite: true)
         } catch .keyExists {
             conflicts.append(VersionConflict(
                 objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: write.key),
@@ -68,8 +63,8 @@ extension LMDBCommitter {
             // value is null (nulls never conflict).
             keyBytes.reset()
             var hasNull = false
-            for column in columns[index.firstColumn ..< index.firstColumn + index.columnCount] {
-                let value = write.values[column]
+            for position in index.firstColumn ..< index.firstColumn + index.columnCount {
+                let value = write.values[columns[position]]
                 IndexKeyCodec.append(value, to: keyBytes)
                 if value.isNull { hasNull = true }
             }
@@ -80,7 +75,7 @@ extension LMDBCommitter {
             guard keyBytes.count <= maxKeySize else {
                 throw Self.keyTooLong(entity.indexes[index.ordinal], entity, size: keyBytes.count, maxKeySize: maxKeySize)
             }
-            try putIndex(index.dbi, index.isUnique, entity, keyBytes.bytes, write.key) { entity.indexes[index.ordinal] }
+            try putIndex(index.dbi, index.isUnique, entity, keyBytes, write.key) { entity.indexes[index.ordinal] }
         }
     }
 }

@@ -109,14 +109,14 @@ struct LMDBCommitter {
             try putIndex(index, entity, newKey, write.key)
         }
         _ = RowCodec.encode(version: try Self.nextVersion(after: old.version, entity, write.key), values: write.values, checking: nil, into: rowBytes)
-        try txn.put(entity.dbi, primaryKey: write.key, bytes: rowBytes.bytes)
+        try txn.put(entity.dbi, primaryKey: write.key, buffer: rowBytes)
     }
 
     private mutating func touch(_ check: RowVersionCheck) throws {
         let entity = try entity(check.entity)
         guard let old = try checkedRow(entity, check.key, expected: check.expectedVersion) else { return }
         _ = RowCodec.encode(version: try Self.nextVersion(after: old.version, entity, check.key), values: old.values, checking: nil, into: rowBytes)
-        try txn.put(entity.dbi, primaryKey: check.key, bytes: rowBytes.bytes)
+        try txn.put(entity.dbi, primaryKey: check.key, buffer: rowBytes)
     }
 
     /// The version after a stored one; a row already at `Int64.max` cannot take another
@@ -161,22 +161,36 @@ struct LMDBCommitter {
     }
 
     private mutating func putIndex(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64) throws {
-        try indexKey.withUnsafeBytes { try putIndex(index.dbi, index.isUnique, entity, $0, key) { index } }
+        do {
+            try txn.put(index.dbi, indexKey, primaryKeyValue: key, noOverwrite: true)
+        } catch .keyExists {
+            try recordDuplicate(index.dbi, index.isUnique, entity, indexKey, key) { index }
+        }
     }
 
-    /// Adds an index entry; an entry already there is a uniqueness violation when the index is
-    /// unique and the entry belongs to another row (`index` is read only then).
+    /// Adds an index entry whose key is in `indexKey`; an entry already there is a uniqueness
+    /// violation when the index is unique and the entry belongs to another row (`index` is read
+    /// only then).
     mutating func putIndex(
-        _ dbi: UInt32, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: UnsafeRawBufferPointer, _ key: Int64,
+        _ dbi: UInt32, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: ByteBuffer, _ key: Int64,
         index: () -> LMDBCatalog.Index
     ) throws {
         do {
-            try txn.put(dbi, keyBytes: indexKey, primaryKeyValue: key, noOverwrite: true)
+            try txn.put(dbi, key: indexKey, primaryKeyValue: key, noOverwrite: true)
         } catch .keyExists {
-            let owner = try txn.get(dbi, Array(indexKey)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            if isUnique, owner != key, violation == nil {
-                violation = .constraintViolation(entity: entity.name, attributes: index().columnNames)
-            }
+            try recordDuplicate(dbi, isUnique, entity, indexKey.array, key, index: index)
+        }
+    }
+
+    /// Records a uniqueness violation for an index key that is already there, when the index is
+    /// unique and the entry belongs to another row.
+    private mutating func recordDuplicate(
+        _ dbi: UInt32, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64,
+        index: () -> LMDBCatalog.Index
+    ) throws {
+        let owner = try txn.get(dbi, indexKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+        if isUnique, owner != key, violation == nil {
+            violation = .constraintViolation(entity: entity.name, attributes: index().columnNames)
         }
     }
 

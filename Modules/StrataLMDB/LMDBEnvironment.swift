@@ -14,7 +14,11 @@ import Synchronization
 /// back until the map is replaced. Idle read snapshots keep no pointers into the map between
 /// calls (cursors are closed, values are copied out), which is what LMDB 0.9 needs to
 /// survive the remap.
-final class LMDBEnvironment: @unchecked Sendable {
+///
+/// Walled file (strict memory safety): the `MDB_env` pointer and the read transactions' pointers
+/// stay in here and in ``LMDBTransaction``; callers get transactions as ``LMDBTransaction``
+/// values and never see a pointer.
+@safe final class LMDBEnvironment: @unchecked Sendable {
     let raw: OpaquePointer
     let path: String
     let options: LMDBOptions
@@ -77,23 +81,23 @@ final class LMDBEnvironment: @unchecked Sendable {
         path = directory.path
         self.options = options
         var env: OpaquePointer?
-        if let error = Self.fail(mdb_env_create(&env), path) { throw error }
-        guard let env else { throw .io("\(directory.path): mdb_env_create returned no environment") }
+        if let error = unsafe Self.fail(mdb_env_create(&env), path) { throw error }
+        guard let env = unsafe env else { throw .io("\(directory.path): mdb_env_create returned no environment") }
         let opened: Int32 = {
-            var rc = mdb_env_set_maxreaders(env, UInt32(clamping: options.maxReaders))
-            if rc == 0 { rc = mdb_env_set_maxdbs(env, MDB_dbi(clamping: databases)) }
-            if rc == 0 { rc = mdb_env_set_mapsize(env, Self.roundToPages(options.initialMapSize)) }
-            if rc == 0 { rc = mdb_env_open(env, directory.path, UInt32(MDB_NOTLS), 0o644) }
+            var rc = unsafe mdb_env_set_maxreaders(env, UInt32(clamping: options.maxReaders))
+            if rc == 0 { rc = unsafe mdb_env_set_maxdbs(env, MDB_dbi(clamping: databases)) }
+            if rc == 0 { rc = unsafe mdb_env_set_mapsize(env, Self.roundToPages(options.initialMapSize)) }
+            if rc == 0 { rc = unsafe mdb_env_open(env, directory.path, UInt32(MDB_NOTLS), 0o644) }
             return rc
         }()
         if let error = Self.fail(opened, path) {
-            mdb_env_close(env)
+            unsafe mdb_env_close(env)
             throw error
         }
         var dead: Int32 = 0
-        _ = mdb_reader_check(env, &dead)
-        raw = env
-        maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        _ = unsafe mdb_reader_check(env, &dead)
+        unsafe raw = env
+        maxKeySize = unsafe Int(mdb_env_get_maxkeysize(env))
         writer = LMDBWriterThread(name: "strata.lmdb.writer")
         idleReadLimit = min(8, max(options.maxReaders / 8, 0))
         writeLock = LMDBFileLock(directory: directory, name: LMDBFileLock.writeLockName)
@@ -113,10 +117,10 @@ final class LMDBEnvironment: @unchecked Sendable {
         writer.stop()
         idleReads.withLock { pool in
             pool.closed = true
-            for address in pool.idle { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
+            for address in pool.idle { unsafe mdb_txn_abort(OpaquePointer(bitPattern: address)) }
             pool.idle.removeAll()
         }
-        mdb_env_close(raw)
+        unsafe mdb_env_close(raw)
     }
 
     // MARK: Reads
@@ -154,14 +158,14 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Begins a read-only transaction on the latest snapshot: an idle one renewed when there is
     /// one, else a new one (adopting a map grown by another process if needed).
-    func beginRead() throws(StrataError) -> OpaquePointer {
+    func beginRead() throws(StrataError) -> LMDBTransaction {
         let taken = idleReads.withLock { pool -> UInt? in
             pool.active += 1
             pool.usedSinceRelease = true
             return pool.idle.popLast()
         }
         do {
-            return try beginRead(renewing: taken.flatMap { OpaquePointer(bitPattern: $0) })
+            return unsafe LMDBTransaction(raw: try beginRead(renewing: taken.flatMap { unsafe OpaquePointer(bitPattern: $0) }))
         } catch {
             idleReads.withLock { $0.active -= 1 }
             throw error
@@ -169,15 +173,15 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     private func beginRead(renewing idle: OpaquePointer?) throws(StrataError) -> OpaquePointer {
-        if let idle {
-            if withReadOperation({ mdb_txn_renew(idle) }) == 0 { return idle }
+        if let idle = unsafe idle {
+            if withReadOperation({ unsafe mdb_txn_renew(idle) }) == 0 { return unsafe idle }
             // The map was grown by another process, or the renewal failed: start afresh.
-            mdb_txn_abort(idle)
+            unsafe mdb_txn_abort(idle)
         }
         var clearedDeadReaders = false
         for _ in 0..<4 {
             var txn: OpaquePointer?
-            let rc = withReadOperation { mdb_txn_begin(raw, nil, UInt32(MDB_RDONLY), &txn) }
+            let rc = withReadOperation { unsafe mdb_txn_begin(raw, nil, UInt32(MDB_RDONLY), &txn) }
             if rc == MDB_READERS_FULL, !clearedDeadReaders {
                 // Slots of dead processes may fill the table: clear them and try once more.
                 clearedDeadReaders = true
@@ -193,7 +197,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                 continue
             }
             if let error = Self.fail(rc, "beginning a read of \(path)") { throw error }
-            if let txn { return txn }
+            if let txn = unsafe txn { return unsafe txn }
         }
         throw .busy("\(path): the map keeps being resized by another process")
     }
@@ -206,7 +210,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     @discardableResult
     func clearDeadReaders() -> Int {
         var dead: Int32 = 0
-        _ = mdb_reader_check(raw, &dead)
+        _ = unsafe mdb_reader_check(raw, &dead)
         return Int(dead)
     }
 
@@ -214,8 +218,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// is kept for ``beginRead()`` while fewer than `idleReadLimit` are idle and other reads
     /// of this process are in flight. The last read in flight keeps one pooled transaction
     /// (ending the rest), which ``releaseIdleReads()`` ends unless it is used meanwhile.
-    func endRead(_ txn: OpaquePointer) {
-        withReadOperation { mdb_txn_reset(txn) }
+    func endRead(_ transaction: LMDBTransaction) {
+        let txn = unsafe transaction.pointer
+        withReadOperation { unsafe mdb_txn_reset(txn) }
         var armRelease = false
         let ended = idleReads.withLock { pool -> [UInt] in
             pool.active -= 1
@@ -232,7 +237,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             pool.idle.append(UInt(bitPattern: txn))
             return []
         }
-        for address in ended { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
+        for address in ended { unsafe mdb_txn_abort(OpaquePointer(bitPattern: address)) }
         if armRelease { scheduleIdleRelease() }
     }
 
@@ -252,7 +257,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                 return true
             }
             if !pool.closed && pool.active == 0 {
-                for address in pool.idle { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
+                for address in pool.idle { unsafe mdb_txn_abort(OpaquePointer(bitPattern: address)) }
                 pool.idle.removeAll()
             }
             pool.releaseScheduled = false
@@ -294,26 +299,26 @@ final class LMDBEnvironment: @unchecked Sendable {
         var adoptions = 0
         while true {
             var txn: OpaquePointer?
-            var rc = mdb_txn_begin(raw, nil, 0, &txn)
+            var rc = unsafe mdb_txn_begin(raw, nil, 0, &txn)
             if rc == MDB_MAP_RESIZED, adoptions < 4 {
                 adoptions += 1
                 try replaceMap(size: 0)
                 continue
             }
             try lmdbCheck(rc)
-            guard let txn else { throw StrataError.io("\(context): mdb_txn_begin returned no transaction") }
+            guard let txn = unsafe txn else { throw StrataError.io("\(context): mdb_txn_begin returned no transaction") }
             let value: T
             do {
-                value = try body(LMDBTransaction(raw: txn))
+                value = try body(unsafe LMDBTransaction(raw: txn))
             } catch LMDBError.mapFull {
-                mdb_txn_abort(txn)
+                unsafe mdb_txn_abort(txn)
                 try grow(&growths, context)
                 continue
             } catch {
-                mdb_txn_abort(txn)
+                unsafe mdb_txn_abort(txn)
                 throw error
             }
-            rc = mdb_txn_commit(txn)
+            rc = unsafe mdb_txn_commit(txn)
             if rc == MDB_MAP_FULL {
                 try grow(&growths, context)
                 continue
@@ -321,7 +326,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             // LMDB turns a short `pwrite` while flushing a commit's pages (what a full disk or the
             // file-size limit gives) into `EIO`; the files and the file system tell which it was.
             if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
-                throw StrataError.storeFull("\(context): \(exhausted); LMDB reported its short write as \(String(cString: mdb_strerror(rc))) (LMDB \(rc)) and wrote nothing")
+                throw StrataError.storeFull("\(context): \(exhausted); LMDB reported its short write as \(lmdbMessage(rc)) (LMDB \(rc)) and wrote nothing")
             }
             try lmdbCheck(rc)
             return value
@@ -330,9 +335,9 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Doubles the map, or throws `.storeFull` when it may not grow any more.
     private func grow(_ growths: inout Int, _ context: String) throws {
-        var info = MDB_envinfo()
-        try lmdbCheck(mdb_env_info(raw, &info))
-        let current = info.me_mapsize
+        var info = unsafe MDB_envinfo()
+        unsafe try lmdbCheck(mdb_env_info(raw, &info))
+        let current = unsafe info.me_mapsize
         let limit = Self.roundToPages(options.maximumMapSize)
         guard growths < options.maxMapGrowthRetries, current < limit else {
             throw StrataError.storeFull("\(context): the LMDB map is full at \(current) bytes (maximumMapSize \(options.maximumMapSize), \(growths) growth(s) tried)")
@@ -348,7 +353,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         gate.lock()
         readState.bitwiseOr(Self.resizingFlag, ordering: .acquiringAndReleasing)
         while readState.load(ordering: .acquiring) != Self.resizingFlag { gate.wait() }
-        let rc = mdb_env_set_mapsize(raw, size)
+        let rc = unsafe mdb_env_set_mapsize(raw, size)
         readState.bitwiseAnd(~Self.resizingFlag, ordering: .acquiringAndReleasing)
         gate.broadcast()
         gate.unlock()
@@ -357,8 +362,8 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// The current map size in bytes.
     var mapSize: Int {
-        var info = MDB_envinfo()
-        _ = mdb_env_info(raw, &info)
-        return info.me_mapsize
+        var info = unsafe MDB_envinfo()
+        _ = unsafe mdb_env_info(raw, &info)
+        return unsafe info.me_mapsize
     }
 }

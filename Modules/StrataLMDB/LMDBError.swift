@@ -78,7 +78,7 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    var description: String { String(cString: mdb_strerror(code)) }
+    var description: String { lmdbMessage(code) }
 
     /// Classifies the code as a `StrataError`, keeping the native code and message.
     ///

@@ -28,9 +28,8 @@ enum LMDBFileCheck {
     /// - Throws: `StrataError.notAStore` (a file), or `.io`.
     static func prepareDirectory(_ directory: URL) throws(StrataError) {
         let path = directory.path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+        if let isDirectory = SystemCalls.isDirectory(atPath: path) {
+            guard isDirectory else {
                 let kind = isSQLite(path) ? "it is a SQLite database file" : "it is a file, and an LMDB store is a directory"
                 throw .notAStore(path: path, reason: kind)
             }
@@ -111,15 +110,17 @@ enum LMDBFileCheck {
     static func parseMeta(_ page: Data) -> Meta? {
         let metaOffset = headerSize
         guard page.count >= metaOffset + 136 + 8 else { return nil }
-        return page.withUnsafeBytes { raw -> Meta? in
-            func u16(_ o: Int) -> UInt16 { UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt16.self)) }
-            func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
-            func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
-            guard u16(10) & metaFlag != 0 else { return nil }
-            guard u32(metaOffset) == magic, u32(metaOffset + 4) == dataVersion else { return nil }
-            let pageSize = Int(u32(metaOffset + 24))
-            guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
-            return Meta(pageSize: pageSize, lastPage: u64(metaOffset + 120), transactionID: u64(metaOffset + 128))
+        let bytes = [UInt8](page)
+        /// The little-endian integer of `size` bytes at `offset` (inside the length checked above).
+        func little(_ offset: Int, _ size: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in (offset ..< offset + size).reversed() { value = value << 8 | UInt64(bytes[index]) }
+            return value
         }
+        guard UInt16(little(10, 2)) & metaFlag != 0 else { return nil }
+        guard UInt32(little(metaOffset, 4)) == magic, UInt32(little(metaOffset + 4, 4)) == dataVersion else { return nil }
+        let pageSize = Int(little(metaOffset + 24, 4))
+        guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
+        return Meta(pageSize: pageSize, lastPage: little(metaOffset + 120, 8), transactionID: little(metaOffset + 128, 8))
     }
 }

@@ -25,7 +25,7 @@ final class LMDBFileLock: @unchecked Sendable {
     /// the caller goes on unlocked and gets LMDB's own error.
     init?(directory: URL, name: String) {
         path = directory.appendingPathComponent(name).path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = SystemCalls.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return nil }
         descriptor = fd
     }
@@ -54,7 +54,7 @@ final class LMDBFileLock: @unchecked Sendable {
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
             let error = errno
             guard error == EWOULDBLOCK || error == EINTR else {
-                throw .io("cannot lock \(path): \(String(cString: strerror(error))) (errno \(error)); check that the store directory is on a local file system")
+                throw .io("cannot lock \(path): \(SystemCalls.errorText(error)) (errno \(error)); check that the store directory is on a local file system")
             }
             let now = DispatchTime.now().uptimeNanoseconds
             let end = deadline.uptimeNanoseconds

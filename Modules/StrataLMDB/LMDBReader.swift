@@ -9,10 +9,10 @@ import StrataStorage
 final class LMDBReader: StoreReader {
     private let engine: LMDBEngine
     private let environment: LMDBEnvironment
-    private var txn: OpaquePointer?
+    private var txn: LMDBTransaction?
     /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
-    @exclusivity(unchecked) private var lookupRow = StoredRow(key: 0, version: 0, values: [])
+    private let lookupRow = ReusedRow()
 
     /// Begins the snapshot. The caller has already counted this reader as a user of the
     /// environment (``LMDBEngine/makeReader()``); the reader gives that use back when it closes,
@@ -43,7 +43,7 @@ final class LMDBReader: StoreReader {
     private func reading<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         guard let txn else { throw StrataError.misuse("the reader was closed") }
         do {
-            return try environment.withReadOperation { try body(LMDBTransaction(raw: txn)) }
+            return try environment.withReadOperation { try body(txn) }
         } catch {
             throw strataError(error, "reading \(environment.path)")
         }
@@ -52,10 +52,10 @@ final class LMDBReader: StoreReader {
     func row(entity number: Int, key: Int64) throws -> StoredRow? {
         let entity = try engine.entity(number)
         guard key > 0 else { return nil }
-        let found: Void? = try reading { txn in
-            try txn.get(entity.dbi, primaryKey: key) { try RowCodec.decode($0, key: key, layout: entity.layout, into: &lookupRow) }
+        let found: StoredRow? = try reading { txn in
+            try txn.get(entity.dbi, primaryKey: key) { try lookupRow.decode($0, key: key, layout: entity.layout) }
         }
-        return found == nil ? nil : lookupRow
+        return found
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
@@ -191,8 +191,8 @@ final class LMDBReader: StoreReader {
             // consumer did not keep.
             var row = StoredRow(key: 0, version: 0, values: [])
             try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(max(lower, 1)), before: end) { keyBytes, value in
-                guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.count == 8 else {
-                    throw StrataError.storeCorrupt("entity \(entity.name) holds a malformed key of \(keyBytes.count) bytes")
+                guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.byteCount == 8 else {
+                    throw StrataError.storeCorrupt("entity \(entity.name) holds a malformed key of \(keyBytes.byteCount) bytes")
                 }
                 try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
                 return try body(row)
@@ -202,7 +202,7 @@ final class LMDBReader: StoreReader {
             for scan in scans {
                 for range in scan.ranges {
                     try txn.scan(scan.index.dbi, from: range.start, before: range.end) { _, value in
-                        guard let key = IndexKeyCodec.readPrimaryKey(value), value.count == 8 else {
+                        guard let key = IndexKeyCodec.readPrimaryKey(value), value.byteCount == 8 else {
                             throw StrataError.storeCorrupt("index \(scan.index.name) holds a malformed entry")
                         }
                         keys.append(key)

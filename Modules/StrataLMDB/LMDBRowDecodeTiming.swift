@@ -17,7 +17,9 @@ public enum LMDBRowDecodeTiming {
         let rounds = max(rounds, 1)
         var total = 0
         let elapsed = try ContinuousClock().measure {
-            try encoded.withUnsafeBytes { bytes in
+            let buffer = ByteBuffer(capacity: encoded.count)
+            for byte in encoded { buffer.append(byte) }
+            try buffer.withBytes { (bytes) throws(StrataError) in
                 for _ in 0..<rounds { total &+= try RowCodec.decode(bytes, key: 1, layout: layout).values.count }
             }
         }

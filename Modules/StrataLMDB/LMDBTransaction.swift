@@ -1,80 +1,98 @@
 import CLMDB
 import Foundation
 
-/// A thin, non-owning view of an `MDB_txn`: get, put, delete and ordered scans.
+/// A thin, non-owning view of an `MDB_txn`: get, put, delete, ordered scans and opening named
+/// databases.
 ///
-/// Values handed to closures point into the memory map and are valid only inside the closure.
-struct LMDBTransaction {
-    let raw: OpaquePointer
+/// Walled file (strict memory safety): the `MDB_txn` pointer and every `MDB_val` stay in here.
+/// Values handed to closures point into the memory map; they arrive as `RawSpan`s, which the
+/// compiler keeps inside the closure, so no caller can hold on to map memory.
+///
+/// Lifetime rule: a transaction is valid between its begin and its commit or abort
+/// (``LMDBEnvironment`` does both); the bytes a closure receives are valid inside it only.
+@safe struct LMDBTransaction {
+    private let raw: OpaquePointer
+
+    /// Wraps a begun transaction; ``LMDBEnvironment`` is the only caller.
+    @unsafe init(raw: OpaquePointer) { unsafe self.raw = raw }
+
+    /// The transaction pointer, for ``LMDBEnvironment`` to commit, reset or abort.
+    @unsafe var pointer: OpaquePointer { unsafe raw }
 
     /// Calls `body` with the value stored under `key`, or returns nil when there is none.
-    func get<T>(_ dbi: MDB_dbi, _ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
-        try key.withUnsafeBytes { try get(dbi, bytes: $0, body) }
+    func get<T>(_ dbi: MDB_dbi, _ key: [UInt8], _ body: (RawSpan) throws -> T) throws -> T? {
+        try unsafe key.withUnsafeBytes { try unsafe get(dbi, bytes: $0, body) }
     }
 
     /// ``get(_:_:_:)`` for an 8-byte big-endian primary key, without building the key on the heap.
-    func get<T>(_ dbi: MDB_dbi, primaryKey: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
-        try withUnsafeBytes(of: primaryKey.bigEndian) { try get(dbi, bytes: $0, body) }
+    @inline(__always)
+    func get<T>(_ dbi: MDB_dbi, primaryKey: Int64, _ body: (RawSpan) throws -> T) throws -> T? {
+        try unsafe withUnsafeBytes(of: primaryKey.bigEndian) { try unsafe get(dbi, bytes: $0, body) }
     }
 
-    private func get<T>(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
-        var data = MDB_val()
-        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        let rc = mdb_get(raw, dbi, &k, &data)
+    @unsafe @inline(__always)
+    private func get<T>(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ body: (RawSpan) throws -> T) throws -> T? {
+        var data = unsafe MDB_val()
+        var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let rc = unsafe mdb_get(raw, dbi, &k, &data)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc)
-        return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+        let value = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+        return try body(value)
     }
 
     /// Stores `value` under `key`.
     /// - Parameter noOverwrite: fail with `LMDBError.keyExists` when the key is present.
     func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
-        let rc = key.withUnsafeBytes { keyBytes in
-            value.withUnsafeBytes { put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
+        let rc = unsafe key.withUnsafeBytes { keyBytes in
+            unsafe value.withUnsafeBytes { unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
         }
         try lmdbCheck(rc)
     }
 
     /// ``put(_:_:_:noOverwrite:)`` under an 8-byte big-endian primary key.
     func put(_ dbi: MDB_dbi, primaryKey: Int64, _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
-        let rc = withUnsafeBytes(of: primaryKey.bigEndian) { keyBytes in
-            value.withUnsafeBytes { put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
+        let rc = unsafe withUnsafeBytes(of: primaryKey.bigEndian) { keyBytes in
+            unsafe value.withUnsafeBytes { unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
         }
         try lmdbCheck(rc)
     }
 
     /// ``put(_:_:_:noOverwrite:)`` with an 8-byte big-endian primary key as the value.
     func put(_ dbi: MDB_dbi, _ key: [UInt8], primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
-        let rc = key.withUnsafeBytes { keyBytes in
-            withUnsafeBytes(of: primaryKeyValue.bigEndian) { put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
+        let rc = unsafe key.withUnsafeBytes { keyBytes in
+            unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) { unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
         }
         try lmdbCheck(rc)
     }
 
-    /// ``put(_:_:_:noOverwrite:)`` of bytes in caller-owned memory under an 8-byte big-endian primary key.
-    func put(_ dbi: MDB_dbi, primaryKey: Int64, bytes value: UnsafeRawBufferPointer, noOverwrite: Bool = false) throws(LMDBError) {
-        let rc = withUnsafeBytes(of: primaryKey.bigEndian) { put(dbi, bytes: $0, value, noOverwrite: noOverwrite) }
+    /// ``put(_:_:_:noOverwrite:)`` of the bytes of `value` under an 8-byte big-endian primary key.
+    @inline(__always)
+    func put(_ dbi: MDB_dbi, primaryKey: Int64, buffer value: ByteBuffer, noOverwrite: Bool = false) throws(LMDBError) {
+        let rc = unsafe withUnsafeBytes(of: primaryKey.bigEndian) { unsafe put(dbi, bytes: $0, value.bytes, noOverwrite: noOverwrite) }
         try lmdbCheck(rc)
     }
 
-    /// ``put(_:_:primaryKeyValue:noOverwrite:)`` with a key in caller-owned memory.
-    func put(_ dbi: MDB_dbi, keyBytes key: UnsafeRawBufferPointer, primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
-        let rc = withUnsafeBytes(of: primaryKeyValue.bigEndian) { put(dbi, bytes: key, $0, noOverwrite: noOverwrite) }
+    /// ``put(_:_:primaryKeyValue:noOverwrite:)`` with the bytes of `key` as the key.
+    @inline(__always)
+    func put(_ dbi: MDB_dbi, key: ByteBuffer, primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
+        let rc = unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) { unsafe put(dbi, bytes: key.bytes, $0, noOverwrite: noOverwrite) }
         try lmdbCheck(rc)
     }
 
+    @unsafe @inline(__always)
     private func put(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool) -> Int32 {
-        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        return mdb_put(raw, dbi, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
+        var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = unsafe MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        return unsafe mdb_put(raw, dbi, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
     }
 
     /// Deletes `key`; returns false when it was not there.
     @discardableResult
     func delete(_ dbi: MDB_dbi, _ key: [UInt8]) throws(LMDBError) -> Bool {
-        let rc = key.withUnsafeBytes { keyBytes in
-            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            return mdb_del(raw, dbi, &k, nil)
+        let rc = unsafe key.withUnsafeBytes { keyBytes in
+            var k = unsafe MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            return unsafe mdb_del(raw, dbi, &k, nil)
         }
         if rc == MDB_NOTFOUND { return false }
         try lmdbCheck(rc)
@@ -85,60 +103,82 @@ struct LMDBTransaction {
     /// `body` returns false to stop early.
     func scan(
         _ dbi: MDB_dbi, from start: [UInt8]? = nil, before end: [UInt8]? = nil,
-        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+        _ body: (_ key: RawSpan, _ value: RawSpan) throws -> Bool
     ) throws {
         var cursor: OpaquePointer?
-        try lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var data = MDB_val()
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        defer { unsafe mdb_cursor_close(cursor) }
+        var key = unsafe MDB_val()
+        var data = unsafe MDB_val()
         var rc: Int32
         if let start {
-            rc = start.withUnsafeBytes { startBytes in
-                key = MDB_val(mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
-                return mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
+            rc = unsafe start.withUnsafeBytes { startBytes in
+                unsafe key = MDB_val(mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
+                return unsafe mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
             }
         } else {
-            rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+            rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
         }
         while rc == 0 {
-            let keyBytes = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
-            if let end, Self.compare(keyBytes, end) >= 0 { return }
-            if try !body(keyBytes, UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)) { return }
-            rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+            let keyBytes = unsafe UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+            if let end, unsafe Self.compare(keyBytes, end) >= 0 { return }
+            let keySpan = unsafe RawSpan(_unsafeBytes: keyBytes)
+            let valueSpan = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+            if try !body(keySpan, valueSpan) { return }
+            rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
         }
         if rc != MDB_NOTFOUND { try lmdbCheck(rc) }
     }
 
     /// The last key of a database, if any.
-    func lastKey<T>(_ dbi: MDB_dbi, _ body: (UnsafeRawBufferPointer) -> T) throws -> T? {
+    func lastKey<T>(_ dbi: MDB_dbi, _ body: (RawSpan) -> T) throws -> T? {
         var cursor: OpaquePointer?
-        try lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var data = MDB_val()
-        let rc = mdb_cursor_get(cursor, &key, &data, MDB_LAST)
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        defer { unsafe mdb_cursor_close(cursor) }
+        var key = unsafe MDB_val()
+        var data = unsafe MDB_val()
+        let rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_LAST)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc)
-        return body(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
+        return body(unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)))
     }
 
     /// How many entries a database holds.
     func count(_ dbi: MDB_dbi) throws(LMDBError) -> Int {
         var stat = MDB_stat()
-        try lmdbCheck(mdb_stat(raw, dbi, &stat))
+        try unsafe lmdbCheck(mdb_stat(raw, dbi, &stat))
         return stat.ms_entries
     }
 
+    /// Opens a named database (`nil`: the main one), creating it when `create` is set.
+    /// - Throws: `LMDBError.notFound` when it does not exist and `create` is not set;
+    ///   `.incompatible` when the name belongs to something that is not a database; others.
+    func openDatabase(_ name: String?, create: Bool) throws(LMDBError) -> MDB_dbi {
+        var dbi: MDB_dbi = 0
+        let flags = create ? UInt32(MDB_CREATE) : 0
+        if let name {
+            try unsafe lmdbCheck(mdb_dbi_open(raw, name, flags, &dbi))
+        } else {
+            try unsafe lmdbCheck(mdb_dbi_open(raw, nil, flags, &dbi))
+        }
+        return dbi
+    }
+
     /// Bytewise comparison, shorter first on a common prefix.
+    @unsafe
     static func compare(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
-        b.withUnsafeBytes { bb in
+        unsafe b.withUnsafeBytes { bb in
             let common = min(a.count, bb.count)
             if common > 0, let pa = a.baseAddress, let pb = bb.baseAddress {
-                let r = memcmp(pa, pb, common)
+                let r = unsafe memcmp(pa, pb, common)
                 if r != 0 { return Int(r) }
             }
             return a.count - bb.count
         }
     }
+}
+
+/// LMDB's text for a result code (`mdb_strerror`, which also knows errno values).
+func lmdbMessage(_ code: Int32) -> String {
+    unsafe String(cString: mdb_strerror(code))
 }

@@ -22,14 +22,17 @@ enum RowCodec {
     /// Encodes a row into `out`, replacing its contents (a committer reuses one buffer for every row).
     ///
     /// With `classes` (one storage class per column), stops at the first value its column does
-    /// not admit, or a NaN, and returns false; the caller reports the problem.
+    /// not admit, or a NaN, and returns false (also when `classes` has another count than
+    /// `values`); the caller reports the problem.
     static func encode(
-        version: Int64, values: ContiguousArray<StoredValue>, checking classes: UnsafeBufferPointer<StorageClass>?,
+        version: Int64, values: ContiguousArray<StoredValue>, checking classes: ContiguousArray<StorageClass>?,
         into out: ByteBuffer
     ) -> Bool {
+        if let classes, classes.count != values.count { return false }
         out.reset()
         // Room for the header and the fixed-size values up front; every value still reserves its
-        // own room, because a text or blob reserves only relative to where it starts.
+        // own room, because a text or blob reserves only relative to where it starts. (Reserving
+        // is an optimisation: the buffer checks every append and grows when it must.)
         out.reserve(1 + 8 + 10 + values.count &* 9 + 4)
         out.append(formatVersion)
         out.appendLittleEndian(UInt64(bitPattern: version))
@@ -55,19 +58,16 @@ enum RowCodec {
                 out.reserve(11 &+ utf8.count)
                 out.append(tagText)
                 out.appendVarint(UInt64(utf8.count))
-                if utf8.withContiguousStorageIfAvailable({ out.append(UnsafeRawBufferPointer($0)) }) == nil {
-                    var copy = text
-                    copy.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
-                }
+                out.append(utf8: text)
             case .blob(let data):
                 if let classes, classes[column] != .blob { return false }
                 out.reserve(11 &+ data.count)
                 out.append(tagBlob)
                 out.appendVarint(UInt64(data.count))
-                data.withUnsafeBytes { out.append($0) }
+                out.append(contentsOf: data)
             }
         }
-        let crc = CRC32C.checksum(out.bytes)
+        let crc = out.withBytes { CRC32C.checksum($0) }
         out.reserve(4)
         out.appendLittleEndian(crc)
         return true
@@ -75,10 +75,32 @@ enum RowCodec {
 
     /// Decodes a stored row, checking its checksum and every value's storage class.
     /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off.
-    static func decode(_ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+    static func decode(_ bytes: RawSpan, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
         var row = StoredRow(key: key, version: 0, values: [])
         try decode(bytes, key: key, layout: layout, into: &row)
         return row
+    }
+
+    /// ``decode(_:key:layout:)`` of bytes in an array.
+    static func decode(_ bytes: [UInt8], key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+        try unsafe bytes.span.withUnsafeBytes { (raw) throws(StrataError) in try unsafe decode(raw, key: key, layout: layout) }
+    }
+
+    /// ``decode(_:key:layout:)`` of bytes behind a pointer (tests and fuzzing).
+    @unsafe
+    static func decode(_ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+        var row = StoredRow(key: key, version: 0, values: [])
+        try unsafe decode(bytes, key: key, layout: layout, into: &row)
+        return row
+    }
+
+    /// Decodes a stored row into `row`, reusing its value array's storage when nothing else
+    /// holds it (see the overload below).
+    /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off.
+    static func decode(_ bytes: RawSpan, key: Int64, layout: EntityLayout, into row: inout StoredRow) throws(StrataError) {
+        try unsafe bytes.withUnsafeBytes { (raw) throws(StrataError) in
+            try unsafe decode(raw, key: key, layout: layout, into: &row)
+        }
     }
 
     /// Decodes a stored row into `row`, reusing its value array's storage when nothing else
@@ -86,6 +108,7 @@ enum RowCodec {
     /// one array for all its rows instead of one per row.
     /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off
     ///   (`row` is then left with the values decoded so far).
+    @unsafe
     static func decode(
         _ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout, into row: inout StoredRow
     ) throws(StrataError) {
@@ -95,18 +118,18 @@ enum RowCodec {
         let count = bytes.count
         guard count >= 14, let base = bytes.baseAddress else { throw corrupt("\(count) bytes is too short") }
         let body = count &- 4
-        let storedCRC = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
-        guard CRC32C.checksum(base, count: body) == storedCRC else { throw corrupt("checksum mismatch") }
-        guard base.load(as: UInt8.self) == formatVersion else { throw corrupt("unknown row format") }
-        let version = Int64(bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
+        let storedCRC = unsafe UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
+        guard unsafe CRC32C.checksum(base, count: body) == storedCRC else { throw corrupt("checksum mismatch") }
+        guard unsafe base.load(as: UInt8.self) == formatVersion else { throw corrupt("unknown row format") }
+        let version = unsafe Int64(bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
         var offset = 9
-        guard let columnCount = readVarint(base, &offset, end: body), columnCount == UInt64(layout.classes.count) else {
+        guard let columnCount = unsafe readVarint(base, &offset, end: body), columnCount == UInt64(layout.classes.count) else {
             throw corrupt("wrong column count")
         }
         row.key = key
         row.version = version
-        try row.overwriteValues(count: Int(columnCount)) { values throws(StrataError) in
-            try decodeValues(base, from: offset, to: body, layout: layout, into: values, corrupt)
+        unsafe try row.overwriteValues(count: Int(columnCount)) { values throws(StrataError) in
+            unsafe try decodeValues(base, from: offset, to: body, layout: layout, into: values, corrupt)
         }
     }
 
@@ -118,38 +141,38 @@ enum RowCodec {
         var offset = start
         for column in values.indices {
             guard offset < body else { throw corrupt("truncated") }
-            let tag = base.load(fromByteOffset: offset, as: UInt8.self)
+            let tag = unsafe base.load(fromByteOffset: offset, as: UInt8.self)
             offset &+= 1
             let expected = layout.classes[column]
             switch tag {
             case tagNull:
-                values[column] = .null
+                unsafe values[column] = .null
             case tagInteger, tagReal:
                 guard offset &+ 8 <= body else { throw corrupt("truncated") }
-                let raw = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                let raw = unsafe UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                 offset &+= 8
                 if tag == tagInteger {
                     guard expected == .integer else { throw corrupt("column \(column) holds an integer") }
-                    values[column] = .integer(Int64(bitPattern: raw))
+                    unsafe values[column] = .integer(Int64(bitPattern: raw))
                 } else {
                     guard expected == .real else { throw corrupt("column \(column) holds a real") }
                     let real = Double(bitPattern: raw)
                     guard !real.isNaN else { throw corrupt("column \(column) holds NaN") }
-                    values[column] = .real(real)
+                    unsafe values[column] = .real(real)
                 }
             case tagText, tagBlob:
-                guard let length = readVarint(base, &offset, end: body), length <= UInt64(body &- offset) else {
+                guard let length = unsafe readVarint(base, &offset, end: body), length <= UInt64(body &- offset) else {
                     throw corrupt("bad length")
                 }
-                let slice = UnsafeRawBufferPointer(start: base + offset, count: Int(length))
+                let slice = unsafe UnsafeRawBufferPointer(start: base + offset, count: Int(length))
                 offset &+= Int(length)
                 if tag == tagText {
                     guard expected == .text else { throw corrupt("column \(column) holds text") }
-                    guard let text = makeString(slice) else { throw corrupt("column \(column) holds invalid UTF-8") }
-                    values[column] = .text(text)
+                    guard let text = unsafe makeString(slice) else { throw corrupt("column \(column) holds invalid UTF-8") }
+                    unsafe values[column] = .text(text)
                 } else {
                     guard expected == .blob else { throw corrupt("column \(column) holds a blob") }
-                    values[column] = .blob(Data(bytes: base + (offset &- Int(length)), count: Int(length)))
+                    unsafe values[column] = unsafe .blob(Data(bytes: base + (offset &- Int(length)), count: Int(length)))
                 }
             default:
                 throw corrupt("unknown tag \(tag) in column \(column)")
@@ -161,19 +184,19 @@ enum RowCodec {
     /// A string from UTF-8 bytes, or nil when they are not valid UTF-8 (never repaired).
     @inline(__always)
     static func makeString(_ bytes: UnsafeRawBufferPointer) -> String? {
-        let units = bytes.bindMemory(to: UInt8.self)
+        let units = unsafe bytes.bindMemory(to: UInt8.self)
         var index = 0
         var isASCII = true
         while index &+ 8 <= units.count {
-            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { isASCII = false; break }
+            if unsafe bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { isASCII = false; break }
             index &+= 8
         }
         while isASCII && index < units.count {
-            if units[index] >= 0x80 { isASCII = false }
+            if unsafe units[index] >= 0x80 { isASCII = false }
             index &+= 1
         }
         // ASCII is valid UTF-8, so decoding cannot repair anything; otherwise validate.
-        return isASCII ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
+        return unsafe isASCII ? String(decoding: units, as: UTF8.self) : String(validating: units, as: UTF8.self)
     }
 
     /// Reads a varint in its shortest form, the only one `ByteBuffer.appendVarint` writes: an overlong
@@ -183,7 +206,7 @@ enum RowCodec {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while offset < end, shift < 64 {
-            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+            let byte = unsafe base.load(fromByteOffset: offset, as: UInt8.self)
             offset &+= 1
             if shift == 63 && byte > 1 { return nil }
             result |= UInt64(byte & 0x7F) << shift
@@ -198,4 +221,23 @@ enum RowCodec {
 struct EntityLayout: Sendable {
     var name: String
     var classes: ContiguousArray<StorageClass>
+}
+
+/// The row a reader decodes every key lookup into: its value array's storage serves the next
+/// lookup when the caller copied the values out and kept no reference to the row.
+///
+/// Exempt from dynamic exclusivity checks (`@exclusivity(unchecked)`, an unsafe construct, so
+/// it lives in this walled file): the check costs every lookup two runtime calls that can find
+/// nothing, because ``decode(_:key:layout:)`` calls out to nothing that could reach the row
+/// again, and the type is not `Sendable`, so one thread at a time uses it.
+@safe final class ReusedRow {
+    @exclusivity(unchecked) private var row = StoredRow(key: 0, version: 0, values: [])
+
+    /// Decodes a stored row into the reused row and returns it.
+    /// - Throws: `StrataError.storeCorrupt`, as ``RowCodec/decode(_:key:layout:)-(RawSpan,_,_)``.
+    @inline(__always)
+    func decode(_ bytes: RawSpan, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+        try unsafe RowCodec.decode(bytes, key: key, layout: layout, into: &row)
+        return unsafe row
+    }
 }

@@ -6,7 +6,10 @@ import StrataStorage
 ///
 /// `@unchecked Sendable`: a connection is used by one thread at a time. The engine hands it
 /// over under a `Mutex` (the writer) or through the reader pool, never sharing it concurrently.
-final class SQLiteConnection: @unchecked Sendable {
+///
+/// Walled file (strict memory safety): the `sqlite3` pointer, the C calls on it, and reading
+/// SQLite's error codes and messages stay in here and in ``SQLiteStatement``.
+@safe final class SQLiteConnection: @unchecked Sendable {
     private(set) var db: OpaquePointer?
     let path: String
     private var cache: [String: SQLiteStatement] = [:]
@@ -31,18 +34,18 @@ final class SQLiteConnection: @unchecked Sendable {
         var handle: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        let rc = unsafe sqlite3_open_v2(path, &handle, flags, nil)
         if rc != SQLITE_OK {
-            let error = strataError(for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
-            sqlite3_close_v2(handle)
+            let error = unsafe strataError(for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
+            unsafe sqlite3_close_v2(handle)
             throw error
         }
-        db = handle
-        sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, busyTimeout)
+        unsafe db = unsafe handle
+        unsafe sqlite3_extended_result_codes(handle, 1)
+        unsafe sqlite3_busy_timeout(handle, busyTimeout)
         busyTimeoutMilliseconds = busyTimeout
-        if let maximumVariables { sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, max(maximumVariables, 1)) }
-        variableLimit = Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        if let maximumVariables { unsafe sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, max(maximumVariables, 1)) }
+        variableLimit = unsafe Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 
     /// The most parameters one statement may have on this connection.
@@ -54,30 +57,30 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Sets how long SQLite's busy handler waits for another connection's lock from now on
     /// (0: not at all); calls `sqlite3_busy_timeout` only when the value changes.
     func setBusyTimeout(milliseconds: Int32) {
-        guard milliseconds != busyTimeoutMilliseconds, let db else { return }
-        sqlite3_busy_timeout(db, milliseconds)
+        guard milliseconds != busyTimeoutMilliseconds, let db = unsafe db else { return }
+        unsafe sqlite3_busy_timeout(db, milliseconds)
         busyTimeoutMilliseconds = milliseconds
     }
 
     deinit { close() }
 
     /// Whether ``close()`` has run.
-    var isClosed: Bool { db == nil }
+    var isClosed: Bool { unsafe db == nil }
 
     /// Finalizes every cached statement and closes the connection. Idempotent.
     func close() {
         for statement in cache.values { statement.finalize() }
-        for statement in slots { statement?.finalize() }
+        for statement in unsafe slots { statement?.finalize() }
         cache.removeAll()
-        slots.removeAll()
-        if let db { sqlite3_close_v2(db) }
-        db = nil
+        unsafe slots.removeAll()
+        if let db = unsafe db { unsafe sqlite3_close_v2(db) }
+        unsafe db = nil
     }
 
     /// Runs one or more SQL statements that take no parameters (DDL, BEGIN, COMMIT, PRAGMA).
     func execute(_ sql: String) throws(StrataError) {
-        guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
-        try check(sqlite3_exec(db, sql, nil, nil, nil), db: db, path: path, sql: sql)
+        guard let db = unsafe db else { throw .misuse("the SQLite connection to \(path) is closed") }
+        unsafe try check(sqlite3_exec(db, sql, nil, nil, nil), db: db, path: path, sql: sql)
     }
 
     /// The cached prepared statement for `sql`, preparing it on first use.
@@ -93,20 +96,20 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The prepared statement in `slot`, preparing `sql` on first use. A slot always holds the
     /// same SQL (see ``SQLiteStatementSlot``).
     func statement(_ sql: String, slot: Int) throws(StrataError) -> SQLiteStatement {
-        if slot < slots.count, let statement = slots[slot] { return statement }
+        if unsafe slot < slots.count, let statement = unsafe slots[slot] { return statement }
         let statement = try prepare(sql)
-        if slot >= slots.count { slots.append(contentsOf: repeatElement(nil, count: slot + 1 - slots.count)) }
-        slots[slot] = statement
+        if unsafe slot >= slots.count { unsafe slots.append(contentsOf: repeatElement(nil, count: slot + 1 - slots.count)) }
+        unsafe slots[slot] = statement
         return statement
     }
 
     private func prepare(_ sql: String) throws(StrataError) -> SQLiteStatement {
-        guard let db else { throw .misuse("the SQLite connection to \(path) is closed") }
+        guard let db = unsafe db else { throw .misuse("the SQLite connection to \(path) is closed") }
         var handle: OpaquePointer?
-        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
-        try check(rc, db: db, path: path, sql: sql)
-        guard let handle else { throw .misuse("empty SQL statement: \(sql)") }
-        return SQLiteStatement(handle: handle, sql: sql, path: path)
+        let rc = unsafe sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        unsafe try check(rc, db: db, path: path, sql: sql)
+        guard let handle = unsafe handle else { throw .misuse("empty SQL statement: \(sql)") }
+        return unsafe SQLiteStatement(handle: handle, sql: sql, path: path)
     }
 
     /// Runs a query returning one integer (or nil when it returns no row or NULL).
@@ -156,19 +159,59 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Empties the temporary membership table after a query that used it.
     func clearMembershipLists() {
-        guard let db else { return }
-        sqlite3_exec(db, "DELETE FROM \(SQLiteFilterSQL.membershipTable)", nil, nil, nil)
+        guard let db = unsafe db else { return }
+        unsafe sqlite3_exec(db, "DELETE FROM \(SQLiteFilterSQL.membershipTable)", nil, nil, nil)
     }
 
     /// Rolls back the open transaction, if any, ignoring errors (used on failure paths).
     func rollbackQuietly() {
-        guard let db, sqlite3_get_autocommit(db) == 0 else { return }
-        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        guard let db = unsafe db, unsafe sqlite3_get_autocommit(db) == 0 else { return }
+        unsafe sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
     }
 
     /// Whether a transaction is open.
     var inTransaction: Bool {
-        guard let db else { return false }
-        return sqlite3_get_autocommit(db) == 0
+        guard let db = unsafe db else { return false }
+        return unsafe sqlite3_get_autocommit(db) == 0
     }
 }
+
+// MARK: Result codes and messages
+//
+// The C side of error mapping: reading a connection's code and message. The classification
+// itself (`strataError(for:message:path:sql:)`) is safe Swift in `SQLiteError.swift`.
+
+/// SQLite's English text for a result code (`sqlite3_errstr`), or nil when it has none.
+func sqliteCodeText(_ code: Int32) -> String? {
+    guard let text = unsafe sqlite3_errstr(code) else { return nil }
+    return unsafe String(cString: text)
+}
+
+/// Throws the ``StrataError`` for a failed SQLite call; returns `rc` when it is OK, ROW or DONE.
+///
+/// This is the one place where SQLite result codes become Strata errors.
+/// - Parameters:
+///   - rc: the result code of the call.
+///   - db: the connection, for `sqlite3_errmsg` (nil when unavailable).
+///   - path: the store path, for `.notAStore`.
+///   - sql: the statement that failed, when known; quoted (shortened) in unclassified errors.
+@discardableResult
+@unsafe func check(_ rc: Int32, db: OpaquePointer?, path: String, sql: String? = nil) throws(StrataError) -> Int32 {
+    let code = SQLiteResultCode(rc)
+    switch code.kind {
+    case .ok, .row, .done:
+        return rc
+    default:
+        throw unsafe strataError(for: code, message: errorMessage(db, fallback: code), path: path, sql: sql)
+    }
+}
+
+/// The message SQLite recorded for the connection's last failure.
+///
+/// When the connection's last error has another primary code than `code` (a failure SQLite did not
+/// record, such as a bind refused before reaching it), only the code's own text is used.
+@unsafe func errorMessage(_ db: OpaquePointer?, fallback code: SQLiteResultCode) -> String {
+    guard let db = unsafe db, unsafe sqlite3_extended_errcode(db) & 0xFF == code.primary, let text = unsafe sqlite3_errmsg(db) else { return code.description }
+    return unsafe "\(String(cString: text)) [\(code.description)]"
+}
+

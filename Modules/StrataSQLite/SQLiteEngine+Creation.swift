@@ -67,8 +67,8 @@ extension SQLiteEngine {
         if let size = (try? FileManager.default.attributesOfItem(atPath: temporary + "-wal"))?[.size] as? Int, size > 0 {
             throw .io("\(path): the new store's write-ahead log (\(temporary)-wal) was not checkpointed when it was closed; check the disk and retry")
         }
-        if link(temporary, path) != 0 {
-            let code = errno
+        let code = SystemCalls.link(temporary, path)
+        if code != 0 {
             switch code {
             case EEXIST:
                 return .inPlace // Another process created the store first: the caller opens theirs.
@@ -79,10 +79,10 @@ extension SQLiteEngine {
                 // created the store itself: open theirs.
                 return .inPlace
             default:
-                throw .io("\(path): could not link the new store into place: \(String(cString: strerror(code))) (errno \(code)); check the directory's permissions and free space")
+                throw .io("\(path): could not link the new store into place: \(SystemCalls.errorText(code)) (errno \(code)); check the directory's permissions and free space")
             }
         }
-        syncDirectory(directory)
+        SystemCalls.syncDirectory(directory.isEmpty ? "." : directory)
         return .inPlace
     }
 
@@ -100,7 +100,7 @@ extension SQLiteEngine {
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
             if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
-                unlink(directory + name)
+                SystemCalls.unlink(directory + name)
             }
         }
     }
@@ -114,19 +114,11 @@ extension SQLiteEngine {
     }
 
     private static func removeCreationFile(_ temporary: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] { SystemCalls.unlink(temporary + suffix) }
     }
 
     private static func inodeNumber(_ path: String) -> UInt64? {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? NSNumber)?.uint64Value
-    }
-
-    /// Makes the new directory entry durable (best effort: some file systems refuse).
-    private static func syncDirectory(_ directory: String) {
-        let descriptor = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        Glibc.close(descriptor)
     }
 
     /// `"/a/b/store.sqlite"` → `("/a/b/", "store.sqlite")`; `"store.sqlite"` → `("", "store.sqlite")`.

@@ -21,9 +21,8 @@ extension SQLiteEngine {
     ///   `.io` when the file cannot be read; `.misuse` when the file has other hard links.
     @discardableResult
     static func probeFile(at path: String) throws(StrataError) -> Bool {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
-        if isDirectory.boolValue {
+        guard let isDirectory = SystemCalls.isDirectory(atPath: path) else { return false }
+        if isDirectory {
             throw .notAStore(path: path, reason: "it is a directory (an LMDB store or another engine's store?), not a SQLite file")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {

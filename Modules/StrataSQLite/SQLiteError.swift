@@ -59,37 +59,9 @@ struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
 
     /// SQLite's English name of the code, e.g. `"database is locked (5)"`.
     var description: String {
-        guard let text = sqlite3_errstr(rawValue) else { return "SQLite result code \(rawValue)" }
-        return "\(String(cString: text)) (\(rawValue))"
+        guard let text = sqliteCodeText(rawValue) else { return "SQLite result code \(rawValue)" }
+        return "\(text) (\(rawValue))"
     }
-}
-
-/// Throws the ``StrataError`` for a failed SQLite call; returns `rc` when it is OK, ROW or DONE.
-///
-/// This is the one place where SQLite result codes become Strata errors.
-/// - Parameters:
-///   - rc: the result code of the call.
-///   - db: the connection, for `sqlite3_errmsg` (nil when unavailable).
-///   - path: the store path, for `.notAStore`.
-///   - sql: the statement that failed, when known; quoted (shortened) in unclassified errors.
-@discardableResult
-func check(_ rc: Int32, db: OpaquePointer?, path: String, sql: String? = nil) throws(StrataError) -> Int32 {
-    let code = SQLiteResultCode(rc)
-    switch code.kind {
-    case .ok, .row, .done:
-        return rc
-    default:
-        throw strataError(for: code, message: errorMessage(db, fallback: code), path: path, sql: sql)
-    }
-}
-
-/// The message SQLite recorded for the connection's last failure.
-///
-/// When the connection's last error has another primary code than `code` (a failure SQLite did not
-/// record, such as a bind refused before reaching it), only the code's own text is used.
-func errorMessage(_ db: OpaquePointer?, fallback code: SQLiteResultCode) -> String {
-    guard let db, sqlite3_extended_errcode(db) & 0xFF == code.primary, let text = sqlite3_errmsg(db) else { return code.description }
-    return "\(String(cString: text)) [\(code.description)]"
 }
 
 /// Classifies a failed result code as a ``StrataError``.

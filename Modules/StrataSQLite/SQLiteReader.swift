@@ -8,7 +8,7 @@ final class SQLiteReader: StoreReader {
     private var connection: SQLiteConnection?
     /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
-    @exclusivity(unchecked) private var lookupRow = StoredRow(key: 0, version: 0, values: [])
+    private let lookupRow = SQLiteReusedRow()
 
     /// Begins the snapshot: `BEGIN` plus one read, because WAL fixes a snapshot at the first read.
     init(engine: SQLiteEngine, connection: SQLiteConnection) throws(StrataError) {
@@ -37,8 +37,7 @@ final class SQLiteReader: StoreReader {
         defer { statement.rewind() }
         try statement.bind(key, at: 1)
         guard try statement.step() else { return nil }
-        try decode(statement, table, into: &lookupRow)
-        return lookupRow
+        return try lookupRow.decode(statement, table)
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
@@ -57,7 +56,7 @@ final class SQLiteReader: StoreReader {
             // consumer did not keep.
             var row = StoredRow(key: 0, version: 0, values: [])
             while try statement.step() {
-                try decode(statement, table, into: &row)
+                try statement.decodeRow(table, into: &row)
                 try body(row)
             }
         }
@@ -130,33 +129,6 @@ final class SQLiteReader: StoreReader {
         for value in parameters {
             try statement.bind(value, at: index)
             index += 1
-        }
-    }
-
-    /// Decodes the current row: id, version, then every column checked against its class.
-    ///
-    /// Decodes into `row`, whose value storage is reused when nothing else holds it.
-    private func decode(_ statement: SQLiteStatement, _ table: SQLiteTableLayout, into row: inout StoredRow) throws(StrataError) {
-        let key = statement.int64(at: 0)
-        // Stored versions start at 1 and only grow; anything else (text reads as 0) is damage.
-        let version = statement.int64(at: 1)
-        if version <= 0 {
-            throw .storeCorrupt("\(table.entity.name) row \(key) has no valid version")
-        }
-        let columns = table.decoding
-        row.key = key
-        row.version = version
-        try row.overwriteValues(count: columns.count) { values throws(StrataError) in
-            for column in columns.indices {
-                let decoding = columns[column]
-                let value = try statement.value(at: Int32(column + 2), as: decoding.storageClass, isBool: decoding.isBool) {
-                    "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
-                }
-                if value.isNull && !decoding.isOptional {
-                    throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
-                }
-                values[column] = value
-            }
         }
     }
 }
