@@ -175,7 +175,8 @@ struct LMDBCommitter {
         } catch .keyExists {
             let owner = try txn.get(dbi, Array(indexKey)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
             if isUnique, owner != key, violation == nil {
-                violation = .constraintViolation(entity: entity.name, attributes: index().columnNames)
+                violation = .constraintViolation(entity: entity.name, attributes: index().columnNames,
+                                                 native: LMDBError.keyExists.native("mdb_put"))
             }
         }
     }

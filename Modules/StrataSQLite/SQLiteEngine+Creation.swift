@@ -53,7 +53,7 @@ extension SQLiteEngine {
         let connection: SQLiteConnection
         do throws(StrataError) {
             connection = try SQLiteConnection(path: temporary, readOnly: false, create: true, busyTimeout: options.busyTimeoutMilliseconds)
-        } catch .io(let detail) {
+        } catch .io(let detail, _) {
             throw .io("\(path) does not exist and cannot be created: the new store's temporary file could not be made (\(detail)); check that the directory exists and is writable")
         }
         do throws(StrataError) {

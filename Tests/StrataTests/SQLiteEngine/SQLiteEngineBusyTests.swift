@@ -52,7 +52,7 @@ struct SQLiteEngineBusyTests {
             holder.waitUntilExit()
         }
         let error = strataError { try engine.commit(Fixtures.inserts([Fixtures.account(2, "Blocked")])) }
-        guard case .busy(let detail) = error else {
+        guard case .busy(let detail, _) = error else {
             Issue.record("a write blocked by another process gave \(String(describing: error))")
             return
         }
