@@ -79,7 +79,8 @@ extension SQLiteEngine {
                 // created the store itself: open theirs.
                 return .inPlace
             default:
-                throw .io("\(path): could not link the new store into place: \(String(cString: strerror(code))) (errno \(code)); check the directory's permissions and free space")
+                throw .io("\(path): could not link the new store into place; check the directory's permissions and free space",
+                          native: NativeError(engine: "sqlite", code: Int(code), message: String(cString: strerror(code)), operation: "link"))
             }
         }
         syncDirectory(directory)
