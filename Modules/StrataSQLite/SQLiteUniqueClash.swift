@@ -19,13 +19,16 @@ extension SQLiteConnection {
                 var value = row.values[column]
                 if value.isNull { break }
                 // Bound as the write binds it (an integer into a REAL column is a double).
-                if table.storageClasses[column] == .real, case .integer(let integer) = value { value = .real(Double(integer)) }
+                if table.storageClasses[column] == .real, case .integer(let integer) = value {
+                    value = .real(Double(integer))
+                }
                 parameters.append(value)
                 conditions.append("\(quoted(entity.columns[column].name)) = ?\(parameters.count)")
             }
             guard parameters.count == index.columns.count else { continue }
             parameters.append(.integer(row.key))
-            let sql = "SELECT 1 FROM \(table.table) WHERE \(conditions.joined(separator: " AND ")) AND \"id\" <> ?\(parameters.count) LIMIT 1"
+            conditions.append("\"id\" <> ?\(parameters.count)")
+            let sql = "SELECT 1 FROM \(table.table) WHERE \(conditions.joined(separator: " AND ")) LIMIT 1"
             if try queryInt64(sql, parameters) != nil { return index }
         }
         return nil

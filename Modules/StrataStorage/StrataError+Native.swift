@@ -14,7 +14,7 @@ extension StrataError {
     public var native: NativeError? {
         switch self {
         case .constraintViolation(_, _, let native), .storeCorrupt(_, let native), .notAStore(_, _, let native),
-             .storeFull(_, let native), .busy(_, let native), .io(_, let native), .misuse(_, let native):
+            .storeFull(_, let native), .busy(_, let native), .io(_, let native), .misuse(_, let native):
             native
         case .engineFailure(let native):
             native
@@ -36,14 +36,16 @@ extension StrataError {
     /// ```
     public var withoutNative: StrataError {
         switch self {
-        case .constraintViolation(let entity, let attributes, _): .constraintViolation(entity: entity, attributes: attributes)
+        case .constraintViolation(let entity, let attributes, _):
+            .constraintViolation(entity: entity, attributes: attributes)
         case .storeCorrupt(let detail, _): .storeCorrupt(detail)
         case .notAStore(let path, let reason, _): .notAStore(path: path, reason: reason)
         case .storeFull(let detail, _): .storeFull(detail)
         case .busy(let detail, _): .busy(detail)
         case .io(let detail, _): .io(detail)
         case .misuse(let detail, _): .misuse(detail)
-        case .retriesExhausted(let attempts, let errors): .retriesExhausted(attempts: attempts, errors: errors.map(\.withoutNative))
+        case .retriesExhausted(let attempts, let errors):
+            .retriesExhausted(attempts: attempts, errors: errors.map(\.withoutNative))
         case .conflict, .objectNotFound, .invalidURI, .validation, .schemaMismatch, .invalidSchema, .engineFailure: self
         }
     }

@@ -2,9 +2,10 @@ import CLMDB
 import CSQLite
 import Foundation
 import Strata
+import Testing
+
 @testable import StrataLMDB
 @testable import StrataSQLite
-import Testing
 
 /// The two engines put the same situation into the same `StrataError` case, each keeping its own
 /// native code: a caller matches on the case and never needs to know the engine.
@@ -21,7 +22,9 @@ struct ClassificationParityTests {
 
     static let situations: [Situation] = [
         Situation(name: "a lock held too long", sqlite: SQLITE_BUSY, lmdb: EBUSY, expected: "busy"),
-        Situation(name: "a lock held by a reader or snapshot", sqlite: SQLITE_BUSY | (2 << 8), lmdb: MDB_READERS_FULL, expected: "busy"),
+        Situation(
+            name: "a lock held by a reader or snapshot", sqlite: SQLITE_BUSY | (2 << 8), lmdb: MDB_READERS_FULL,
+            expected: "busy"),
         Situation(name: "no room left", sqlite: SQLITE_FULL, lmdb: MDB_MAP_FULL, expected: "storeFull"),
         Situation(name: "damaged pages", sqlite: SQLITE_CORRUPT, lmdb: MDB_CORRUPTED, expected: "storeCorrupt"),
         Situation(name: "not a store of this engine", sqlite: SQLITE_NOTADB, lmdb: MDB_INVALID, expected: "notAStore"),
@@ -44,7 +47,8 @@ struct ClassificationParityTests {
         let fromLMDB = LMDBError(code: situation.lmdb).strataError("/tmp/store.lmdb")
         #expect(Self.caseName(fromSQLite) == situation.expected, "SQLite \(situation.sqlite) gave \(fromSQLite)")
         #expect(Self.caseName(fromLMDB) == situation.expected, "LMDB \(situation.lmdb) gave \(fromLMDB)")
-        #expect(fromSQLite.native?.engine == "sqlite" && fromSQLite.native?.code == Int(situation.sqlite), "\(fromSQLite)")
+        #expect(
+            fromSQLite.native?.engine == "sqlite" && fromSQLite.native?.code == Int(situation.sqlite), "\(fromSQLite)")
         #expect(fromLMDB.native?.engine == "lmdb" && fromLMDB.native?.code == Int(situation.lmdb), "\(fromLMDB)")
     }
 }

@@ -46,9 +46,13 @@ struct NativeCauseTests {
             Self.expectedUniqueCause(kind, native)
             #expect(error.description.contains("Uniqueness constraint on Account(name) violated"), "\(error)")
             #expect(error.description.contains("choose different values"), "\(error)")
-            #expect(error.description.contains("\(kind.rawValue) code \(native.code)") && error.description.contains(native.message), "\(error)")
+            #expect(
+                error.description.contains("\(kind.rawValue) code \(native.code)")
+                    && error.description.contains(native.message), "\(error)")
             classifications.append(error.withoutNative)
         }
-        #expect(classifications == [StrataError](repeating: .constraintViolation(entity: "Account", attributes: ["name"]), count: 2))
+        #expect(
+            classifications
+                == [StrataError](repeating: .constraintViolation(entity: "Account", attributes: ["name"]), count: 2))
     }
 }
