@@ -104,9 +104,13 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a URI string was rejected.
 public enum InvalidURIReason: String, Sendable, Hashable {
+    /// The string does not have the shape of an object URI.
     case malformed = "it is not a Strata object URI (strata://<store-uuid>/<Entity>/p<key>)"
+    /// The URI names an entity this container's schema does not have.
     case unknownEntity = "its entity is not in this container's schema"
+    /// The URI names an object of another store.
     case otherStore = "it belongs to another store"
+    /// The URI names an object that was never saved.
     case temporary = "it names an unsaved object; save first and use the permanent ID"
 }
 
