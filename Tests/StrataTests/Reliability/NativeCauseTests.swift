@@ -55,4 +55,21 @@ struct NativeCauseTests {
             classifications
                 == [StrataError](repeating: .constraintViolation(entity: "Account", attributes: ["name"]), count: 2))
     }
+
+    @Test("native reads the cause; a retried unit of work gives its last attempt's; withoutNative strips all")
+    func nativeAndWithoutNative() {
+        let first = NativeError(engine: "sqlite", code: 5, message: "database is locked", sql: "BEGIN IMMEDIATE")
+        let last = NativeError(engine: "sqlite", code: 517, message: "database is locked", sql: "BEGIN IMMEDIATE")
+        let exhausted = StrataError.retriesExhausted(
+            attempts: 2, errors: [.busy("first", native: first), .busy("second", native: last)])
+        #expect(exhausted.native == last)
+        #expect(exhausted.withoutNative == .retriesExhausted(attempts: 2, errors: [.busy("first"), .busy("second")]))
+        #expect(exhausted.withoutNative.native == nil)
+        #expect(StrataError.engineFailure(first).native == first)
+        #expect(StrataError.engineFailure(first).withoutNative == .engineFailure(first), "engineFailure is its cause")
+        #expect(StrataError.conflict([]).native == nil && StrataError.io("disk").native == nil)
+        #expect(
+            StrataError.io("disk", native: first).description.hasSuffix(
+                "(Cause: sqlite code 5 \"database is locked\" in BEGIN IMMEDIATE.)"))
+    }
 }
