@@ -8,3 +8,4 @@
 @_exported public import struct StrataStorage.VersionConflict
 @_exported public import struct StrataStorage.ValidationIssue
 @_exported public import enum StrataStorage.InvalidURIReason
+@_exported public import struct StrataStorage.NativeError

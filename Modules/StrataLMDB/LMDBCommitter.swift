@@ -190,7 +190,8 @@ struct LMDBCommitter {
     ) throws {
         let owner = try txn.get(dbi, indexKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
         if isUnique, owner != key, violation == nil {
-            violation = .constraintViolation(entity: entity.name, attributes: index().columnNames)
+            violation = .constraintViolation(
+                entity: entity.name, attributes: index().columnNames, native: LMDBError.keyExists.native("mdb_put"))
         }
     }
 

@@ -312,7 +312,7 @@ import Synchronization
                 value = try body(unsafe LMDBTransaction(raw: txn))
             } catch LMDBError.mapFull {
                 unsafe mdb_txn_abort(txn)
-                try grow(&growths, context)
+                try grow(&growths, context, "mdb_put")
                 continue
             } catch {
                 unsafe mdb_txn_abort(txn)
@@ -320,27 +320,28 @@ import Synchronization
             }
             rc = unsafe mdb_txn_commit(txn)
             if rc == MDB_MAP_FULL {
-                try grow(&growths, context)
+                try grow(&growths, context, "mdb_txn_commit")
                 continue
             }
             // LMDB turns a short `pwrite` while flushing a commit's pages (what a full disk or the
             // file-size limit gives) into `EIO`; the files and the file system tell which it was.
             if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
-                throw StrataError.storeFull("\(context): \(exhausted); LMDB reported its short write as \(lmdbMessage(rc)) (LMDB \(rc)) and wrote nothing")
+                throw StrataError.storeFull("\(context): \(exhausted); LMDB reported its short write as an I/O error and wrote nothing", native: LMDBError(code: rc).native("mdb_txn_commit"))
             }
             try lmdbCheck(rc)
             return value
         }
     }
 
-    /// Doubles the map, or throws `.storeFull` when it may not grow any more.
-    private func grow(_ growths: inout Int, _ context: String) throws {
+    /// Doubles the map, or throws `.storeFull` (with `MDB_MAP_FULL` from `operation` as its
+    /// native cause) when it may not grow any more.
+    private func grow(_ growths: inout Int, _ context: String, _ operation: String) throws {
         var info = unsafe MDB_envinfo()
         unsafe try lmdbCheck(mdb_env_info(raw, &info))
         let current = unsafe info.me_mapsize
         let limit = Self.roundToPages(options.maximumMapSize)
         guard growths < options.maxMapGrowthRetries, current < limit else {
-            throw StrataError.storeFull("\(context): the LMDB map is full at \(current) bytes (maximumMapSize \(options.maximumMapSize), \(growths) growth(s) tried)")
+            throw StrataError.storeFull("\(context): the LMDB map is full at \(current) bytes (maximumMapSize \(options.maximumMapSize), \(growths) growth(s) tried)", native: LMDBError.mapFull.native(operation))
         }
         let doubled = current > limit / 2 ? limit : current * 2
         try replaceMap(size: min(doubled, limit))

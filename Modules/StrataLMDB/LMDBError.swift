@@ -80,8 +80,15 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
 
     var description: String { lmdbMessage(code) }
 
-    /// Classifies the code as a `StrataError`, keeping the native code and message.
+    /// The native error for this code: engine `"lmdb"`, the code, `mdb_strerror`'s message and
+    /// the operation (an LMDB call such as `"mdb_put"`, or what the engine was doing).
+    func native(_ operation: String) -> NativeError {
+        NativeError(engine: "lmdb", code: Int(code), message: description, operation: operation)
+    }
+
+    /// Classifies the code as a `StrataError` carrying the native error (see ``native(_:)``).
     ///
+    /// The same situations get the same case as on SQLite:
     /// - `.storeFull`: map full past its limit, disk full (`ENOSPC`, `EDQUOT`, `EFBIG`), too many
     ///   dirty pages or databases.
     /// - `.busy`: the reader table is full, or the lock is busy (`EBUSY`, `EAGAIN`).
@@ -89,25 +96,36 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
     ///   `MDB_PAGE_NOTFOUND`.
     /// - `.notAStore`: not an LMDB file or another LMDB version.
     /// - `.io`: the operating system refused or failed (`EACCES`, `EROFS`, `EIO`, `ENOMEM`).
-    /// - `.engineFailure(engine: "lmdb", ...)`: every other code (LMDB's internal errors such as
-    ///   `MDB_PANIC`, `MDB_PAGE_FULL`, `MDB_BAD_TXN`, and unknown codes): not known to mean damage.
-    /// - Parameter context: what was being done, e.g. "committing" or the store path.
+    /// - `.engineFailure`: every other code (LMDB's internal errors such as `MDB_PANIC`,
+    ///   `MDB_PAGE_FULL`, `MDB_BAD_TXN`, and unknown codes): not known to mean damage.
+    /// - Parameter context: what was being done, e.g. "committing" or the store path; it becomes
+    ///   the native error's operation.
     func strataError(_ context: String) -> StrataError {
-        let detail = "\(context): \(description) (LMDB \(code))"
+        let native = native(context)
         switch self {
-        case .mapFull, .noSpace, .txnFull, .dbsFull:
-            return .storeFull(detail)
-        case .readersFull, .busy:
-            return .busy(detail)
+        case .mapFull:
+            return .storeFull("\(context): the map is full and may not grow further", native: native)
+        case .noSpace:
+            return .storeFull("\(context): the disk or the file size limit is reached", native: native)
+        case .txnFull, .dbsFull:
+            return .storeFull("\(context): the transaction or the store has no room for more pages or databases", native: native)
+        case .readersFull:
+            return .busy("\(context): every reader slot is taken", native: native)
+        case .busy:
+            return .busy("\(context): another process holds the store's lock", native: native)
         case .corrupted, .pageNotFound:
-            return .storeCorrupt(detail)
+            return .storeCorrupt("\(context): LMDB found damaged pages", native: native)
         case .invalid, .versionMismatch, .incompatible:
-            return .notAStore(path: context, reason: "\(description) (LMDB \(code))")
-        case .accessDenied, .readOnlyFileSystem, .ioFailure, .noMemory:
-            return .io(detail)
+            return .notAStore(path: context, reason: "not an LMDB store of this version", native: native)
+        case .accessDenied, .readOnlyFileSystem:
+            return .io("\(context): the file or its directory cannot be written", native: native)
+        case .ioFailure:
+            return .io("\(context): the operating system failed a read or write", native: native)
+        case .noMemory:
+            return .io("\(context): out of memory", native: native)
         case .panic, .pageFull, .cursorFull, .keyExists, .notFound, .mapResized, .badReaderSlot, .badTransaction,
              .badValueSize, .badDatabase, .invalidArgument, .other:
-            return .engineFailure(engine: "lmdb", code: Int(code), message: "\(context): \(description)")
+            return .engineFailure(native)
         }
     }
 }

@@ -54,7 +54,9 @@ final class LMDBFileLock: @unchecked Sendable {
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
             let error = errno
             guard error == EWOULDBLOCK || error == EINTR else {
-                throw .io("cannot lock \(path): \(SystemCalls.errorText(error)) (errno \(error)); check that the store directory is on a local file system")
+                throw .io(
+                    "cannot lock \(path); check that the store directory is on a local file system",
+                    native: NativeError(engine: "lmdb", code: Int(error), message: SystemCalls.errorText(error), operation: "flock"))
             }
             let now = DispatchTime.now().uptimeNanoseconds
             let end = deadline.uptimeNanoseconds

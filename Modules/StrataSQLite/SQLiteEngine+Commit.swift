@@ -124,11 +124,15 @@ private struct CommitWriter {
         do throws(StrataError) {
             // Every parameter is bound for every row.
             try statement.runRebinding()
-        } catch .constraintViolation(_, let attributes) {
-            if isInsert, attributes == ["id"] || attributes.isEmpty {
+        } catch .constraintViolation(_, _, let native) {
+            // The extended code tells a primary-key clash (an insert of an existing row: a
+            // conflict) from a unique-index clash, which the schema names.
+            if native?.code != Int(SQLiteResultCode.constraintUnique) {
                 try recordConflict(table, key: row.key, expected: row.expectedVersion)
             } else if violation == nil {
-                violation = .constraintViolation(entity: table.entity.name, attributes: attributes)
+                let index = try connection.clashingUniqueIndex(of: table, for: row)
+                let attributes = index?.columns.map { table.entity.columns[$0].name } ?? []
+                violation = .constraintViolation(entity: table.entity.name, attributes: attributes, native: native)
             }
             return
         }

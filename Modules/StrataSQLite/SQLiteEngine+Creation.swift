@@ -53,7 +53,7 @@ extension SQLiteEngine {
         let connection: SQLiteConnection
         do throws(StrataError) {
             connection = try SQLiteConnection(path: temporary, readOnly: false, create: true, busyTimeout: options.busyTimeoutMilliseconds)
-        } catch .io(let detail) {
+        } catch .io(let detail, _) {
             throw .io("\(path) does not exist and cannot be created: the new store's temporary file could not be made (\(detail)); check that the directory exists and is writable")
         }
         do throws(StrataError) {
@@ -79,7 +79,9 @@ extension SQLiteEngine {
                 // created the store itself: open theirs.
                 return .inPlace
             default:
-                throw .io("\(path): could not link the new store into place: \(SystemCalls.errorText(code)) (errno \(code)); check the directory's permissions and free space")
+                throw .io(
+                    "\(path): could not link the new store into place; check the directory's permissions and free space",
+                    native: NativeError(engine: "sqlite", code: Int(code), message: SystemCalls.errorText(code), operation: "link"))
             }
         }
         SystemCalls.syncDirectory(directory.isEmpty ? "." : directory)

@@ -64,71 +64,47 @@ struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Classifies a failed result code as a ``StrataError``.
+/// Classifies a failed result code as a ``StrataError`` carrying the native error: engine
+/// `"sqlite"`, the extended result code, SQLite's message and the statement.
 ///
 /// Only `SQLITE_CORRUPT` means damage (`.storeCorrupt`); `SQLITE_NOTADB` means the file is not
-/// a database (`.notAStore`). Every code Strata does not classify (`SQLITE_ERROR`,
-/// `SQLITE_TOOBIG`, `SQLITE_RANGE`, `SQLITE_SCHEMA`, …) becomes
-/// `.engineFailure(engine: "sqlite", code:, message:)` with the extended code, SQLite's message
-/// and the statement.
+/// a database (`.notAStore`). A unique or primary-key violation becomes a `.constraintViolation`
+/// with no entity and no attributes: SQLite's message text is never parsed, and the commit, which
+/// knows the row and the schema, names them (see `CommitWriter`). Every code Strata does not
+/// classify (`SQLITE_ERROR`, `SQLITE_TOOBIG`, `SQLITE_RANGE`, `SQLITE_SCHEMA`, …) becomes
+/// `.engineFailure` with the native error.
 func strataError(for code: SQLiteResultCode, message: String, path: String, sql: String? = nil) -> StrataError {
+    let native = NativeError(engine: "sqlite", code: Int(code.rawValue), message: message, sql: sql)
     switch code.kind {
     case .ok, .row, .done:
-        return .misuse("SQLite reported success as a failure: \(message)")
+        return .misuse("SQLite reported success as a failure", native: native)
     case .busy, .locked:
-        return .busy("\(path): \(message): another connection (in this or another process) held the store's lock for longer than the busy timeout (SQLiteOptions.busyTimeout)")
+        return .busy("\(path): another connection (in this or another process) held the store's lock for longer than the busy timeout (SQLiteOptions.busyTimeout)", native: native)
     case .full:
-        return .storeFull(message)
+        return .storeFull("\(path): SQLite could not grow the store", native: native)
     case .corrupt:
-        return .storeCorrupt(message)
+        return .storeCorrupt("\(path): SQLite found damaged pages", native: native)
     case .notADatabase:
-        return .notAStore(path: path, reason: "not a SQLite database (\(message))")
+        return .notAStore(path: path, reason: "not a SQLite database", native: native)
     case .ioError:
         // A write refused for lack of room is a full store, however SQLite words it. Only a
         // write can be refused for room: a failed read, lock or `fstat` stays `.io`.
         let directory = (path as NSString).deletingLastPathComponent
         if code.isWriteSideIOError, let exhausted = StoreRoom.exhaustion(files: [path, path + "-wal", path + "-journal"], directory: directory) {
-            return .storeFull("\(path): \(message): \(exhausted). Nothing was written")
+            return .storeFull("\(path): \(exhausted). Nothing was written", native: native)
         }
-        return .io("\(path): \(message)")
-    case .cantOpen, .readOnly, .permission, .noMemory:
-        return .io("\(path): \(message)")
+        return .io("\(path): the operating system failed a read or write", native: native)
+    case .cantOpen:
+        return .io("\(path): the file cannot be opened", native: native)
+    case .readOnly, .permission:
+        return .io("\(path): the file or its directory cannot be written", native: native)
+    case .noMemory:
+        return .io("\(path): out of memory", native: native)
     case .uniqueConstraint, .primaryKeyConstraint:
-        let (table, columns) = parseUniqueFailure(message)
-        return .constraintViolation(entity: table, attributes: columns)
+        return .constraintViolation(entity: "", attributes: [], native: native)
     case .constraint, .misuse:
-        return .misuse("SQLite rejected a statement: \(message)")
+        return .misuse("SQLite rejected a statement", native: native)
     case .other:
-        let statement = sql.map { " while running \(excerpt(of: $0))" } ?? ""
-        return .engineFailure(engine: "sqlite", code: Int(code.rawValue), message: "\(message) on \(path)\(statement)")
+        return .engineFailure(native)
     }
-}
-
-/// The SQL text for an error message, shortened past 300 characters (a statement with
-/// thousands of parameters would otherwise fill the log).
-func excerpt(of sql: String) -> String {
-    let limit = 300
-    guard sql.count > limit else { return sql }
-    return "\(sql.prefix(limit))… (\(sql.count) characters)"
-}
-
-/// Parses `"UNIQUE constraint failed: Account.name, Account.kind"` into
-/// `("Account", ["name", "kind"])`.
-func parseUniqueFailure(_ message: String) -> (table: String, columns: [String]) {
-    let marker = "constraint failed: "
-    guard let range = message.range(of: marker) else { return ("?", []) }
-    var rest = message[range.upperBound...]
-    if let bracket = rest.firstIndex(of: "[") { rest = rest[..<bracket] }
-    var table = "?"
-    var columns: [String] = []
-    for part in rest.split(separator: ",") {
-        let item = part.trimmingCharacters(in: .whitespaces)
-        if let dot = item.lastIndex(of: ".") {
-            table = String(item[..<dot])
-            columns.append(String(item[item.index(after: dot)...]))
-        } else if !item.isEmpty {
-            columns.append(item)
-        }
-    }
-    return (table, columns)
 }

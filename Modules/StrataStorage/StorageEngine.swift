@@ -13,9 +13,11 @@ public import Foundation
 /// - **Errors.** Every failure is thrown as a ``StrataError``: `.conflict` for version
 ///   mismatches, `.constraintViolation` for unique-index violations, `.storeFull`, `.busy`,
 ///   `.io`, `.storeCorrupt` and `.notAStore` as they apply, `.misuse` for calls after
-///   ``close()``, and ``StrataError/engineFailure(engine:code:message:)`` (keeping the native
-///   code and message) for a native result code the engine does not classify. Never trap on
-///   bad data.
+///   ``close()``, and ``StrataError/engineFailure(_:)`` for a native result code the engine does
+///   not classify. Every case a native failure produces carries a ``NativeError`` (the engine's
+///   name, native code, message, and the SQL or operation) as its `native:` payload. A
+///   `.constraintViolation` names the entity and the attributes of the clashing unique index from
+///   the ``StoreSchema``. Never trap on bad data.
 /// - **Lifetime.** Nothing above the engine closes it when the last user lets go: the container
 ///   calls ``close()`` only when the app asks (`PersistentContainer.close()`), and otherwise
 ///   simply releases the engine. So an engine must release its files, handles and threads in
@@ -86,7 +88,7 @@ public protocol StorageEngine: AnyObject, Sendable {
 ///
 /// All methods read the same committed state, fixed when the reader was made.
 /// Rows decode straight into ``StoredRow``; a stored value that cannot be decoded is reported
-/// as ``StrataError/storeCorrupt(_:)``, never returned as wrong data.
+/// as ``StrataError/storeCorrupt(_:native:)``, never returned as wrong data.
 public protocol StoreReader: AnyObject {
     /// The row with this primary key, or nil.
     func row(entity: Int, key: Int64) throws -> StoredRow?

@@ -9,8 +9,17 @@
 ///     try await context.perform { try context.save() }
 /// } catch StrataError.conflict(let conflicts) {
 ///     // Another context saved these objects first: re-run the whole unit of work.
+/// } catch StrataError.busy {
+///     // Another writer held the store too long: retry later.
+/// } catch let error as StrataError {
+///     print(error, error.native?.code ?? 0)  // the classification, and the engine's own code
 /// }
 /// ```
+///
+/// Cases an engine failure produces carry the engine's ``NativeError`` (its name, native code,
+/// message, and the SQL or operation) as their `native:` payload, nil when Strata itself found
+/// the problem; ``native`` reads it whatever the case. Match on the case, not on the native code:
+/// the case is the same on every engine.
 public enum StrataError: Error, Sendable, Hashable {
     /// Rows changed since this context read them; nothing was written.
     case conflict([VersionConflict])
@@ -24,19 +33,24 @@ public enum StrataError: Error, Sendable, Hashable {
     /// Values broke the model's rules (required values, deny rules, NaN); nothing was written.
     case validation([ValidationIssue])
     /// A uniqueness constraint would be broken; nothing was written.
-    case constraintViolation(entity: String, attributes: [String])
+    ///
+    /// The entity and the attributes come from the schema (the unique index the values clash
+    /// with), never from an engine's message text; `native` is the engine's report when the
+    /// engine found it (nil when the context found it before writing).
+    case constraintViolation(entity: String, attributes: [String], native: NativeError? = nil)
     /// The store's data is damaged.
-    case storeCorrupt(String)
+    case storeCorrupt(String, native: NativeError? = nil)
     /// The file is not a store of this engine (garbage, empty, or another engine's store).
-    case notAStore(path: String, reason: String)
+    case notAStore(path: String, reason: String, native: NativeError? = nil)
     /// The store has no room left (disk full, map full past its growth limit, file size limit).
-    case storeFull(String)
+    case storeFull(String, native: NativeError? = nil)
     /// The store is locked by another writer for longer than the busy timeout.
-    case busy(String)
+    case busy(String, native: NativeError? = nil)
     /// An operating-system or engine I/O failure.
-    case io(String)
-    /// The API was used against its contract (outside `perform`, with another context's object…).
-    case misuse(String)
+    case io(String, native: NativeError? = nil)
+    /// The API was used against its contract (outside `perform`, with another context's object…),
+    /// or the engine refused a statement as misuse.
+    case misuse(String, native: NativeError? = nil)
     /// The store was created with another schema version; migration is not supported yet.
     case schemaMismatch(storeVersion: Int, modelVersion: Int)
     /// The model classes cannot form a schema (missing inverse, unsupported type…).
@@ -47,8 +61,9 @@ public enum StrataError: Error, Sendable, Hashable {
     /// the row.
     case undecodableValue(entity: String, attribute: String, key: Int64, reason: String)
     /// The engine failed with a result code Strata does not classify. It is not known to mean
-    /// damage: the engine's name, its native code and its message are kept as they were.
-    case engineFailure(engine: String, code: Int, message: String)
+    /// damage: the engine's name, its native code, its message and the SQL or operation are kept
+    /// as they were.
+    case engineFailure(NativeError)
     /// ``ContextFactory/performUnitOfWork(retries:_:)`` ran out of attempts: every attempt
     /// failed with a retryable error (`.conflict` or `.busy`), listed in order.
     case retriesExhausted(attempts: Int, errors: [StrataError])
@@ -97,9 +112,13 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a URI string was rejected.
 public enum InvalidURIReason: String, Sendable, Hashable {
+    /// The string does not have the shape of an object URI.
     case malformed = "it is not a Strata object URI (strata://<store-uuid>/<Entity>/p<key>)"
+    /// The URI names an entity this container's schema does not have.
     case unknownEntity = "its entity is not in this container's schema"
+    /// The URI names an object of another store.
     case otherStore = "it belongs to another store"
+    /// The URI names an object that was never saved.
     case temporary = "it names an unsaved object; save first and use the permanent ID"
 }
 
@@ -116,28 +135,28 @@ extension StrataError: CustomStringConvertible {
             return "\(id.uriString) names \(Self.article(id.entityName)) \(id.entityName), not \(Self.article(expected)) \(expected). Look it up as \(id.entityName), or check where the ID came from."
         case .validation(let issues):
             return "Validation failed: \(issues.map(\.description).joined(separator: "; ")). Nothing was written; fix the values and save again."
-        case .constraintViolation(let entity, let attributes):
-            return "Uniqueness constraint on \(entity)(\(attributes.joined(separator: ", "))) violated: another object already has these values. Nothing was written; choose different values."
-        case .storeCorrupt(let detail):
-            return "The store is damaged: \(detail). Restore it from a backup; do not keep writing to it."
-        case .notAStore(let path, let reason):
-            return "\(path) is not a store this engine can open: \(reason). Check the path and the engine you chose."
-        case .storeFull(let detail):
-            return "The store is full: \(detail). Free disk space or raise the store's size limit, then retry."
-        case .busy(let detail):
-            return "The store is busy: \(detail). Retry later, or raise the busy timeout."
-        case .io(let detail):
-            return "I/O failure: \(detail). Check the disk and permissions, then retry."
-        case .misuse(let detail):
-            return "Strata misuse: \(detail)"
+        case .constraintViolation(let entity, let attributes, let native):
+            return "Uniqueness constraint on \(entity)(\(attributes.joined(separator: ", "))) violated: another object already has these values. Nothing was written; choose different values." + Self.cause(native)
+        case .storeCorrupt(let detail, let native):
+            return "The store is damaged: \(detail). Restore it from a backup; do not keep writing to it." + Self.cause(native)
+        case .notAStore(let path, let reason, let native):
+            return "\(path) is not a store this engine can open: \(reason). Check the path and the engine you chose." + Self.cause(native)
+        case .storeFull(let detail, let native):
+            return "The store is full: \(detail). Free disk space or raise the store's size limit, then retry." + Self.cause(native)
+        case .busy(let detail, let native):
+            return "The store is busy: \(detail). Retry later, or raise the busy timeout." + Self.cause(native)
+        case .io(let detail, let native):
+            return "I/O failure: \(detail). Check the disk and permissions, then retry." + Self.cause(native)
+        case .misuse(let detail, let native):
+            return "Strata misuse: \(detail)" + Self.cause(native)
         case .schemaMismatch(let storeVersion, let modelVersion):
             return "The store has schema version \(storeVersion) but the model is version \(modelVersion). Migration is not supported yet: open it with the matching model or use a new store."
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
         case .undecodableValue(let entity, let attribute, let key, let reason):
             return "\(entity).\(attribute) of row \(key) holds a value this model cannot decode: \(reason). It was written by another version of the model or by hand: add the missing case or field to the type, or correct the stored value."
-        case .engineFailure(let engine, let code, let message):
-            return "The \(engine) engine failed with code \(code): \(message). This is not known to mean damage: retry the operation, and report this message if it keeps failing."
+        case .engineFailure(let native):
+            return "The \(native.engine) engine failed: \(native). This is not known to mean damage: retry the operation, and report this message if it keeps failing."
         case .retriesExhausted(let attempts, let errors):
             let reasons = errors.enumerated().map { "attempt \($0.offset + 1): \(Self.shortReason($0.element))" }
             return "The unit of work failed \(attempts) time(s) with retryable errors and was given up (\(reasons.joined(separator: "; "))). Nothing was written by the failed attempts; retry later or allow more retries in the RetryPolicy."
@@ -155,7 +174,7 @@ extension StrataError {
     static func shortReason(_ error: StrataError) -> String {
         switch error {
         case .conflict(let conflicts): "conflict on \(conflicts.map(\.description).joined(separator: ", "))"
-        case .busy(let detail): "busy (\(detail))"
+        case .busy(let detail, _): "busy (\(detail))"
         default: error.description
         }
     }

@@ -8,7 +8,7 @@ public import StrataStorage
 ///
 /// A failed write happens inside the real engine's transaction: the chosen row is made invalid
 /// (a wrong value count, or an impossible expected version), so the engine applies the writes
-/// before it, then fails and must roll back. The caller sees ``StrataError/io(_:)``.
+/// before it, then fails and must roll back. The caller sees ``StrataError/io(_:native:)``.
 public final class FaultInjectingEngine: StorageEngine {
     let base: any StorageEngine
     let faults: FaultController
@@ -39,7 +39,7 @@ public final class FaultInjectingEngine: StorageEngine {
     public func close() { base.close() }
 
     /// Commits through the wrapped engine unless the controller injects a fault.
-    /// - Throws: ``StrataError/io(_:)`` or ``StrataError/busy(_:)`` for an injected fault, and
+    /// - Throws: ``StrataError/io(_:native:)`` or ``StrataError/busy(_:native:)`` for an injected fault, and
     ///   whatever the wrapped engine throws.
     public func commit(_ changes: ChangeSet) throws {
         faults.record("commit")

@@ -11,7 +11,7 @@ import StrataStorage
 ///
 /// Every value from 0 up to `Int.max` retries (or the largest `Duration`) is valid: the
 /// back-off never overflows. A negative `maxRetries`, `baseDelay` or `maxDelay` is refused by
-/// `performUnitOfWork` with ``StrataError/misuse(_:)`` before the body runs.
+/// `performUnitOfWork` with ``StrataError/misuse(_:native:)`` before the body runs.
 public struct RetryPolicy: Sendable, Hashable {
     /// How many times a unit of work that failed with a retryable error (`.conflict` or
     /// `.busy`) is re-run after the first attempt.
@@ -65,7 +65,7 @@ public struct RetryPolicy: Sendable, Hashable {
 extension ContextFactory {
     /// Runs one whole unit of work in a fresh context, re-running it in another fresh context
     /// when it fails with a retryable error: ``StrataError/conflict(_:)`` (another operation
-    /// saved the same rows first) or ``StrataError/busy(_:)`` (the store stayed locked past the
+    /// saved the same rows first) or ``StrataError/busy(_:native:)`` (the store stayed locked past the
     /// engine's busy timeout).
     ///
     /// `body` runs inside `perform` of a new context on each attempt; it should do all its

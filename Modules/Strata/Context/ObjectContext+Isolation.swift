@@ -25,7 +25,7 @@ extension ObjectContext {
     /// The requirement lasts until the next successful save, ``rollback()`` or ``reset()``. An
     /// object that this save also updates, touches or deletes is checked by that write anyway.
     /// A merge policy never merges a conflict on a required row away. Call inside `perform`.
-    /// - Throws: ``StrataError/misuse(_:)`` outside `perform`, and for an object of another
+    /// - Throws: ``StrataError/misuse(_:native:)`` outside `perform`, and for an object of another
     ///   context (or none), an unsaved (inserted) object, or an object deleted in this context.
     public func requireUnchanged(_ object: ManagedObject) throws {
         try checkInside("ObjectContext.requireUnchanged(_:)")

@@ -23,7 +23,7 @@ enum AtomicityChecks {
                 try context.save()
             }
         }
-        try kit.expectEqual(error, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
+        try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
         try kit.expect(try await context.perform { context.hasChanges && context.updatedObjects.count == 2 }, "the failed context keeps both changes")
         let before = try await container.read { try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name)=\($0.balance)" } }
         try kit.expectEqual(before, ["From=500", "To=0"], "stored accounts after the failed save")

@@ -97,7 +97,7 @@ enum FetchWindowChecks {
                     return try ConformanceHarness.strataErrors(of: [{ _ = try context.fetch(request) }, { _ = try context.count(for: request) }])
                 }
                 for (error, call) in zip(errors, ["fetch", "count"]) {
-                    guard case .misuse(let message)? = error else {
+                    guard case .misuse(let message, _)? = error else {
                         throw kit.fail("\(label): \(call) gave \(error.map { "\($0)" } ?? "no error"), expected .misuse")
                     }
                     let field = window.offset < 0 ? "fetchOffset is \(window.offset)" : "fetchLimit is \(window.limit ?? 0)"

@@ -11,7 +11,7 @@ enum SchemaMembershipChecks {
 
     /// Expects `.misuse` whose message names the stranger class and the schema's entities.
     static func expectNotInSchema(_ kit: ConformanceHarness, _ error: StrataError?, _ what: String) throws {
-        guard case .misuse(let message)? = error else {
+        guard case .misuse(let message, _)? = error else {
             throw kit.fail("\(what): expected .misuse, got \(error.map { "\($0)" } ?? "no error")")
         }
         for name in ["Stranger", "Account", "Entry", "Seat"] {

@@ -7,6 +7,9 @@ enum UniquenessChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck("Uniqueness and indexes", "a unique attribute refuses a stored duplicate and writes nothing", storedDuplicate),
         ConformanceCheck("Uniqueness and indexes", "a compound constraint holds inside one save and against the store", compound),
+        ConformanceCheck(
+            "Uniqueness and indexes", "a clash names the first clashing unique index from the schema and keeps the native cause",
+            namedFromSchema),
         ConformanceCheck("Uniqueness and indexes", "nil values never conflict; a freed value can be reused", nilsAndReuse),
         ConformanceCheck("Uniqueness and indexes", "indexed attributes filter and sort like unindexed ones", indexedQueries),
     ]
@@ -22,7 +25,8 @@ enum UniquenessChecks {
                 try context.save()
             }
         }
-        try kit.expectEqual(error, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
+        try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
+        try kit.expect(error.native != nil, "a clash the engine found keeps the engine's native error (got \(error))")
         let names = try await container.read { try $0.fetch(FetchRequest<KitAccount>()).map(\.name) }
         try kit.expectEqual(names, ["Only"], "accounts stored")
     }
@@ -53,9 +57,44 @@ enum UniquenessChecks {
                     try context.save()
                 }
             }
-            try kit.expectEqual(error, .constraintViolation(entity: "Seat", attributes: ["row", "number"]), "the error")
+            try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Seat", attributes: ["row", "number"]), "the error")
         }
         try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitSeat>()) }, 4, "seats stored")
+    }
+
+    /// Seat has two unique indexes, `code` first and `(row, number)` second in the schema. Each
+    /// clash against the store names its own index (never one parsed from an engine's message),
+    /// a row clashing with both names the first, and each carries the engine's native error.
+    static func namedFromSchema(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        try await container.performUnitOfWork { context in
+            let seat = KitSeat(context: context)
+            seat.row = "A"
+            seat.number = 1
+            seat.code = "A1"
+            try context.save()
+        }
+        let clashes: [(row: String, code: String, attributes: [String])] = [
+            ("A", "other", ["row", "number"]),  // only the second unique index clashes
+            ("B", "A1", ["code"]),  // only the first
+            ("A", "A1", ["code"]),  // both: the first in schema order
+        ]
+        for clash in clashes {
+            let context = container.newBackgroundContext()
+            let error = try await kit.expectStrataError("a seat (\(clash.row), 1) with code \(clash.code)") {
+                try await context.perform {
+                    let seat = KitSeat(context: context)
+                    seat.row = clash.row
+                    seat.number = 1
+                    seat.code = clash.code
+                    try context.save()
+                }
+            }
+            try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Seat", attributes: clash.attributes), "the error for (\(clash.row), 1, \(clash.code))")
+            guard let native = error.native else { throw kit.fail("no native error under \(error): an engine keeps its own error") }
+            try kit.expect(error.description.contains("\(native.code)") && error.description.contains(native.message), "the description names the native cause: \(error)")
+        }
+        try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitSeat>()) }, 1, "seats stored")
     }
 
     static func nilsAndReuse(_ kit: ConformanceHarness) async throws {

@@ -164,7 +164,7 @@ enum WriteSkewChecks {
                 do {
                     try context.requireUnchanged(object)
                     messages.append("no error")
-                } catch StrataError.misuse(let message) {
+                } catch StrataError.misuse(let message, _) {
                     messages.append(message)
                 }
             }

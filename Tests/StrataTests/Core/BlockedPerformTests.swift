@@ -34,7 +34,7 @@ struct BlockedPerformTests {
                 do {
                     try await context.perform { _ = try context.count(for: FetchRequest<Account>()) }
                     result.withLock { $0 = "the inner perform ran" }
-                } catch StrataError.misuse(let message) {
+                } catch StrataError.misuse(let message, _) {
                     result.withLock { $0 = message }
                 } catch {
                     result.withLock { $0 = "\(error)" }
@@ -107,7 +107,7 @@ struct BlockedPerformTests {
                             do {
                                 try await first.perform { _ = try first.count(for: FetchRequest<Account>()) }
                                 innerResult.withLock { $0 = "the perform of first ran" }
-                            } catch StrataError.misuse(let message) {
+                            } catch StrataError.misuse(let message, _) {
                                 innerResult.withLock { $0 = message }
                             } catch {
                                 innerResult.withLock { $0 = "\(error)" }

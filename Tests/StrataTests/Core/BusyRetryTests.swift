@@ -80,7 +80,7 @@ struct BusyRetryTests {
                 try context.save()
             }
         }
-        guard case .busy(let detail)? = error else {
+        guard case .busy(let detail, _)? = error else {
             Issue.record("expected busy, got \(String(describing: error))")
             return
         }
@@ -96,7 +96,7 @@ struct BusyRetryTests {
             let error = await #expect(throws: StrataError.self) {
                 try await container.performUnitOfWork(retries: policy) { _ in ran.store(true, ordering: .relaxed) }
             }
-            guard case .misuse(let message)? = error else {
+            guard case .misuse(let message, _)? = error else {
                 Issue.record("expected misuse for \(policy), got \(String(describing: error))")
                 continue
             }

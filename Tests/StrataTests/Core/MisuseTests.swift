@@ -13,7 +13,7 @@ struct MisuseTests {
         let container = try store.open()
         let context = container.newBackgroundContext()
         let error = #expect(throws: StrataError.self) { _ = try context.fetch(FetchRequest<Account>()) }
-        guard case .misuse(let message)? = error else {
+        guard case .misuse(let message, _)? = error else {
             Issue.record("expected misuse, got \(String(describing: error))")
             return
         }

@@ -60,7 +60,7 @@ struct LMDBBadFileTests {
         try handle.truncate(atOffset: size / 2)
         try handle.close()
         let error = LMDBFixture.strataError { _ = try LMDBFixture.open(directory) }
-        guard case .storeCorrupt(let detail)? = error else {
+        guard case .storeCorrupt(let detail, _)? = error else {
             Issue.record("expected .storeCorrupt, got \(String(describing: error))")
             return
         }

@@ -39,11 +39,8 @@ struct LMDBErrorMappingTests {
             let error = LMDBError(code: code).strataError("committing to /store")
             #expect(Self.caseName(error) == expectedCase, "LMDB code \(code) became \(error)")
             let native = String(cString: mdb_strerror(code))
-            if case .engineFailure(let engine, let kept, let message) = error {
-                #expect(engine == "lmdb" && kept == Int(code) && message.contains(native) && message.contains("/store"))
-            } else {
-                #expect(error.description.contains("\(code)") && error.description.contains(native), "\(error)")
-            }
+            #expect(error.native == NativeError(engine: "lmdb", code: Int(code), message: native, operation: "committing to /store"), "\(error)")
+            #expect(error.description.contains("lmdb code \(code) \(String(reflecting: native))"), "\(error)")
         }
     }
 }

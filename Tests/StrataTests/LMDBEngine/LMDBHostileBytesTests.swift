@@ -36,14 +36,14 @@ struct LMDBHostileBytesTests {
         #expect(try RowCodec.decode(encoded, key: 9, layout: Self.layout) == StoredRow(key: 9, version: 3, values: Self.values))
         for cut in 0..<body.count {
             let error = Self.decodingError(Self.sealed(Array(body[..<cut])))
-            guard case .storeCorrupt(let detail)? = error else {
+            guard case .storeCorrupt(let detail, _)? = error else {
                 Issue.record("a row cut to \(cut) of \(body.count) bytes gave \(String(describing: error))")
                 continue
             }
             #expect(detail.contains("row 9 of entity Account"))
         }
         for extra in [[0], [0, 0, 0, 0], [UInt8](repeating: 0xFF, count: 64)] as [[UInt8]] {
-            guard case .storeCorrupt(let detail)? = Self.decodingError(Self.sealed(body + extra)) else {
+            guard case .storeCorrupt(let detail, _)? = Self.decodingError(Self.sealed(body + extra)) else {
                 Issue.record("a row with \(extra.count) extra bytes decoded")
                 continue
             }
@@ -68,7 +68,7 @@ struct LMDBHostileBytesTests {
         #expect(Self.decodingError(Self.sealed(Self.textHeader + [3] + payload), layout: layout) == nil)
         for length in lengths {
             let error = Self.decodingError(Self.sealed(Self.textHeader + length + payload), layout: layout)
-            guard case .storeCorrupt(let detail)? = error else {
+            guard case .storeCorrupt(let detail, _)? = error else {
                 Issue.record("length bytes \(length) gave \(String(describing: error))")
                 continue
             }
@@ -90,7 +90,7 @@ struct LMDBHostileBytesTests {
         let value: [UInt8] = [RowCodec.tagInteger, 1, 0, 0, 0, 0, 0, 0, 0]
         #expect(Self.decodingError(Self.sealed(header + [1] + value), layout: layout) == nil)
         for count in [[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40], [0x81, 0x00], [0]] as [[UInt8]] {
-            guard case .storeCorrupt(let detail)? = Self.decodingError(Self.sealed(header + count + value), layout: layout) else {
+            guard case .storeCorrupt(let detail, _)? = Self.decodingError(Self.sealed(header + count + value), layout: layout) else {
                 Issue.record("column count bytes \(count) decoded")
                 continue
             }
@@ -166,7 +166,7 @@ struct LMDBHostileBytesTests {
             _ = try reader.count(entity: LMDBFixture.account, filter: .compare(column: 1, .equal, .integer(1)))
         }
         for (path, error) in [("lookup", lookup), ("scan", scan), ("filtered count", count)] {
-            guard case .storeCorrupt(let detail)? = error else {
+            guard case .storeCorrupt(let detail, _)? = error else {
                 Issue.record("\(path): expected storeCorrupt, got \(String(describing: error))")
                 continue
             }
@@ -192,7 +192,7 @@ struct LMDBHostileBytesTests {
         let reader = try engine.makeReader()
         defer { reader.close() }
         let scan = LMDBFixture.strataError { _ = try reader.rows(for: FetchPlan(entity: LMDBFixture.account)) }
-        guard case .storeCorrupt(let detail)? = scan else {
+        guard case .storeCorrupt(let detail, _)? = scan else {
             Issue.record("scan: expected storeCorrupt, got \(String(describing: scan))")
             return
         }
@@ -200,7 +200,7 @@ struct LMDBHostileBytesTests {
         let byIndex = LMDBFixture.strataError {
             _ = try reader.rows(for: FetchPlan(entity: LMDBFixture.account, filter: .compare(column: 0, .equal, .text("zzz"))))
         }
-        guard case .storeCorrupt(let indexDetail)? = byIndex else {
+        guard case .storeCorrupt(let indexDetail, _)? = byIndex else {
             Issue.record("index lookup: expected storeCorrupt, got \(String(describing: byIndex))")
             return
         }

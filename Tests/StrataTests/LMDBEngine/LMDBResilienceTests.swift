@@ -91,10 +91,14 @@ struct LMDBResilienceTests {
         var huge = ChangeSet()
         huge.inserts = (Int64(1)...4).map { Self.blobRow($0, bytes: 1 << 20) }
         let error = LMDBFixture.strataError { try engine.commit(huge) }
-        guard case .storeFull = error else {
+        guard case .storeFull(_, let native) = error else {
             Issue.record("expected .storeFull, got \(String(describing: error))")
             return
         }
+        // The cause is LMDB's MDB_MAP_FULL, from the put or the commit that no longer fit.
+        #expect(native?.engine == "lmdb" && native?.code == -30792, "\(String(describing: error))")
+        #expect(["mdb_put", "mdb_txn_commit"].contains(native?.operation ?? ""), "\(String(describing: native))")
+        #expect(error?.description.contains("lmdb code -30792") == true, "\(String(describing: error))")
         #expect(try LMDBFixture.allRows(engine, LMDBFixture.sample).isEmpty)
         try LMDBFixture.insert(engine, LMDBFixture.account, 2, [.text("after"), .integer(2), .null])
         #expect(try LMDBFixture.allRows(engine, LMDBFixture.account).map(\.key) == [1, 2])

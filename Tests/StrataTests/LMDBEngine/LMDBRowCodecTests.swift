@@ -25,7 +25,7 @@ struct LMDBRowCodecTests {
                 var damaged = encoded
                 damaged[byte] ^= UInt8(1 << bit)
                 let error = LMDBFixture.strataError { _ = try damaged.withUnsafeBytes { try RowCodec.decode($0, key: 9, layout: Self.layout) } }
-                guard case .storeCorrupt(let detail)? = error else {
+                guard case .storeCorrupt(let detail, _)? = error else {
                     Issue.record("flip of bit \(bit) in byte \(byte) not caught")
                     return
                 }
@@ -45,7 +45,7 @@ struct LMDBRowCodecTests {
         let crc = encoded.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body])) }
         withUnsafeBytes(of: crc.littleEndian) { encoded.replaceSubrange(body..., with: $0) }
         let error = LMDBFixture.strataError { _ = try encoded.withUnsafeBytes { try RowCodec.decode($0, key: 5, layout: Self.layout) } }
-        guard case .storeCorrupt(let detail)? = error else {
+        guard case .storeCorrupt(let detail, _)? = error else {
             Issue.record("expected .storeCorrupt, got \(String(describing: error))")
             return
         }

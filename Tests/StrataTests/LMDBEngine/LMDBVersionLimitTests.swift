@@ -24,7 +24,7 @@ struct LMDBVersionLimitTests {
         touch.touches = [RowVersionCheck(entity: LMDBFixture.account, key: 7, expectedVersion: .max)]
         for changes in [update, touch] {
             let error = LMDBFixture.strataError { try engine.commit(changes) }
-            guard case .storeFull(let message)? = error else {
+            guard case .storeFull(let message, _)? = error else {
                 Issue.record("expected storeFull, got \(String(describing: error))")
                 continue
             }

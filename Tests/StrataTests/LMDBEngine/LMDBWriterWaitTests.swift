@@ -53,7 +53,7 @@ struct LMDBWriterWaitTests {
         release.signal()
         finished.wait()
         #expect(!ran.value, "the write ran after waiting for the writer thread past the busy timeout")
-        guard case .busy(let message) = error else {
+        guard case .busy(let message, _) = error else {
             Issue.record("expected .busy, got \(String(describing: error))")
             return
         }

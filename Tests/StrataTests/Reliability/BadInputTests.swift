@@ -157,7 +157,7 @@ struct BadInputTests {
         let error = #expect(throws: StrataError.self) {
             _ = try PersistentContainer(schema: TestModels.schema, engine: kind == .lmdb ? .lmdb(at: linkDirectory) : .sqlite(at: hardLink))
         }
-        guard case .misuse(let message)? = error else {
+        guard case .misuse(let message, _)? = error else {
             Issue.record("expected misuse for a hard-linked store, got \(String(describing: error))")
             return
         }

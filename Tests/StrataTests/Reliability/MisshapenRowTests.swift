@@ -73,7 +73,7 @@ struct MisshapenRowTests {
                 faults.clear()
                 #expect(faults.commits == commitsBefore + 1, "\(label): the save must reach the engine once and conflict there, so that the merge runs")
                 switch outcome {
-                case .failure(StrataError.storeCorrupt(let detail)):
+                case .failure(StrataError.storeCorrupt(let detail, _)):
                     #expect(detail.contains("values; the entity has"), "\(label): \(detail)")
                 case .failure(let error):
                     Issue.record("\(label): expected storeCorrupt from the merge, got \(error)")

@@ -50,7 +50,7 @@ struct WaitingWriterTests {
         holder.stop()
         print("waiting writer \(kind): busy timeout \(Self.timeout), the save returned after \(waited): \(result)")
         #expect(!watchdogFired, "the save waited without bound (freed by the watchdog after 20 s)")
-        guard case .failure(StrataError.busy(let message)) = result else {
+        guard case .failure(StrataError.busy(let message, _)) = result else {
             Issue.record("expected .busy, got \(result)")
             return
         }

@@ -47,7 +47,7 @@ struct SQLiteEngineArithmeticTests {
         // A row stored with the highest key (the engine accepts any positive key).
         try engine.commit(Fixtures.inserts([Fixtures.account(Int64.max, "Top")]))
         #expect(try allRows(engine, Fixtures.account).map(\.key) == [Int64.max])
-        guard case .storeFull(let message) = strataError({ _ = try engine.allocateKeys(entity: Fixtures.account, count: 1) }) else {
+        guard case .storeFull(let message, _) = strataError({ _ = try engine.allocateKeys(entity: Fixtures.account, count: 1) }) else {
             Issue.record("allocating past the highest key did not give storeFull")
             return
         }

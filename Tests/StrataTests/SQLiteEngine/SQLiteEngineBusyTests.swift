@@ -52,11 +52,15 @@ struct SQLiteEngineBusyTests {
             holder.waitUntilExit()
         }
         let error = strataError { try engine.commit(Fixtures.inserts([Fixtures.account(2, "Blocked")])) }
-        guard case .busy(let detail) = error else {
+        guard case .busy(let detail, let native) = error else {
             Issue.record("a write blocked by another process gave \(String(describing: error))")
             return
         }
         #expect(detail.contains(store.path) && detail.contains("busy timeout"))
+        // The cause is SQLITE_BUSY (5) or one of its extended codes, on the write's BEGIN.
+        #expect(native?.engine == "sqlite" && native.map { $0.code & 0xFF } == 5, "\(String(describing: native))")
+        #expect(native?.sql == "BEGIN IMMEDIATE", "\(String(describing: native))")
+        #expect(error?.description.contains("sqlite code \(native?.code ?? 0) \"database is locked\"") == true, "\(String(describing: error))")
         #expect(error?.description.contains("Retry later, or raise the busy timeout") == true)
         // Opening the store also takes the write lock briefly: busy as well, not damage.
         guard case .busy = strataError({ _ = try store.open(options: options) }) else {

@@ -52,11 +52,13 @@ struct SQLiteEngineCommitTests {
         var changes = Fixtures.inserts([Fixtures.account(2, "Savings"), Fixtures.account(3, "Checking")])
         changes.updates = [Fixtures.account(1, "Checking", balance: 100, version: 1)]
         let error = strataError { try engine.commit(changes) }
-        #expect(error == .constraintViolation(entity: "Account", attributes: ["name"]))
+        #expect(error?.withoutNative == .constraintViolation(entity: "Account", attributes: ["name"]))
+        // The cause is SQLITE_CONSTRAINT_UNIQUE on the insert.
+        #expect(error?.native?.code == 2067 && error?.native?.sql?.hasPrefix("INSERT INTO \"Account\"") == true, "\(String(describing: error))")
 
         // Within one change set, too.
         let twice = Fixtures.inserts([Fixtures.account(5, "Same"), Fixtures.account(6, "Same")])
-        #expect(strataError { try engine.commit(twice) } == .constraintViolation(entity: "Account", attributes: ["name"]))
+        #expect(strataError { try engine.commit(twice) }?.withoutNative == .constraintViolation(entity: "Account", attributes: ["name"]))
 
         let rows = try allRows(engine, Fixtures.account)
         #expect(rows.count == 1)

@@ -20,13 +20,13 @@ struct SQLiteEngineErrorTests {
     func unclassifiedCode(_ rc: Int32) {
         let sql = "SELECT \"name\" FROM \"Account\" WHERE \"id\" = ?"
         let error = strataError(for: SQLiteResultCode(rc), message: "native message", path: "/tmp/s.sqlite", sql: sql)
-        guard case .engineFailure(let engine, let code, let message) = error else {
+        guard case .engineFailure(let native) = error else {
             Issue.record("code \(rc) became \(error)")
             return
         }
-        #expect(engine == "sqlite")
-        #expect(code == Int(rc))
-        #expect(message.contains("native message") && message.contains(sql) && message.contains("/tmp/s.sqlite"))
+        #expect(native == NativeError(engine: "sqlite", code: Int(rc), message: "native message", sql: sql))
+        #expect(error.native == native)
+        #expect(error.description.contains("sqlite code \(rc) \"native message\"") && error.description.contains(sql))
     }
 
     /// A classified code and the case it must become.
@@ -79,13 +79,13 @@ struct SQLiteEngineErrorTests {
         try engine.commit(Fixtures.inserts([Fixtures.account(1, "Short")]))
         try engine.withWriter { connection in _ = sqlite3_limit(connection.db, SQLITE_LIMIT_LENGTH, 100) }
         let error = strataError { try engine.commit(Fixtures.inserts([Fixtures.account(2, String(repeating: "x", count: 1000))])) }
-        guard case .engineFailure(let name, let code, let message) = error else {
+        guard case .engineFailure(let native) = error else {
             Issue.record("a value over SQLITE_LIMIT_LENGTH gave \(String(describing: error))")
             return
         }
-        #expect(name == "sqlite")
-        #expect(code & 0xFF == Int(SQLITE_TOOBIG))
-        #expect(message.contains("INSERT INTO \"Account\""))
+        #expect(native.engine == "sqlite")
+        #expect(native.code & 0xFF == Int(SQLITE_TOOBIG))
+        #expect(native.sql?.hasPrefix("INSERT INTO \"Account\"") == true)
         // Nothing was written, and the store still works.
         #expect(try allRows(engine, Fixtures.account).count == 1)
         try engine.commit(Fixtures.inserts([Fixtures.account(3, "Third")]))

@@ -8,7 +8,7 @@ import StrataStorage
 struct SQLiteEngineFileTests {
     private func expectNotAStore(_ store: TemporarySQLiteStore, _ schema: StoreSchema = Fixtures.schema, sourceLocation: SourceLocation = #_sourceLocation) {
         let error = strataError { _ = try store.open(schema) }
-        guard case .notAStore(let path, _) = error else {
+        guard case .notAStore(let path, _, _) = error else {
             Issue.record("expected notAStore, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
         }
@@ -110,7 +110,7 @@ struct SQLiteEngineFileTests {
         defer { reader.close() }
         #expect(try reader.row(entity: Fixtures.account, key: 1) != nil)
         let text = strataError { _ = try reader.row(entity: Fixtures.account, key: 2) }
-        guard case .storeCorrupt(let detail) = text else { Issue.record("got \(String(describing: text))"); return }
+        guard case .storeCorrupt(let detail, _) = text else { Issue.record("got \(String(describing: text))"); return }
         #expect(detail.contains("Account.balance") && detail.contains("2"))
         guard case .storeCorrupt = strataError({ _ = try reader.row(entity: Fixtures.account, key: 3) }) else {
             Issue.record("a Bool column holding 2 was accepted"); return
@@ -119,7 +119,7 @@ struct SQLiteEngineFileTests {
             Issue.record("invalid UTF-8 was accepted as text"); return
         }
         let noVersion = strataError { _ = try reader.row(entity: Fixtures.account, key: 5) }
-        guard case .storeCorrupt(let versionDetail) = noVersion, versionDetail.contains("no valid version") else {
+        guard case .storeCorrupt(let versionDetail, _) = noVersion, versionDetail.contains("no valid version") else {
             Issue.record("a row without a version was accepted: \(String(describing: noVersion))"); return
         }
         guard case .storeCorrupt = strataError({ _ = try reader.rows(for: FetchPlan(entity: Fixtures.account)) }) else {

@@ -154,11 +154,11 @@ struct SQLiteEngineMembershipTests {
         defer { reader.close() }
         let wide = Filter.or((1...80).map { .compare(column: Self.t, .equal, .text("v\($0)")) })
         let error = strataError { _ = try reader.rows(for: FetchPlan(entity: Fixtures.sample, filter: wide)) }
-        guard case .engineFailure(let name, let code, let message) = error else {
+        guard case .engineFailure(let native) = error else {
             Issue.record("80 compared parameters over a limit of 50 gave \(String(describing: error))")
             return
         }
-        #expect(name == "sqlite" && code == 1 && message.contains("too many SQL variables"))
+        #expect(native.engine == "sqlite" && native.code == 1 && native.message.contains("too many SQL variables"))
     }
 
     @Test("an OR of 3,000 leaves stays under SQLite's expression depth limit")

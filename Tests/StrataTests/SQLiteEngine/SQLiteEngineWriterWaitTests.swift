@@ -44,7 +44,7 @@ struct SQLiteEngineWriterWaitTests {
         watchdog.cancel()
         release.signal()
         #expect(!ran, "the write ran after waiting for the writer past the busy timeout")
-        guard case .busy(let message) = error else {
+        guard case .busy(let message, _) = error else {
             Issue.record("expected .busy, got \(String(describing: error))")
             return
         }

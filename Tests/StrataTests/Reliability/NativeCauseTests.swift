@@ -1,0 +1,75 @@
+import Foundation
+import Strata
+import Testing
+
+/// Errors keep their cause: a store-level failure is classified the same on both engines, and
+/// carries the engine's own code, message and statement or operation.
+@Suite("native causes")
+struct NativeCauseTests {
+    /// Saves an account named `name` and returns the `StrataError` the save threw (nil if none).
+    static func saveAccount(_ container: PersistentContainer, _ name: String) async -> StrataError? {
+        do {
+            try await container.performUnitOfWork(retries: .none) { context in
+                Account(context: context).name = name
+                try context.save()
+            }
+            return nil
+        } catch {
+            return error as? StrataError
+        }
+    }
+
+    /// The native error each engine reports for a stored duplicate of a unique value.
+    static func expectedUniqueCause(_ kind: EngineKind, _ native: NativeError) {
+        switch kind {
+        case .sqlite:
+            // SQLITE_CONSTRAINT_UNIQUE, on the row's INSERT.
+            #expect(native.engine == "sqlite" && native.code == 2067, "\(native)")
+            #expect(native.sql?.hasPrefix("INSERT INTO \"Account\"") == true, "\(native)")
+        case .lmdb:
+            // MDB_KEYEXIST, putting the unique index entry.
+            #expect(native.engine == "lmdb" && native.code == -30799 && native.operation == "mdb_put", "\(native)")
+            #expect(native.sql == nil)
+        }
+    }
+
+    @Test("a stored duplicate is the same constraintViolation on both engines, with each engine's native code")
+    func uniqueClash() async throws {
+        var classifications: [StrataError] = []
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            defer { container.close() }
+            #expect(await Self.saveAccount(container, "Cash") == nil)
+            let error = try #require(await Self.saveAccount(container, "Cash"), "\(kind): a duplicate name was saved")
+            let native = try #require(error.native, "\(kind): no native cause under \(error)")
+            Self.expectedUniqueCause(kind, native)
+            #expect(error.description.contains("Uniqueness constraint on Account(name) violated"), "\(error)")
+            #expect(error.description.contains("choose different values"), "\(error)")
+            #expect(
+                error.description.contains("\(kind.rawValue) code \(native.code)")
+                    && error.description.contains(native.message), "\(error)")
+            classifications.append(error.withoutNative)
+        }
+        #expect(
+            classifications
+                == [StrataError](repeating: .constraintViolation(entity: "Account", attributes: ["name"]), count: 2))
+    }
+
+    @Test("native reads the cause; a retried unit of work gives its last attempt's; withoutNative strips all")
+    func nativeAndWithoutNative() {
+        let first = NativeError(engine: "sqlite", code: 5, message: "database is locked", sql: "BEGIN IMMEDIATE")
+        let last = NativeError(engine: "sqlite", code: 517, message: "database is locked", sql: "BEGIN IMMEDIATE")
+        let exhausted = StrataError.retriesExhausted(
+            attempts: 2, errors: [.busy("first", native: first), .busy("second", native: last)])
+        #expect(exhausted.native == last)
+        #expect(exhausted.withoutNative == .retriesExhausted(attempts: 2, errors: [.busy("first"), .busy("second")]))
+        #expect(exhausted.withoutNative.native == nil)
+        #expect(StrataError.engineFailure(first).native == first)
+        #expect(StrataError.engineFailure(first).withoutNative == .engineFailure(first), "engineFailure is its cause")
+        #expect(StrataError.conflict([]).native == nil && StrataError.io("disk").native == nil)
+        #expect(
+            StrataError.io("disk", native: first).description.hasSuffix(
+                "(Cause: sqlite code 5 \"database is locked\" in BEGIN IMMEDIATE.)"))
+    }
+}
