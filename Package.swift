@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (complete strict concurrency) plus the
@@ -8,6 +8,10 @@ let sharedSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
+
+/// Modules whose unsafe code is walled into a few listed files (`Docs/Architecture.md`,
+/// "Unsafe code"): the compiler flags every unsafe construct not acknowledged there.
+let strictMemorySafety: [SwiftSetting] = [.strictMemorySafety()]
 
 let package = Package(
     name: "Strata",
@@ -36,7 +40,7 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"])]
         ),
         .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
-        .target(name: "Strata", path: "Modules/Strata"),
+        .target(name: "Strata", path: "Modules/Strata", swiftSettings: strictMemorySafety),
         .target(name: "StrataSQLite", dependencies: ["Strata", "CSQLite"], path: "Modules/StrataSQLite"),
         .target(name: "StrataLMDB", dependencies: ["Strata", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB"),
         .target(name: "StrataConformance", dependencies: ["Strata", "StrataTestSupport"], path: "Modules/StrataConformance"),
