@@ -9,6 +9,10 @@ let sharedSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Modules whose unsafe code is walled into a few listed files (`Docs/Architecture.md`,
+/// "Unsafe code"): the compiler flags every unsafe construct not acknowledged there.
+let strictMemorySafety: [SwiftSetting] = [.strictMemorySafety()]
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v15)],
@@ -37,15 +41,15 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"])]
         ),
         .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
-        .target(name: "StrataStorage", path: "Modules/StrataStorage"),
-        .target(name: "Strata", dependencies: ["StrataStorage"], path: "Modules/Strata"),
+        .target(name: "StrataStorage", path: "Modules/StrataStorage", swiftSettings: strictMemorySafety),
+        .target(name: "Strata", dependencies: ["StrataStorage"], path: "Modules/Strata", swiftSettings: strictMemorySafety),
         .target(
             name: "StrataSQLite", dependencies: ["StrataStorage", "CSQLite"], path: "Modules/StrataSQLite",
-            swiftSettings: [.strictMemorySafety()]
+            swiftSettings: strictMemorySafety
         ),
         .target(
             name: "StrataLMDB", dependencies: ["StrataStorage", "CLMDB", "CStrataCRC"], path: "Modules/StrataLMDB",
-            swiftSettings: [.strictMemorySafety()]
+            swiftSettings: strictMemorySafety
         ),
         .target(
             name: "StrataConformance",

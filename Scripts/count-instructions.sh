@@ -5,17 +5,20 @@
 #
 #   Scripts/count-instructions.sh 2 lmdb            # workload 2 (fetch-all) on LMDB
 #   Scripts/count-instructions.sh 3 sqlite 20000    # workload 3 (lookups), 20,000 rows
+#   Scripts/count-instructions.sh 5 lmdb            # workload 5 (to-many faults) on LMDB
 #   BENCH=/other/checkout/.build/release/strata-bench Scripts/count-instructions.sh 1 sqlite
 #
 # Prints instructions per row for Strata's unit of work (the body inside `perform`), for the
 # context's teardown (its objects freed), for the raw baseline, and the ratio
-# (body + teardown) / raw. Needs valgrind; workloads 1, 2 and 3. Takes 20–60 seconds.
+# (body + teardown) / raw. Needs valgrind; workloads 1 to 5. Takes 20–60 seconds. "Per row"
+# always divides by the rows in the store, also for workload 4 (predicate), whose windows
+# select only part of them: the numbers compare builds, and the ratio does not depend on it.
 #
 # valgrind 3.19 stops with an internal error when a program calls `sigsuspend` with a mask in
 # read-only memory, as libdispatch does; a tiny preloaded wrapper passes it a copy instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=${1:?workload 1, 2 or 3}
+workload=${1:?workload 1, 2, 3, 4 or 5}
 engine=${2:?sqlite or lmdb}
 rows=${3:-10000}
 bench=${BENCH:-.build/release/strata-bench}
@@ -32,7 +35,9 @@ case "$workload" in
        if [ "$engine" = lmdb ]; then raw="*${raw_type}C10insertRows*Tf4nnnd_n"; else raw="*${raw_type}C10insertRowsyyAA7DatasetVKF"; fi ;;
     2) body='*StrataWorkloadsO8fetchAll*cfU_'; raw="*${raw_type}C8fetchAllAA8ChecksumVyKF" ;;
     3) body='*StrataWorkloadsO6lookup*cfU_'; raw="*${raw_type}C6lookupyAA8ChecksumVSays5Int64VGKF" ;;
-    *) echo "workload must be 1, 2 or 3" >&2; exit 1 ;;
+    4) body='*StrataWorkloadsO9predicate*cfU_'; raw="*${raw_type}C9predicateyAA8ChecksumVSaySnys5Int64VGGKF" ;;
+    5) body='*StrataWorkloadsO6toMany*cfU_'; raw="*${raw_type}C6toManyAA8ChecksumVyKF" ;;
+    *) echo "workload must be 1, 2, 3, 4 or 5" >&2; exit 1 ;;
 esac
 
 work=$(mktemp -d)

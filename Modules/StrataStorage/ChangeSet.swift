@@ -41,7 +41,7 @@ public struct StoredRow: Sendable, Hashable {
         count: Int, _ body: (UnsafeMutableBufferPointer<StoredValue>) throws(Failure) -> Void
     ) throws(Failure) {
         if values.count != count { values = ContiguousArray(repeating: .null, count: count) }
-        try values.withUnsafeMutableBufferPointer { (buffer) throws(Failure) in try body(buffer) }
+        try unsafe values.withUnsafeMutableBufferPointer { (buffer) throws(Failure) in try unsafe body(buffer) }
     }
 }
 

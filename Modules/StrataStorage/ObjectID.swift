@@ -59,25 +59,20 @@ public struct ObjectID: Sendable, Hashable {
 
     /// `uuid.uuidString` (upper-case hex, 8-4-4-4-12), formatted directly: services return URIs
     /// for every object they hand out, and Foundation formats UUIDs through `snprintf`.
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
     package static func uuidText(_ uuid: UUID) -> String {
-        let digits: StaticString = "0123456789ABCDEF"
-        return withUnsafeBytes(of: uuid.uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { out in
-                digits.withUTF8Buffer { hex in
-                    var position = 0
-                    for (index, byte) in bytes.enumerated() {
-                        if index == 4 || index == 6 || index == 8 || index == 10 {
-                            out[position] = UInt8(ascii: "-")
-                            position += 1
-                        }
-                        out[position] = hex[Int(byte >> 4)]
-                        out[position + 1] = hex[Int(byte & 0x0F)]
-                        position += 2
-                    }
-                    return position
-                }
-            }
+        let hex = hexDigits
+        let u = uuid.uuid
+        let bytes = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
         }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The URI as a `URL`.

@@ -23,7 +23,7 @@ package enum StoreRoom {
     ///   - directory: the directory holding them.
     package static func exhaustion(files: [String], directory: String) -> String? {
         var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
+        if unsafe getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
             for file in files {
                 guard let size = fileSize(file) else { continue }
                 let (reach, overflow) = size.addingReportingOverflow(sizeLimitMargin)
@@ -33,7 +33,7 @@ package enum StoreRoom {
             }
         }
         var stats = statvfs()
-        if statvfs(directory.isEmpty ? "." : directory, &stats) == 0 {
+        if unsafe statvfs(directory.isEmpty ? "." : directory, &stats) == 0 {
             let free = UInt64(stats.f_bavail).multipliedReportingOverflow(by: UInt64(stats.f_frsize))
             if !free.overflow, free.partialValue < fullFileSystemBytes {
                 return "the disk holding \(directory) is full (\(free.partialValue) bytes free)"
@@ -44,7 +44,7 @@ package enum StoreRoom {
 
     private static func fileSize(_ path: String) -> UInt64? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard unsafe stat(path, &info) == 0 else { return nil }
         return UInt64(clamping: info.st_size)
     }
 }

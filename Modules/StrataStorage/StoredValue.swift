@@ -65,14 +65,14 @@ extension StoredValue {
     public static func compareBytes(_ a: String, _ b: String) -> ComparisonResult {
         var a = a
         var b = b
-        return a.withUTF8 { pa in b.withUTF8 { pb in compareBuffers(pa, pb) } }
+        return a.withUTF8 { pa in b.withUTF8 { pb in unsafe compareBuffers(pa, pb) } }
     }
 
     /// Bytewise order of two byte strings, shorter first on a common prefix.
     public static func compareBytes(_ a: Data, _ b: Data) -> ComparisonResult {
-        a.withUnsafeBytes { ra in
-            b.withUnsafeBytes { rb in
-                compareBuffers(ra.bindMemory(to: UInt8.self), rb.bindMemory(to: UInt8.self))
+        unsafe a.withUnsafeBytes { ra in
+            unsafe b.withUnsafeBytes { rb in
+                unsafe compareBuffers(ra.bindMemory(to: UInt8.self), rb.bindMemory(to: UInt8.self))
             }
         }
     }
@@ -80,7 +80,7 @@ extension StoredValue {
     private static func compareBuffers(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
         let common = min(a.count, b.count)
         if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
-            let result = memcmp(pa, pb, common)
+            let result = unsafe memcmp(pa, pb, common)
             if result != 0 { return result < 0 ? .orderedAscending : .orderedDescending }
         }
         if a.count == b.count { return .orderedSame }
@@ -111,7 +111,7 @@ extension StoredValue: Hashable {
         case .text(let v):
             hasher.combine(3 as UInt8)
             var copy = v
-            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            copy.withUTF8 { unsafe hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .blob(let v): hasher.combine(4 as UInt8); hasher.combine(v)
         }
     }

@@ -27,10 +27,8 @@ extension ObjectContext {
         let query = try FetchQuery(request, context: self)
         let objects = try run(query)
         // Every object a query returns was made from the request's model, whose class is exactly
-        // `Entity`, so the array can be reinterpreted: arrays of class references share one
-        // layout. Working on `[ManagedObject]` keeps the per-row loop free of generic metadata.
-        assert(objects.allSatisfy { $0 is Entity })
-        return unsafeBitCast(objects, to: [Entity].self)
+        // `Entity`. Working on `[ManagedObject]` keeps the per-row loop free of generic metadata.
+        return ExactCast.array(objects, as: Entity.self)
     }
 
     /// Counts the objects a request selects (limit and offset apply).
@@ -136,7 +134,7 @@ struct FetchQuery {
             let compiled = try PredicateCompiler.compile(predicate, model: model, checkingReferencesWith: context)
             node = compiled
             pushdown = compiled.impliedFilter
-            bindings = { PredicateBindings((predicate.variable, unsafeDowncast($0, to: Entity.self))) }
+            bindings = { PredicateBindings((predicate.variable, ExactCast.object($0, as: Entity.self))) }
         } else {
             node = nil
             pushdown = nil
@@ -160,8 +158,8 @@ struct FetchQuery {
             let descriptors = request.sortBy
             sortKeys = []
             memorySort = { lhs, rhs in
-                let a = unsafeDowncast(lhs, to: Entity.self)
-                let b = unsafeDowncast(rhs, to: Entity.self)
+                let a = ExactCast.object(lhs, as: Entity.self)
+                let b = ExactCast.object(rhs, as: Entity.self)
                 for descriptor in descriptors {
                     let order = descriptor.compare(a, b)
                     if order != .orderedSame { return order }

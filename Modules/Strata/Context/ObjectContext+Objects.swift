@@ -25,7 +25,7 @@ extension ObjectContext {
         if object.model == nil, let model = schemaModel(of: type(of: object)) {
             // The common case, `Entity(context:)`: no trip to the model registry's lock.
             object.model = model
-            object.slots = link.arena.store(model.defaults, count: model.columnCount)
+            object.slots = link.claimSlots(model.defaults, count: model.columnCount)
         } else if object.model.flatMap({ schema.number(of: $0) }) == nil {
             // Not in the schema (or not an entity at all): refused, reported by the next save.
             refusedInserts.append(notInSchema(type(of: object).entityName))
@@ -185,7 +185,7 @@ extension ObjectContext {
         object.link = link
         object.key = row.key
         object.version = row.version
-        object.slots = link.arena.store(row.values, count: model.columnCount)
+        object.slots = link.claimSlots(row.values, count: model.columnCount)
         return object
     }
 

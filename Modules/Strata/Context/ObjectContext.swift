@@ -34,18 +34,10 @@ public final class ObjectContext: @unchecked Sendable {
     /// A name for debugging, shown in misuse messages.
     public let name: String?
 
-    // State below is confined to `queue` (checked by `checkInside`). The per-object state is
-    // exempt from dynamic exclusivity checks: only the thread running `perform` touches it, and
-    // every fetched, looked-up or inserted object goes through it, so the check would cost each
-    // object a runtime call that can find nothing.
-    /// The identity map: per entity number, the one instance of each row this context holds.
-    @exclusivity(unchecked) var registry: [IdentityMap]
-    @exclusivity(unchecked) var inserted: [ManagedObject] = []
-    @exclusivity(unchecked) var updated: [ManagedObject] = []
-    @exclusivity(unchecked) var deleted: [ManagedObject] = []
-    @exclusivity(unchecked) var touched: [ManagedObject] = []
-    @exclusivity(unchecked) var relationDirty: [ManagedObject] = []
-    @exclusivity(unchecked) var temporaries: TemporaryMap = [:]
+    // State below is confined to `queue` (checked by `checkInside`).
+    /// The identity map and change lists (see ``ContextObjects``; the properties of the same
+    /// names below forward to it).
+    let objects: ContextObjects
     var pendingLinks: [JoinChangeKey: JoinChange] = [:]
     var reader: (any StoreReader)?
     var policy: MergePolicy = .error
@@ -62,7 +54,7 @@ public final class ObjectContext: @unchecked Sendable {
         self.name = name
         self.link = ContextLink(storeIdentifier: engine.storeIdentifier)
         self.queue = name.map { DispatchQueue(label: "strata.context.\($0)") } ?? ContextQueues.take()
-        self.registry = Array(repeating: [:], count: schema.models.count)
+        self.objects = ContextObjects(entityCount: schema.models.count)
         link.context = self
     }
 
@@ -152,6 +144,38 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The store's UUID, as carried by object IDs.
     public var storeIdentifier: UUID { link.storeIdentifier }
+}
+
+extension ObjectContext {
+    /// The identity map: per entity number, the one instance of each row this context holds.
+    var registry: [IdentityMap] {
+        @inline(__always) get { objects.registry }
+        @inline(__always) _modify { yield &objects.registry }
+    }
+    var inserted: [ManagedObject] {
+        @inline(__always) get { objects.inserted }
+        @inline(__always) _modify { yield &objects.inserted }
+    }
+    var updated: [ManagedObject] {
+        @inline(__always) get { objects.updated }
+        @inline(__always) _modify { yield &objects.updated }
+    }
+    var deleted: [ManagedObject] {
+        @inline(__always) get { objects.deleted }
+        @inline(__always) _modify { yield &objects.deleted }
+    }
+    var touched: [ManagedObject] {
+        @inline(__always) get { objects.touched }
+        @inline(__always) _modify { yield &objects.touched }
+    }
+    var relationDirty: [ManagedObject] {
+        @inline(__always) get { objects.relationDirty }
+        @inline(__always) _modify { yield &objects.relationDirty }
+    }
+    var temporaries: TemporaryMap {
+        @inline(__always) get { objects.temporaries }
+        @inline(__always) _modify { yield &objects.temporaries }
+    }
 }
 
 /// Serial queues of unnamed contexts that were let go, handed to new contexts: a context per

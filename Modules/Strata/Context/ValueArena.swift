@@ -11,9 +11,12 @@ import StrataStorage
 /// Slots are never reused or moved: an object's slots stay where they are until the arena is
 /// freed, which ``ContextLink`` does when the last object of the context (or the context) lets
 /// go of it. Only the thread running the context's `perform` claims slots.
-struct ValueArena: ~Copyable {
+///
+/// Walled file (see "Unsafe code" in `Docs/Architecture.md`): the raw blocks never leave it.
+/// Everything else sees a run of slots as a ``ValueSlots``, whose every index is checked.
+@safe struct ValueArena: ~Copyable {
     /// Blocks that are full, with the number of slots initialized in each.
-    private var filled: [(base: UnsafeMutablePointer<StoredValue>, used: Int)] = []
+    private var filled: [(base: UnsafeMutablePointer<StoredValue>, used: Int)] = unsafe []
     /// The block slots are claimed from; nil before the first claim.
     private var current: UnsafeMutablePointer<StoredValue>?
     private var capacity = 0
@@ -24,65 +27,137 @@ struct ValueArena: ~Copyable {
     init() {}
 
     deinit {
-        for block in filled { Self.free(block.base, used: block.used) }
-        if let current { Self.free(current, used: used) }
+        for unsafe block in unsafe filled { unsafe Self.free(block.base, used: block.used) }
+        if let current = unsafe current { unsafe Self.free(current, used: used) }
     }
 
     /// Destroys the first `used` values of a block and frees it. Value by value: the runtime's
     /// generic `deinitialize(count:)` goes through the type's value witnesses for each one.
-    static func free(_ base: UnsafeMutablePointer<StoredValue>, used: Int) {
-        for index in 0..<used { _ = (base + index).move() }
-        base.deallocate()
+    fileprivate static func free(_ base: UnsafeMutablePointer<StoredValue>, used: Int) {
+        for index in 0..<used { _ = unsafe (base + index).move() }
+        unsafe base.deallocate()
     }
 
-    /// Copies `values` into `count` fresh slots and returns the first; the slots live as long as
-    /// the arena. Always exactly `count` slots (the entity's column count): a row of another
-    /// length, which callers reject first, could not make an object read past its own slots.
+    /// Copies `values` into `count` fresh slots (`.null` past the end of `values`) and returns
+    /// them; the slots live as long as the arena. Always exactly `count` slots (the entity's
+    /// column count), so an object can never reach past its own run.
     @inline(__always)
-    mutating func store(_ values: ContiguousArray<StoredValue>, count: Int) -> UnsafeMutablePointer<StoredValue> {
-        if capacity &- used < count || current == nil { startBlock(for: count) }
-        let slots = current.unsafelyUnwrapped + used
+    mutating func claim(_ values: ContiguousArray<StoredValue>, count: Int) -> ValueSlots {
+        precondition(count >= 0, "negative slot count")
+        if unsafe capacity &- used < count || current == nil { startBlock(for: count) }
+        let slots = unsafe current.unsafelyUnwrapped + used
         used &+= count
-        Self.initialize(slots, count: count, from: values)
-        return slots
+        unsafe Self.initialize(slots, count: count, from: values)
+        return unsafe ValueSlots(base: slots, count: count)
     }
 
     /// Initializes `count` slots from `values`, with `.null` past their end. Element by element:
     /// `initialize(from:count:)` copies through the runtime's generic array copy, several times
     /// slower for a handful of enum values.
     @inline(__always)
-    static func initialize(_ slots: UnsafeMutablePointer<StoredValue>, count: Int, from values: ContiguousArray<StoredValue>) {
-        values.withUnsafeBufferPointer { source in
-            let copied = min(source.count, count)
-            for index in 0..<copied { (slots + index).initialize(to: source[index]) }
-            if copied < count { (slots + copied).initialize(repeating: .null, count: count - copied) }
-        }
+    fileprivate static func initialize(_ slots: UnsafeMutablePointer<StoredValue>, count: Int, from values: ContiguousArray<StoredValue>) {
+        let copied = min(values.count, count)
+        for index in 0..<copied { unsafe (slots + index).initialize(to: values[index]) }
+        if copied < count { unsafe (slots + copied).initialize(repeating: .null, count: count - copied) }
     }
 
     /// Retires the current block and starts one with room for at least `count` slots.
     @inline(never)
     private mutating func startBlock(for count: Int) {
-        if let current { filled.append((current, used)) }
-        let grown = current == nil ? Self.firstCapacity : min(capacity * 2, Self.largestCapacity)
+        if let current = unsafe current { unsafe filled.append((current, used)) }
+        let grown = unsafe current == nil ? Self.firstCapacity : min(capacity * 2, Self.largestCapacity)
         capacity = max(grown, count)
-        current = .allocate(capacity: capacity)
+        unsafe current = .allocate(capacity: capacity)
         used = 0
+    }
+}
+
+/// One object's run of value slots, in ``EntityModel`` column order: a safe view of memory that
+/// a ``ValueArena`` or a ``DetachedValues`` owns.
+///
+/// Every index is checked, in release builds too (`precondition`): an index outside the run
+/// stops the program instead of reading or writing a neighbour's values. Reading and writing
+/// copy one value; nothing else is exposed.
+///
+/// Lifetime rule: a run is valid while its owner lives. Only ``ManagedObject`` stores one, and
+/// it holds the owner (its ``ContextLink``, which holds the arena, or its ``DetachedValues``) as
+/// long as it holds the run; code that takes `object.values` uses it while it holds `object`.
+@safe struct ValueSlots: RandomAccessCollection, MutableCollection {
+    private let base: UnsafeMutablePointer<StoredValue>?
+    /// The number of slots.
+    let count: Int
+
+    /// No slots: the run of an object that has no model yet.
+    static var empty: ValueSlots { unsafe ValueSlots(base: nil, count: 0) }
+
+    fileprivate init(base: UnsafeMutablePointer<StoredValue>?, count: Int) {
+        unsafe self.base = base
+        self.count = count
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    /// The value in slot `index`; stops the program when `index` is not in `0..<count`.
+    subscript(index: Int) -> StoredValue {
+        @inline(__always) get {
+            precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "value slot index out of range")
+            return unsafe base.unsafelyUnwrapped[index]
+        }
+        @inline(__always) nonmutating set {
+            precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "value slot index out of range")
+            unsafe base.unsafelyUnwrapped[index] = newValue
+        }
+    }
+
+    /// The values as an array of their own.
+    var array: ContiguousArray<StoredValue> { ContiguousArray(self) }
+
+    /// Slot `index` itself, for the attribute accessors' fast path (``ValueSlot``); stops the
+    /// program when `index` is not in `0..<count`.
+    @inline(__always)
+    func slot(_ index: Int) -> ValueSlot {
+        precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "value slot index out of range")
+        return unsafe ValueSlot(pointer: UnsafePointer(base.unsafelyUnwrapped + index))
+    }
+}
+
+/// One value slot, read in place: an attribute accessor (inlined into the user's module)
+/// converts the value where it lies, so that a read copies nothing but its result.
+///
+/// Made only by ``ValueSlots/slot(_:)``, whose index is checked. Lifetime rule: valid while the
+/// object it came from lives; the accessor that asks for it reads it at once and drops it.
+@safe @frozen @usableFromInline
+struct ValueSlot {
+    @usableFromInline let pointer: UnsafePointer<StoredValue>
+
+    fileprivate init(pointer: UnsafePointer<StoredValue>) {
+        unsafe self.pointer = pointer
+    }
+
+    /// The value in the slot, borrowed in place.
+    @inlinable
+    var value: StoredValue {
+        unsafeAddress { unsafe pointer }
     }
 }
 
 /// The column values of an object that belongs to no context: a prototype, or an object made
 /// with `init()` and used before it was inserted. It frees its slots with the object.
-final class DetachedValues {
-    let slots: UnsafeMutablePointer<StoredValue>
+@safe final class DetachedValues {
+    private let base: UnsafeMutablePointer<StoredValue>
     private let count: Int
 
     init(_ values: ContiguousArray<StoredValue>) {
         count = values.count
-        slots = .allocate(capacity: max(count, 1))
-        ValueArena.initialize(slots, count: count, from: values)
+        unsafe base = .allocate(capacity: max(count, 1))
+        unsafe ValueArena.initialize(base, count: count, from: values)
     }
 
+    /// The slots, valid as long as this owner lives (see ``ValueSlots``).
+    var slots: ValueSlots { unsafe ValueSlots(base: base, count: count) }
+
     deinit {
-        ValueArena.free(slots, used: count)
+        unsafe ValueArena.free(base, used: count)
     }
 }

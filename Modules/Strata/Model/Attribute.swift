@@ -90,7 +90,7 @@ public struct Attribute<Value: AttributeValue> {
     ) -> Value {
         get {
             let site = object[keyPath: storageKeyPath].site
-            if let slot = object.fastReadSlot(site: site), let value = Value(storedValue: slot.pointee) {
+            if let slot = object.fastReadSlot(site: site), let value = Value(storedValue: slot.value) {
                 return value
             }
             return slowGet(object, site: site)

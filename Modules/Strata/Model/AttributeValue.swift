@@ -118,13 +118,14 @@ extension UUID: AttributeValue {
     @inlinable
     public init?(storedValue: StoredValue) {
         guard case .blob(let v) = storedValue, v.count == 16 else { return nil }
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &bytes) { _ = v.copyBytes(to: $0) }
-        self = UUID(uuid: bytes)
+        let b = v.startIndex
+        self = UUID(uuid: (v[b], v[b + 1], v[b + 2], v[b + 3], v[b + 4], v[b + 5], v[b + 6], v[b + 7],
+                           v[b + 8], v[b + 9], v[b + 10], v[b + 11], v[b + 12], v[b + 13], v[b + 14], v[b + 15]))
     }
     @inlinable
     public var storedValue: StoredValue {
-        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+        let u = uuid
+        return .blob(Data([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrataStorage
+import Synchronization
 
 /// Everything Strata knows about one model class, built once per process by reflection.
 ///
@@ -17,8 +18,8 @@ final class EntityModel: @unchecked Sendable {
     /// How many properties the entity has.
     let propertyCount: Int
     /// Property index → its column, or -1 (to-many relationships). Read on every attribute
-    /// access, through a plain pointer so that the read costs no reference counting.
-    private let columnTable: UnsafeMutablePointer<Int>
+    /// access (a `let`, so the read costs no reference counting).
+    private let columnTable: ContiguousArray<Int>
     /// Column defaults for new objects.
     let defaults: ContiguousArray<StoredValue>
     /// Per property: an attribute's declared default as its Swift type (nil for relationships).
@@ -33,7 +34,10 @@ final class EntityModel: @unchecked Sendable {
     let prototype: ManagedObject
     /// Per property: its declaration site (see ``PropertySite``). One flat block of words,
     /// scanned on every property access.
-    private let sites: UnsafeMutablePointer<UInt32>
+    private let sites: ContiguousArray<UInt32>
+    /// Set by ``ModelRegistry`` when it publishes the model, which it then keeps for the rest
+    /// of the process (what ``ModelReference`` relies on).
+    private let published = Atomic<Bool>(false)
     /// While a key path is evaluated on the prototype: the properties it read, with the key
     /// path used (under the registry lock).
     private var recordedAccesses: [(property: Int, keyPath: AnyKeyPath?)]?
@@ -112,24 +116,23 @@ final class EntityModel: @unchecked Sendable {
         self.properties = properties
         self.columnProperties = columnProperties
         self.propertyCount = properties.count
-        self.columnTable = .allocate(capacity: max(properties.count, 1))
-        for (index, property) in properties.enumerated() { (columnTable + index).initialize(to: property.column ?? -1) }
+        self.columnTable = ContiguousArray(properties.map { $0.column ?? -1 })
         self.defaults = defaults
         self.typedDefaults = typedDefaults
         self.declaredIndexes = type.indexes
         self.checkedColumns = checkedColumns
         self.relations = Array(repeating: nil, count: properties.count)
         self.prototype = prototype
-        self.sites = .allocate(capacity: max(properties.count, 1))
-        self.sites.initialize(from: sites, count: sites.count)
+        self.sites = ContiguousArray(sites)
         prototype.model = self
         prototype.detach(defaults)
     }
 
-    deinit {
-        sites.deallocate()
-        columnTable.deallocate()
-    }
+    /// Whether ``ModelRegistry`` has published the model (and so keeps it for good).
+    var isPublished: Bool { published.load(ordering: .acquiring) }
+
+    /// Marks the model published; only ``ModelRegistry`` calls it, as it publishes the model.
+    fileprivate func markPublished() { published.store(true, ordering: .releasing) }
 
     /// The column of property `index` (-1 for a to-many relationship).
     @inline(__always)
@@ -172,8 +175,7 @@ final class EntityModel: @unchecked Sendable {
     /// The property declared at `site`, if this entity declares it: a scan of a few words.
     @inline(__always)
     func propertyIndex(forSite site: UInt32) -> Int? {
-        for index in 0..<propertyCount where sites[index] == site { return index }
-        return nil
+        sites.firstIndex(of: site)
     }
 
     /// The column of the attribute or to-one relationship declared at `site` (nil when this
@@ -300,10 +302,29 @@ final class RelationModel {
 
 /// The process-wide cache of entity models, one per model class.
 enum ModelRegistry {
-    private static let lock = NSRecursiveLock()
-    nonisolated(unsafe) private static var models: [ObjectIdentifier: EntityModel] = [:]
-    /// Models being built (published or not), so prototypes can reach related prototypes.
-    nonisolated(unsafe) private static var building: [ObjectIdentifier: EntityModel] = [:]
+    /// The registry's tables, guarded by one recursive lock (building a model evaluates key
+    /// paths on prototypes, which asks the registry again).
+    private final class Tables: @unchecked Sendable {
+        let lock = NSRecursiveLock()
+        /// Published models; never removed (``ModelReference`` relies on it).
+        var models: [ObjectIdentifier: EntityModel] = [:]
+        /// Models being built (published or not), so prototypes can reach related prototypes.
+        var building: [ObjectIdentifier: EntityModel] = [:]
+    }
+
+    private static let tables = Tables()
+    private static var lock: NSRecursiveLock { tables.lock }
+    /// Read and written only under ``lock``.
+    private static var models: [ObjectIdentifier: EntityModel] {
+        get { tables.models }
+        _modify { yield &tables.models }
+    }
+    /// Read and written only under ``lock``.
+    private static var building: [ObjectIdentifier: EntityModel] {
+        get { tables.building }
+        _modify { yield &tables.building }
+        set { tables.building = newValue }
+    }
 
     /// The prototype of a related class, for evaluating key paths that go through a to-one
     /// relationship on a prototype. Nil when the class has no model yet.
@@ -331,7 +352,10 @@ enum ModelRegistry {
                     try resolveRelations(of: pending[index], pending: &pending)
                     index += 1
                 }
-                for candidate in pending { models[ObjectIdentifier(candidate.type)] = candidate }
+                for candidate in pending {
+                    candidate.markPublished()
+                    models[ObjectIdentifier(candidate.type)] = candidate
+                }
                 return model
             }
         } catch let error as StrataError {

@@ -98,9 +98,8 @@ extension ManagedObject {
         if state.contains(.prototype) { return false }
         let context = relationContext(property)
         if let newTarget { requireSameContext(newTarget, context, self.propertyName(property)) }
-        // The model and its relations live as long as the schema, which outlives its objects.
-        unowned(unsafe) let model = resolvedModel
-        unowned(unsafe) let relation = model.relations[property]!
+        let model = resolvedModelReference
+        let relation = model.model.relations[property]!
         let cache = relationState
         let oldTarget: ManagedObject?
         if let cached = cache[toOne: property] {

@@ -26,31 +26,27 @@ public import StrataStorage
 /// only inside that context's `perform`. It is not `Sendable`; pass its ``objectID`` instead.
 /// Using it anywhere else stops the program with a message naming the call.
 open class ManagedObject: Hashable, CustomStringConvertible {
-    /// The entity's model. Held unretained: models live for the whole process (the model
-    /// registry holds every one), and every attribute access goes through it, so reaching it
-    /// should cost no reference counting.
+    /// The entity's model, or nil before the object has one.
     final var model: EntityModel? {
-        get { unmanagedModel?.takeUnretainedValue() }
-        set { unmanagedModel = newValue.map { Unmanaged.passUnretained($0) } }
+        get { modelReference?.model }
+        set { modelReference = newValue.map { ModelReference($0, for: self) } }
     }
-    final var unmanagedModel: Unmanaged<EntityModel>?
+    /// The model, held without reference counting: models live for the whole process (the
+    /// model registry holds every one), and every attribute access goes through it.
+    final var modelReference: ModelReference?
     final var link: ContextLink?
     /// The object's column values in ``EntityModel`` column order, in place: slots in its
     /// context's ``ValueArena`` (kept alive by ``link``), or in ``detachedValues`` for an object
-    /// used before it was inserted. Nil until the object has a model, and set together with it.
-    final var slots: UnsafeMutablePointer<StoredValue>?
+    /// used before it was inserted. Empty until the object has a model, and set together with it.
+    final var slots: ValueSlots = .empty
     /// Owns the slots of an object that got its model outside a context (see ``slots``).
     final var detachedValues: DetachedValues?
     /// Values as last loaded or saved, kept from the first change until save or rollback.
-    ///
-    /// This and ``relations`` skip dynamic exclusivity checks: an object is confined to its
-    /// context's thread (``checkAccess(_:)`` enforces it), so the check on every change and
-    /// relationship access finds nothing.
-    @exclusivity(unchecked) final var committedValues: ContiguousArray<StoredValue>?
+    final var committedValues: ContiguousArray<StoredValue>?
     final var key: Int64 = 0
     final var temporarySerial: UInt64 = 0
     final var version: Int64 = 0
-    @exclusivity(unchecked) final var relations: RelationState?
+    final var relations: RelationState?
     /// Last, so that a subclass's property wrappers (four bytes each) pack right after it.
     final var state: ObjectState = []
 
@@ -137,18 +133,22 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The model, resolving it for objects not yet inserted.
     @inline(__always)
-    final var resolvedModel: EntityModel {
-        if let model { return model }
+    final var resolvedModel: EntityModel { resolvedModelReference.model }
+
+    /// The model's reference, resolving the model for objects not yet inserted.
+    @inline(__always)
+    final var resolvedModelReference: ModelReference {
+        if let modelReference { return modelReference }
         return resolveModel()
     }
 
     @inline(never)
-    private final func resolveModel() -> EntityModel {
+    private final func resolveModel() -> ModelReference {
         do {
             let model = try ModelRegistry.model(for: type(of: self))
             self.model = model
             detach(model.defaults)
-            return model
+            return ModelReference(model, for: self)
         } catch {
             Misuse.fail("\(Self.self) cannot be used as an entity: \(error)")
         }
@@ -158,11 +158,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// the access, with the key path used when the accessor passes one (writes and projections).
     @usableFromInline
     final func property(site: UInt32, accessedAs keyPath: AnyKeyPath?) -> Int {
-        unowned(unsafe) let model = resolvedModel
+        let model = resolvedModelReference
         guard let index = model.propertyIndex(forSite: site) else {
             Misuse.fail("\(Self.self): a property wrapper was used on an object that does not declare it")
         }
-        if state.contains(.prototype) { model.recordPrototypeAccess(index, keyPath: keyPath) }
+        if state.contains(.prototype) { model.model.recordPrototypeAccess(index, keyPath: keyPath) }
         return index
     }
 
@@ -175,10 +175,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inline(__always)
     final func readColumn(_ property: Int) -> StoredValue {
         // The object's model outlives it, so reading through it needs no retain.
-        unowned(unsafe) let model = resolvedModel
-        let column = model.column(ofProperty: property)
+        let column = resolvedModelReference.column(ofProperty: property)
         checkAccess { propertyName(property) }
-        return slots.unsafelyUnwrapped[column]
+        return slots[column]
     }
 
     /// The fast path of an attribute read: the slot holding the value of the attribute declared
@@ -186,10 +185,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// yet). The accessor converts the value in place, so that reading it copies nothing but the
     /// result; the slot lives as long as the object.
     @usableFromInline
-    final func fastReadSlot(site: UInt32) -> UnsafePointer<StoredValue>? {
+    final func fastReadSlot(site: UInt32) -> ValueSlot? {
         guard let column = fastColumn(site: site) else { return nil }
         checkAccess { propertyName(resolvedModel.columnProperties[column]) }
-        return UnsafePointer(slots.unsafelyUnwrapped + column)
+        return slots.slot(column)
     }
 
     /// The fast path of an attribute write; false when the slow path must run (as for reads).
@@ -205,20 +204,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// for ``fastReadSlot(site:)``).
     @usableFromInline
     final func fastPropertyIndex(site: UInt32) -> Int? {
-        guard let unmanagedModel, !state.contains(.prototype) else { return nil }
-        return unmanagedModel._withUnsafeGuaranteedRef { $0.propertyIndex(forSite: site) }
+        guard let modelReference, !state.contains(.prototype) else { return nil }
+        return modelReference.propertyIndex(forSite: site)
     }
 
     @inline(__always)
     private final func fastColumn(site: UInt32) -> Int? {
-        guard let unmanagedModel, !state.contains(.prototype) else { return nil }
-        return unmanagedModel._withUnsafeGuaranteedRef { $0.column(forSite: site) }
+        guard let modelReference, !state.contains(.prototype) else { return nil }
+        return modelReference.column(forSite: site)
     }
 
     /// Writes an attribute column, tracking the change.
     final func writeColumn(_ property: Int, _ value: StoredValue) {
-        unowned(unsafe) let model = resolvedModel
-        let column = model.column(ofProperty: property)
+        let column = resolvedModelReference.column(ofProperty: property)
         checkAccess { propertyName(property) }
         if state.contains(.prototype) { return }
         setColumn(column, value)
@@ -227,20 +225,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Sets a column and marks the object updated (saved objects only).
     final func setColumn(_ column: Int, _ value: StoredValue) {
         if !state.contains(.inserted), let link {
-            if committedValues == nil { committedValues = ContiguousArray(values) }
+            if committedValues == nil { committedValues = slots.array }
             if !state.contains(.updated) {
                 state.insert(.updated)
                 link.context?.registerUpdate(self)
             }
         }
-        slots.unsafelyUnwrapped[column] = value
+        slots[column] = value
     }
 
     /// The column values, in place; empty while the object has no model. Every object with a
-    /// model has one slot per column of it.
-    final var values: UnsafeMutableBufferPointer<StoredValue> {
-        UnsafeMutableBufferPointer(start: slots, count: model?.columnCount ?? 0)
-    }
+    /// model has one slot per column of it. Use it while holding the object (see ``ValueSlots``).
+    final var values: ValueSlots { slots }
 
     /// Overwrites every column value with `newValues`, a row of this entity (callers check its
     /// length with ``ObjectContext/checkShape(_:of:)``; only as many values as the object has

@@ -4,16 +4,44 @@
 /// have one or two to-one relationships, so the first two entries live in the object itself
 /// and a bulk insert that sets one relationship per object allocates no hash table per object.
 ///
-/// Confined to its object's context, like the object, so its state skips dynamic exclusivity
-/// checks (every relationship read and write goes through it).
+/// Walled file (see "Unsafe code" in `Docs/Architecture.md`): the relationship cache's storage
+/// skips dynamic exclusivity checks, because every relationship read and write goes through it
+/// and the check (a runtime call per access) can find nothing: the state is confined to its
+/// object's context, whose thread every caller has checked (`ManagedObject.checkAccess`), and it
+/// is reached only through the accessors below, one access at a time.
 final class RelationState {
-    @exclusivity(unchecked) private var firstProperty = -1
-    @exclusivity(unchecked) private var firstTarget: ManagedObject?
-    @exclusivity(unchecked) private var secondProperty = -1
-    @exclusivity(unchecked) private var secondTarget: ManagedObject?
-    @exclusivity(unchecked) private var overflow: [Int: ManagedObject?] = [:]
+    @exclusivity(unchecked) private var _firstProperty = -1
+    @exclusivity(unchecked) private var _firstTarget: ManagedObject?
+    @exclusivity(unchecked) private var _secondProperty = -1
+    @exclusivity(unchecked) private var _secondTarget: ManagedObject?
+    @exclusivity(unchecked) private var _overflow: [Int: ManagedObject?] = [:]
+    @exclusivity(unchecked) private var _toMany: [Int: RelatedSet] = [:]
+
+    private var firstProperty: Int {
+        @inline(__always) get { unsafe _firstProperty }
+        @inline(__always) _modify { yield &(unsafe _firstProperty) }
+    }
+    private var firstTarget: ManagedObject? {
+        @inline(__always) get { unsafe _firstTarget }
+        @inline(__always) _modify { yield &(unsafe _firstTarget) }
+    }
+    private var secondProperty: Int {
+        @inline(__always) get { unsafe _secondProperty }
+        @inline(__always) _modify { yield &(unsafe _secondProperty) }
+    }
+    private var secondTarget: ManagedObject? {
+        @inline(__always) get { unsafe _secondTarget }
+        @inline(__always) _modify { yield &(unsafe _secondTarget) }
+    }
+    private var overflow: [Int: ManagedObject?] {
+        @inline(__always) get { unsafe _overflow }
+        @inline(__always) _modify { yield &(unsafe _overflow) }
+    }
     /// Property → loaded to-many set.
-    @exclusivity(unchecked) var toMany: [Int: RelatedSet] = [:]
+    var toMany: [Int: RelatedSet] {
+        @inline(__always) get { unsafe _toMany }
+        @inline(__always) _modify { yield &(unsafe _toMany) }
+    }
 
     /// The cached target of to-one `property`: nil when not resolved, `.some(nil)` when
     /// resolved to no object. Assigning nil forgets the entry.
@@ -50,14 +78,26 @@ final class RelationState {
 
 /// A loaded to-many relationship: members in order, plus their identities.
 ///
-/// Confined to its owner's context, so it skips dynamic exclusivity checks like ``RelationState``.
+/// Confined to its owner's context and exempt from dynamic exclusivity checks, like
+/// ``RelationState``.
 final class RelatedSet {
-    @exclusivity(unchecked) var members: [ManagedObject]
-    @exclusivity(unchecked) var identities: Set<ObjectIdentifier>
+    @exclusivity(unchecked) private var _members: [ManagedObject]
+    @exclusivity(unchecked) private var _identities: Set<ObjectIdentifier>
 
     init(_ members: [ManagedObject]) {
-        self.members = members
-        self.identities = Set(members.map(ObjectIdentifier.init))
+        unsafe _members = members
+        unsafe _identities = Set(members.map(ObjectIdentifier.init))
+    }
+
+    /// The members, in order.
+    var members: [ManagedObject] {
+        @inline(__always) get { unsafe _members }
+        @inline(__always) _modify { yield &(unsafe _members) }
+    }
+    /// The members' identities.
+    var identities: Set<ObjectIdentifier> {
+        @inline(__always) get { unsafe _identities }
+        @inline(__always) _modify { yield &(unsafe _identities) }
     }
 
     func insert(_ object: ManagedObject) {
