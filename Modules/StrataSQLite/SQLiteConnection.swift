@@ -206,12 +206,14 @@ func sqliteCodeText(_ code: Int32) -> String? {
     }
 }
 
-/// The message SQLite recorded for the connection's last failure.
+/// The message SQLite recorded for the connection's last failure, as SQLite worded it (the code
+/// itself travels next to it, in the `NativeError`).
 ///
 /// When the connection's last error has another primary code than `code` (a failure SQLite did not
-/// record, such as a bind refused before reaching it), only the code's own text is used.
+/// record, such as a bind refused before reaching it), the code's own text (`sqlite3_errstr`) is used.
 @unsafe func errorMessage(_ db: OpaquePointer?, fallback code: SQLiteResultCode) -> String {
-    guard let db = unsafe db, unsafe sqlite3_extended_errcode(db) & 0xFF == code.primary, let text = unsafe sqlite3_errmsg(db) else { return code.description }
-    return unsafe "\(String(cString: text)) [\(code.description)]"
+    guard let db = unsafe db, unsafe sqlite3_extended_errcode(db) & 0xFF == code.primary, let text = unsafe sqlite3_errmsg(db)
+    else { return sqliteCodeText(code.rawValue) ?? "SQLite result code \(code.rawValue)" }
+    return unsafe String(cString: text)
 }
 
