@@ -36,20 +36,21 @@ public protocol CodableAttribute: AttributeValue, Codable {}
 
 extension CodableAttribute {
     /// Codable values are stored in a blob column.
-    public static var columnType: ColumnType { .data }
+    public static var attributeColumnType: AttributeColumnType { AttributeColumnType(.data) }
 
     /// The value decoded from stored JSON, or nil when the stored value does not decode.
-    public init?(storedValue: StoredValue) {
+    public init?(storedAttributeValue: StoredAttributeValue) {
+        let storedValue = storedAttributeValue.value
         guard let value = try? Self.decoded(from: storedValue) else { return nil }
         self = value
     }
 
     /// The value's JSON (see ``CodableAttribute``); no bytes when it cannot be encoded, which
     /// `save()` refuses.
-    public var storedValue: StoredValue {
+    public var storedAttributeValue: StoredAttributeValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return .blob((try? encoder.encode(self)) ?? Data())
+        return StoredAttributeValue(.blob((try? encoder.encode(self)) ?? Data()))
     }
 
     /// Decodes a stored value, throwing why it does not decode.

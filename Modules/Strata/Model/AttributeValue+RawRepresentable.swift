@@ -33,19 +33,20 @@ public protocol RawValueAttribute: AttributeValue, RawRepresentable where RawVal
 
 extension RawValueAttribute {
     /// The raw value's column type.
-    public static var columnType: ColumnType { RawValue.columnType }
+    public static var attributeColumnType: AttributeColumnType { AttributeColumnType(RawValue.attributeColumnType.type) }
 
     /// The value whose raw value is stored, or nil when the raw value is not one of the type's
     /// values.
     @inlinable
-    public init?(storedValue: StoredValue) {
+    public init?(storedAttributeValue: StoredAttributeValue) {
+        let storedValue = storedAttributeValue.value
         guard let rawValue = RawValue(storedValue: storedValue) else { return nil }
         self.init(rawValue: rawValue)
     }
 
     /// The raw value, as stored.
     @inlinable
-    public var storedValue: StoredValue { rawValue.storedValue }
+    public var storedAttributeValue: StoredAttributeValue { StoredAttributeValue(rawValue.storedValue) }
 }
 
 extension RawValueAttribute {
