@@ -43,7 +43,9 @@ struct BenchmarkOptions: Sendable {
         while let flag = remaining.popFirst() {
             switch flag {
             case "--rows":
-                guard let rows = Int(try value(for: flag)), rows >= 1_000 else { throw .usage("--rows needs a whole number of at least 1000") }
+                guard let rows = Int(try value(for: flag)), rows >= 1_000 else {
+                    throw .usage("--rows needs a whole number of at least 1000")
+                }
                 self.rows = rows
             case "--engine":
                 let name = try value(for: flag)
@@ -55,16 +57,22 @@ struct BenchmarkOptions: Sendable {
                     throw .usage("--engine takes sqlite, lmdb or all, not \(name)")
                 }
             case "--repetitions":
-                guard let count = Int(try value(for: flag)), count >= 1 else { throw .usage("--repetitions needs a whole number of at least 1") }
+                guard let count = Int(try value(for: flag)), count >= 1 else {
+                    throw .usage("--repetitions needs a whole number of at least 1")
+                }
                 repetitions = count
             case "--workloads":
                 let list = try value(for: flag)
                 let chosen = list.split(separator: ",").map { Int($0).flatMap(Workload.init(rawValue:)) }
-                guard !chosen.isEmpty, chosen.allSatisfy({ $0 != nil }) else { throw .usage("--workloads takes numbers 1 to 8 separated by commas, not \(list)") }
+                guard !chosen.isEmpty, chosen.allSatisfy({ $0 != nil }) else {
+                    throw .usage("--workloads takes numbers 1 to 8 separated by commas, not \(list)")
+                }
                 workloads = Set(chosen.compactMap { $0 })
             case "--clock":
                 let name = try value(for: flag)
-                guard let source = ClockSource(rawValue: name) else { throw .usage("--clock takes wall or cpu, not \(name)") }
+                guard let source = ClockSource(rawValue: name) else {
+                    throw .usage("--clock takes wall or cpu, not \(name)")
+                }
                 clock = source
             case "--json": jsonPath = try value(for: flag)
             case "--svg": svgPath = try value(for: flag)

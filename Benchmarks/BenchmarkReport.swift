@@ -33,15 +33,17 @@ enum ReportTable {
             return [number, result.name, result.engine?.displayName ?? "—", result.status, "", "", "", ""]
         }
         let digits = unit == "µs/op" ? 2 : 1
-        let comparison: String = if result.workload == .freshContext {
-            (result.difference.map { ($0 >= 0 ? "+" : "") + format($0, digits: 2) } ?? "—") + " µs"
-        } else {
-            (result.ratio.map { format($0, digits: 2) } ?? "—") + "×"
-        }
+        let comparison: String =
+            if result.workload == .freshContext {
+                (result.difference.map { ($0 >= 0 ? "+" : "") + format($0, digits: 2) } ?? "—") + " µs"
+            } else {
+                (result.ratio.map { format($0, digits: 2) } ?? "—") + "×"
+            }
         let met = result.targetMet.map { $0 ? "yes" : "no" } ?? "—"
         return [
             number, result.name, result.engine?.displayName ?? "—",
-            "\(format(strata, digits: digits)) \(unit)", "\(format(baseline, digits: digits)) \(unit) (\(result.baselineName ?? "?"))",
+            "\(format(strata, digits: digits)) \(unit)",
+            "\(format(baseline, digits: digits)) \(unit) (\(result.baselineName ?? "?"))",
             comparison, result.target ?? "—", met,
         ]
     }
@@ -63,7 +65,10 @@ enum ReportTable {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
         var lines = [
-            "strata-bench: \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s",
+            """
+            strata-bench: \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \
+            \(report.clock) clock, \(format(report.seconds, digits: 0)) s
+            """,
             "machine: \(report.machine.summary)",
             "",
         ]
@@ -85,13 +90,18 @@ enum ReportTable {
         var lines = [
             "- Command: `\(report.command)`",
             "- Machine: \(report.machine.summary)",
-            "- Run: \(report.date), \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s in all",
+            """
+            - Run: \(report.date), \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) \
+            warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s in all
+            """,
             "",
             "| " + header.joined(separator: " | ") + " |",
             "|" + header.map { _ in " --- " }.joined(separator: "|") + "|",
         ]
         for result in report.results {
-            lines.append("| " + cells(result).map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+            lines.append(
+                "| " + cells(result).map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ")
+                    + " |")
         }
         lines.append("")
         lines.append(footnote)

@@ -34,7 +34,9 @@ struct BenchmarkRun {
     func write(_ report: BenchmarkReport) throws {
         if let path = options.jsonPath { try report.json().write(to: URL(fileURLWithPath: path)) }
         if let path = options.svgPath { try Data(SVGChart.render(report).utf8).write(to: URL(fileURLWithPath: path)) }
-        if let path = options.markdownPath { try Data(ReportTable.markdown(report).utf8).write(to: URL(fileURLWithPath: path)) }
+        if let path = options.markdownPath {
+            try Data(ReportTable.markdown(report).utf8).write(to: URL(fileURLWithPath: path))
+        }
     }
 }
 

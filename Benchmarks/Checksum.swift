@@ -37,6 +37,8 @@ struct Checksum: Sendable, CustomStringConvertible {
 
 extension Checksum: Equatable {
     static func == (lhs: Checksum, rhs: Checksum) -> Bool {
-        (lhs.rows, lhs.amounts, lhs.memoBytes, lhs.dates, lhs.order) == (rhs.rows, rhs.amounts, rhs.memoBytes, rhs.dates, rhs.order)
+        (lhs.rows, lhs.amounts, lhs.memoBytes, lhs.dates, lhs.order) == (
+            rhs.rows, rhs.amounts, rhs.memoBytes, rhs.dates, rhs.order
+        )
     }
 }

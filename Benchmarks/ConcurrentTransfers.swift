@@ -9,7 +9,8 @@ enum ConcurrentTransfers {
     static let taskCounts = [1, 2, 4, 8]
 
     static func measure(_ engine: EngineChoice, in directory: URL, rows: Int) async throws -> [WorkloadResult] {
-        let (container, accounts) = try await LedgerWorkloads.makeLedger(engine, in: directory, name: "transfers", accounts: 20)
+        let (container, accounts) = try await LedgerWorkloads.makeLedger(
+            engine, in: directory, name: "transfers", accounts: 20)
         let service = TransactionService(contexts: container)
         let transfers = max(40, min(rows / 250, 400))
         var rates: [Int: Double] = [:]
@@ -22,7 +23,9 @@ enum ConcurrentTransfers {
                         for _ in 0..<(transfers / tasks) {
                             let from = Int.random(in: 0..<accounts.count, using: &random)
                             let to = (from + Int.random(in: 1..<accounts.count, using: &random)) % accounts.count
-                            try await service.transfer(from: accounts[from], to: accounts[to], amount: Int64.random(in: 1...500, using: &random), memo: "bench")
+                            try await service.transfer(
+                                from: accounts[from], to: accounts[to],
+                                amount: Int64.random(in: 1...500, using: &random), memo: "bench")
                         }
                     }
                 }
@@ -36,9 +39,12 @@ enum ConcurrentTransfers {
         return taskCounts.map { tasks in
             let rate = rates[tasks] ?? 0
             return WorkloadResult(
-                workload: .ledgerTransfers, name: "\(Workload.ledgerTransfers.title), \(tasks) task\(tasks == 1 ? "" : "s")", engine: engine,
-                unit: "transfers/s", baselineName: "1 task", strata: rate, baseline: single, ratio: single > 0 ? rate / single : nil,
-                difference: nil, itemsPerRun: transfers, target: nil, targetLimit: nil, targetMet: nil, status: "measured",
+                workload: .ledgerTransfers,
+                name: "\(Workload.ledgerTransfers.title), \(tasks) task\(tasks == 1 ? "" : "s")", engine: engine,
+                unit: "transfers/s", baselineName: "1 task", strata: rate, baseline: single,
+                ratio: single > 0 ? rate / single : nil,
+                difference: nil, itemsPerRun: transfers, target: nil, targetLimit: nil, targetMet: nil,
+                status: "measured",
                 strataSamples: nil, baselineSamples: nil)
         }
     }

@@ -21,9 +21,12 @@ struct EngineBenchmark {
             serial += 1
             return scratch.appendingPathComponent("\(label)-\(serial)")
         }
-        func measured(_ workload: Workload, _ samples: (strata: Samples, baseline: Samples), items: Int) -> WorkloadResult {
-            .measured(workload, on: engine, unit: "ns/row", unitScale: 1, baselineName: rawName, items: items,
-                      strata: samples.strata, baseline: samples.baseline)
+        func measured(
+            _ workload: Workload, _ samples: (strata: Samples, baseline: Samples), items: Int
+        ) -> WorkloadResult {
+            .measured(
+                workload, on: engine, unit: "ns/row", unitScale: 1, baselineName: rawName, items: items,
+                strata: samples.strata, baseline: samples.baseline)
         }
         var results: [WorkloadResult] = []
 
@@ -33,23 +36,26 @@ struct EngineBenchmark {
         var strataStore: StrataStore?
         var rawStore: (any RawBaseline)?
         var rawDirectory: URL?
-        let inserts = try await measurePair("insert", repetitions: insertRepetitions, strata: {
-            if let previous = strataStore?.directory {
-                strataStore = nil
-                removeScratch(previous)
-            }
-            let store = try await StrataStore.make(engine, in: directory("strata"), dataset: dataset)
-            strataStore = store
-            return (try await StrataWorkloads.insert(store, dataset), nil)
-        }, baseline: {
-            rawStore?.close()
-            if let previous = rawDirectory { removeScratch(previous) }
-            let next = directory("raw")
-            rawDirectory = next
-            let raw = try makeRaw(in: next)
-            rawStore = raw
-            return (try await Clock.time { try raw.insertRows(dataset) }.nanoseconds, nil)
-        })
+        let inserts = try await measurePair(
+            "insert", repetitions: insertRepetitions,
+            strata: {
+                if let previous = strataStore?.directory {
+                    strataStore = nil
+                    removeScratch(previous)
+                }
+                let store = try await StrataStore.make(engine, in: directory("strata"), dataset: dataset)
+                strataStore = store
+                return (try await StrataWorkloads.insert(store, dataset), nil)
+            },
+            baseline: {
+                rawStore?.close()
+                if let previous = rawDirectory { removeScratch(previous) }
+                let next = directory("raw")
+                rawDirectory = next
+                let raw = try makeRaw(in: next)
+                rawStore = raw
+                return (try await Clock.time { try raw.insertRows(dataset) }.nanoseconds, nil)
+            })
         if workloads.contains(.insert) { results.append(measured(.insert, inserts, items: rows)) }
         guard let store = strataStore, let raw = rawStore else { return results }
         defer { raw.close() }
@@ -59,18 +65,24 @@ struct EngineBenchmark {
         ) async throws {
             guard workloads.contains(workload) else { return }
             step(workload)
-            let samples = try await measurePair(workload.title, repetitions: repetitions, strata: strata, baseline: {
-                try await Clock.time { try raw() }
-            })
+            let samples = try await measurePair(
+                workload.title, repetitions: repetitions, strata: strata,
+                baseline: {
+                    try await Clock.time { try raw() }
+                })
             results.append(measured(workload, samples, items: items))
         }
-        try await compare(.fetchAll, items: rows, strata: { try await StrataWorkloads.fetchAll(store) }, raw: raw.fetchAll)
+        try await compare(
+            .fetchAll, items: rows, strata: { try await StrataWorkloads.fetchAll(store) }, raw: raw.fetchAll)
         let keys = dataset.lookupOrder
         let ids = store.rowIDs(keys)
-        try await compare(.lookup, items: rows, strata: { try await StrataWorkloads.lookup(store, ids) }, raw: { try raw.lookup(keys) })
+        try await compare(
+            .lookup, items: rows, strata: { try await StrataWorkloads.lookup(store, ids) },
+            raw: { try raw.lookup(keys) })
         let windows = dataset.windows
-        try await compare(.predicate, items: dataset.rowsInWindows, strata: { try await StrataWorkloads.predicate(store, windows) },
-                          raw: { try raw.predicate(windows) })
+        try await compare(
+            .predicate, items: dataset.rowsInWindows, strata: { try await StrataWorkloads.predicate(store, windows) },
+            raw: { try raw.predicate(windows) })
         try await compare(.toMany, items: rows, strata: { try await StrataWorkloads.toMany(store) }, raw: raw.toMany)
 
         if workloads.contains(.freshContext) {
@@ -78,16 +90,20 @@ struct EngineBenchmark {
             let freshIDs = store.rowIDs(dataset.freshContextKeys)
             // One call measures both variants, interleaved; the baseline side reports the reused half.
             var reusedHalf: (UInt64, Checksum?) = (0, nil)
-            let contexts = try await measurePair("fresh context", repetitions: repetitions, strata: {
-                let run = try await FreshContextWorkload.run(store, freshIDs)
-                reusedHalf = (run.reused.0, run.reused.1)
-                return (run.fresh.0, run.fresh.1)
-            }, baseline: {
-                reusedHalf
-            })
-            results.append(.measured(
-                .freshContext, on: engine, unit: "µs/op", unitScale: 1_000, baselineName: "reused context",
-                items: freshIDs.count, strata: contexts.strata, baseline: contexts.baseline))
+            let contexts = try await measurePair(
+                "fresh context", repetitions: repetitions,
+                strata: {
+                    let run = try await FreshContextWorkload.run(store, freshIDs)
+                    reusedHalf = (run.reused.0, run.reused.1)
+                    return (run.fresh.0, run.fresh.1)
+                },
+                baseline: {
+                    reusedHalf
+                })
+            results.append(
+                .measured(
+                    .freshContext, on: engine, unit: "µs/op", unitScale: 1_000, baselineName: "reused context",
+                    items: freshIDs.count, strata: contexts.strata, baseline: contexts.baseline))
         }
         return results
     }

@@ -16,7 +16,9 @@ enum FreshContextWorkload {
 
     /// Runs every operation once per variant: returns (fresh, reused) nanoseconds for all
     /// operations, and checksums of every operation.
-    static func run(_ store: StrataStore, _ ids: [ObjectID]) async throws -> (fresh: (UInt64, Checksum), reused: (UInt64, Checksum)) {
+    static func run(
+        _ store: StrataStore, _ ids: [ObjectID]
+    ) async throws -> (fresh: (UInt64, Checksum), reused: (UInt64, Checksum)) {
         let container = store.container
         let reusedContext = container.newBackgroundContext()
         var fresh = Checksum()
@@ -34,7 +36,9 @@ enum FreshContextWorkload {
                 let began = Clock.now()
                 for id in slice {
                     let context = variant ? container.newBackgroundContext() : reusedContext
-                    let amount = try await context.perform { try context.existingObject(with: id, as: BenchRow.self).amount }
+                    let amount = try await context.perform {
+                        try context.existingObject(with: id, as: BenchRow.self).amount
+                    }
                     if variant { fresh.add(amount: amount) } else { reused.add(amount: amount) }
                 }
                 let elapsed = Clock.now() - began

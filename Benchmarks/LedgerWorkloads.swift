@@ -31,18 +31,23 @@ enum LedgerWorkloads {
     }
 
     /// A ledger store with `count` accounts of one currency and a large opening balance.
-    static func makeLedger(_ engine: EngineChoice, in directory: URL, name: String, accounts count: Int) async throws -> (PersistentContainer, [String]) {
-        let configuration: EngineConfiguration = switch engine {
-        case .sqlite: .sqlite(at: directory.appendingPathComponent("\(name).sqlite"))
-        case .lmdb: .lmdb(at: directory.appendingPathComponent(name))
-        }
+    static func makeLedger(
+        _ engine: EngineChoice, in directory: URL, name: String, accounts count: Int
+    ) async throws -> (PersistentContainer, [String]) {
+        let configuration: EngineConfiguration =
+            switch engine {
+            case .sqlite: .sqlite(at: directory.appendingPathComponent("\(name).sqlite"))
+            case .lmdb: .lmdb(at: directory.appendingPathComponent(name))
+            }
         let container = try PersistentContainer(schema: .ledger, engine: configuration)
         let service = AccountService(contexts: container)
         var ids: [String] = []
         for index in 0..<count {
-            ids.append(try await service.create(name: "acct-\(index)", currency: "USD", openingBalance: 100_000_000, allowsOverdraft: false).id)
+            ids.append(
+                try await service.create(
+                    name: "acct-\(index)", currency: "USD", openingBalance: 100_000_000, allowsOverdraft: false
+                ).id)
         }
         return (container, ids)
     }
 }
-

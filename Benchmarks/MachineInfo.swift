@@ -17,15 +17,16 @@ struct MachineInfo: Codable, Sendable {
         let osRelease = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
         let kernel = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? ""
         #if DEBUG
-        let build = "debug"
+            let build = "debug"
         #else
-        let build = "release"
+            let build = "release"
         #endif
         return MachineInfo(
             processors: ProcessInfo.processInfo.activeProcessorCount,
             cpuModel: field("model name", in: cpuinfo, separator: ":") ?? "unknown CPU",
             memoryGiB: Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30),
-            operatingSystem: field("PRETTY_NAME", in: osRelease, separator: "=")?.trimmingCharacters(in: ["\""]) ?? "Linux",
+            operatingSystem: field("PRETTY_NAME", in: osRelease, separator: "=")?.trimmingCharacters(in: ["\""])
+                ?? "Linux",
             kernel: kernel.trimmingCharacters(in: .whitespacesAndNewlines),
             sqliteVersion: RawSQLite.libraryVersion, lmdbVersion: RawLMDB.libraryVersion, build: build)
     }

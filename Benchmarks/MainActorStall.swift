@@ -14,11 +14,13 @@ import StrataTestSupport
 enum MainActorStall {
     static func measure(_ engine: EngineChoice, in directory: URL, rows: Int) async throws -> [WorkloadResult] {
         let operations = max(100, min(rows / 10, 10_000))
-        let (sharedStore, sharedIDs) = try await LedgerWorkloads.makeLedger(engine, in: directory, name: "stall-main-actor", accounts: 10)
+        let (sharedStore, sharedIDs) = try await LedgerWorkloads.makeLedger(
+            engine, in: directory, name: "stall-main-actor", accounts: 10)
         let blocked = try await run(operations: operations) { @MainActor in
             MainActorSide(ledger: MainActorLedger(container: sharedStore), accounts: sharedIDs)
         }
-        let (freshStore, freshIDs) = try await LedgerWorkloads.makeLedger(engine, in: directory, name: "stall-background", accounts: 10)
+        let (freshStore, freshIDs) = try await LedgerWorkloads.makeLedger(
+            engine, in: directory, name: "stall-background", accounts: 10)
         let free = try await run(operations: operations) { @MainActor in
             BackgroundSide(service: TransactionService(contexts: freshStore), accounts: freshIDs)
         }
@@ -30,14 +32,20 @@ enum MainActorStall {
         let longestRatio = longest.1 > 0 ? longest.0 / longest.1 : nil
         return [
             WorkloadResult(
-                workload: .mainActorStall, name: "\(Workload.mainActorStall.title), longest gap", engine: engine, unit: "ms",
-                baselineName: "@MainActor pattern", strata: longest.0, baseline: longest.1, ratio: longestRatio, difference: longest.0 - longest.1,
-                itemsPerRun: operations, target: "< 1 ms, ≤ 0.5×", targetLimit: 1, targetMet: longest.0 < 1 && (longestRatio ?? 1) <= 0.5,
+                workload: .mainActorStall, name: "\(Workload.mainActorStall.title), longest gap", engine: engine,
+                unit: "ms",
+                baselineName: "@MainActor pattern", strata: longest.0, baseline: longest.1, ratio: longestRatio,
+                difference: longest.0 - longest.1,
+                itemsPerRun: operations, target: "< 1 ms, ≤ 0.5×", targetLimit: 1,
+                targetMet: longest.0 < 1 && (longestRatio ?? 1) <= 0.5,
                 status: "measured", strataSamples: nil, baselineSamples: nil),
             WorkloadResult(
-                workload: .mainActorStall, name: "\(Workload.mainActorStall.title), p99 gap", engine: engine, unit: "ms",
-                baselineName: "@MainActor pattern", strata: p99.0, baseline: p99.1, ratio: p99.1 > 0 ? p99.0 / p99.1 : nil, difference: p99.0 - p99.1,
-                itemsPerRun: operations, target: nil, targetLimit: nil, targetMet: nil, status: "measured", strataSamples: nil, baselineSamples: nil),
+                workload: .mainActorStall, name: "\(Workload.mainActorStall.title), p99 gap", engine: engine,
+                unit: "ms",
+                baselineName: "@MainActor pattern", strata: p99.0, baseline: p99.1,
+                ratio: p99.1 > 0 ? p99.0 / p99.1 : nil, difference: p99.0 - p99.1,
+                itemsPerRun: operations, target: nil, targetLimit: nil, targetMet: nil, status: "measured",
+                strataSamples: nil, baselineSamples: nil),
         ]
     }
 
@@ -85,7 +93,9 @@ struct BackgroundSide: LedgerSide {
     let accounts: [String]
 
     func step(index: Int, from: Int, to: Int) async throws {
-        if index % 10 == 0 { try await service.transfer(from: accounts[from], to: accounts[to], amount: 1, memo: "stall") }
+        if index % 10 == 0 {
+            try await service.transfer(from: accounts[from], to: accounts[to], amount: 1, memo: "stall")
+        }
         _ = try await service.transactions(for: accounts[from])
     }
 }

@@ -37,7 +37,8 @@ struct Samples: Codable, Sendable {
         let sorted = nanoseconds.sorted()
         guard !sorted.isEmpty else { return .nan }
         let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? Double(sorted[middle]) : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
+        return sorted.count % 2 == 1
+            ? Double(sorted[middle]) : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
     }
 }
 

@@ -17,7 +17,8 @@ final class RawSQLite: RawBaseline {
         let path = directory.appendingPathComponent("raw.sqlite").path
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else { throw failure("open \(path)") }
-        try execute("""
+        try execute(
+            """
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
             CREATE TABLE account (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -152,7 +153,9 @@ final class RawSQLite: RawBaseline {
 
     private func prepare(_ sql: String) throws -> OpaquePointer {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw failure("prepare \(sql)") }
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw failure("prepare \(sql)")
+        }
         return statement
     }
 

@@ -7,7 +7,12 @@ enum SVGChart {
         let bars = report.results.filter { $0.ratio != nil && $0.workload != .freshContext }
         let extras = report.results.filter { $0.workload == .freshContext && $0.isMeasured }
         let pending = report.results.filter { !$0.isMeasured }
-        let width = 760.0, left = 290.0, right = 70.0, top = 64.0, barHeight = 18.0, gap = 8.0
+        let width = 760.0
+        let left = 290.0
+        let right = 70.0
+        let top = 64.0
+        let barHeight = 18.0
+        let gap = 8.0
         let plotWidth = width - left - right
         let limits = bars.compactMap { $0.targetLimit }
         let largest = max(bars.compactMap(\.ratio).max() ?? 1, limits.max() ?? 1, 1)
@@ -20,42 +25,74 @@ enum SVGChart {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
             viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="16" y="24" font-size="16" font-weight="bold">Strata time / raw C library time (lower is better)</text>
-            <text x="16" y="44" fill="#555">\(escape("\(report.rows) rows, median of \(report.repetitions); \(report.machine.processors) × \(report.machine.cpuModel); black tick = target"))</text>
+            <text x="16" y="24" font-size="16" font-weight="bold">\
+            Strata time / raw C library time (lower is better)</text>
+            <text x="16" y="44" fill="#555">\(escape( """
+                \(report.rows) rows, median of \(report.repetitions); \(report.machine.processors) × \
+                \(report.machine.cpuModel); black tick = target
+                """))</text>
 
             """
         var tick = 0.0
         while tick <= scale {
-            svg += "<line x1=\"\(f(x(tick)))\" y1=\"\(f(top - 6))\" x2=\"\(f(x(tick)))\" y2=\"\(f(plotBottom))\" stroke=\"\(tick == 1 ? "#888" : "#e4e4e4")\"\(tick == 1 ? " stroke-dasharray=\"4 3\"" : "")/>\n"
-            svg += "<text x=\"\(f(x(tick)))\" y=\"\(f(plotBottom + 14))\" text-anchor=\"middle\" fill=\"#555\">\(format(tick, digits: 0))×</text>\n"
+            svg +=
+                """
+                <line x1=\"\(f(x(tick)))\" y1=\"\(f(top - 6))\" x2=\"\(f(x(tick)))\" y2=\"\(f(plotBottom))\" \
+                stroke=\"\(tick == 1 ? "#888" : "#e4e4e4")\"\(tick == 1 ? " stroke-dasharray=\"4 3\"" : "")/>\n
+                """
+            svg +=
+                """
+                <text x=\"\(f(x(tick)))\" y=\"\(f(plotBottom + 14))\" text-anchor=\"middle\" \
+                fill=\"#555\">\(format(tick, digits: 0))×</text>\n
+                """
             tick += scale > 8 ? 2 : 1
         }
         for (index, result) in bars.enumerated() {
             let y = top + Double(index) * (barHeight + gap)
             let ratio = result.ratio ?? 0
-            let color = switch result.targetMet {
-            case true?: "#3a9a5b"
-            case false?: "#d0543c"
-            case nil: "#8a96a8"
-            }
+            let color =
+                switch result.targetMet {
+                case true?: "#3a9a5b"
+                case false?: "#d0543c"
+                case nil: "#8a96a8"
+                }
             let label = "\(result.engine?.displayName ?? "") · \(result.workload.rawValue). \(result.name)"
             svg += "<text x=\"\(f(left - 8))\" y=\"\(f(y + 13))\" text-anchor=\"end\">\(escape(label))</text>\n"
-            svg += "<rect x=\"\(f(left))\" y=\"\(f(y))\" width=\"\(f(max(x(ratio) - left, 1)))\" height=\"\(f(barHeight))\" fill=\"\(color)\"/>\n"
+            svg +=
+                """
+                <rect x=\"\(f(left))\" y=\"\(f(y))\" width=\"\(f(max(x(ratio) - left, 1)))\" \
+                height=\"\(f(barHeight))\" fill=\"\(color)\"/>\n
+                """
             svg += "<text x=\"\(f(x(ratio) + 4))\" y=\"\(f(y + 13))\">\(format(ratio, digits: 2))×</text>\n"
             if let limit = result.targetLimit {
-                svg += "<line x1=\"\(f(x(limit)))\" y1=\"\(f(y - 3))\" x2=\"\(f(x(limit)))\" y2=\"\(f(y + barHeight + 3))\" stroke=\"black\" stroke-width=\"2\"/>\n"
+                svg +=
+                    """
+                    <line x1=\"\(f(x(limit)))\" y1=\"\(f(y - 3))\" x2=\"\(f(x(limit)))\" \
+                    y2=\"\(f(y + barHeight + 3))\" stroke=\"black\" stroke-width=\"2\"/>\n
+                    """
             }
         }
         var y = plotBottom + 40
         for result in extras {
             let met = result.targetMet.map { $0 ? "target met" : "target missed" } ?? ""
-            let text = "\(result.engine?.displayName ?? "") · 6. fresh context \(format(result.strata ?? .nan, digits: 2)) µs/op vs reused "
-                + "\(format(result.baseline ?? .nan, digits: 2)) µs/op: \(format(result.difference ?? .nan, digits: 2)) µs more (\(result.target ?? "") \(met))"
+            let text =
+                """
+                \(result.engine?.displayName ?? "") · 6. fresh context \
+                \(format(result.strata ?? .nan, digits: 2)) µs/op vs reused 
+                """
+                    + """
+                    \(format(result.baseline ?? .nan, digits: 2)) µs/op: \
+                    \(format(result.difference ?? .nan, digits: 2)) µs more (\(result.target ?? "") \(met))
+                    """
             svg += "<text x=\"16\" y=\"\(f(y))\">\(escape(text))</text>\n"
             y += 18
         }
         for result in pending {
-            svg += "<text x=\"16\" y=\"\(f(y))\" fill=\"#777\">\(escape("\(result.workload.rawValue). \(result.name): \(result.status)"))</text>\n"
+            svg +=
+                """
+                <text x=\"16\" y=\"\(f(y))\" \
+                fill=\"#777\">\(escape("\(result.workload.rawValue). \(result.name): \(result.status)"))</text>\n
+                """
             y += 18
         }
         return svg + "</svg>\n"

@@ -11,11 +11,14 @@ final class StrataStore: Sendable {
     /// Creates an empty store and inserts the data set's accounts (not timed).
     static func make(_ engine: EngineChoice, in directory: URL, dataset: Dataset) async throws -> StrataStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let configuration: EngineConfiguration = switch engine {
-        case .sqlite: .sqlite(at: directory.appendingPathComponent("store.sqlite"))
-        case .lmdb: .lmdb(at: directory.appendingPathComponent("store.lmdb"))
-        }
-        let store = StrataStore(directory: directory, container: try PersistentContainer(schema: try BenchmarkSchema.make(), engine: configuration))
+        let configuration: EngineConfiguration =
+            switch engine {
+            case .sqlite: .sqlite(at: directory.appendingPathComponent("store.sqlite"))
+            case .lmdb: .lmdb(at: directory.appendingPathComponent("store.lmdb"))
+            }
+        let store = StrataStore(
+            directory: directory,
+            container: try PersistentContainer(schema: try BenchmarkSchema.make(), engine: configuration))
         let context = store.container.newBackgroundContext()
         try await context.perform {
             for name in dataset.accountNames { BenchAccount(context: context).name = name }

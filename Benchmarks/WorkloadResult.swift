@@ -2,7 +2,8 @@ import Foundation
 
 /// The workloads of issue 5, in report order.
 enum Workload: Int, CaseIterable, Codable, Sendable {
-    case insert = 1, fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall
+    case insert = 1
+    case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall
 
     var title: String {
         switch self {
@@ -98,15 +99,17 @@ struct WorkloadResult: Codable, Sendable {
         let ratio = baselineValue > 0 ? strataValue / baselineValue : nil
         let difference = strataValue - baselineValue
         let target = workload.target(on: engine)
-        let met: Bool? = switch target {
-        case .ratio(let limit): ratio.map { $0 <= limit }
-        case .extraMicroseconds(let limit): difference <= limit
-        case nil: nil
-        }
+        let met: Bool? =
+            switch target {
+            case .ratio(let limit): ratio.map { $0 <= limit }
+            case .extraMicroseconds(let limit): difference <= limit
+            case nil: nil
+            }
         return WorkloadResult(
             workload: workload, name: workload.title, engine: engine, unit: unit, baselineName: baselineName,
             strata: strataValue, baseline: baselineValue, ratio: ratio, difference: difference, itemsPerRun: items,
-            target: target?.label, targetLimit: target?.limit, targetMet: met, status: "measured", strataSamples: strata, baselineSamples: baseline)
+            target: target?.label, targetLimit: target?.limit, targetMet: met, status: "measured",
+            strataSamples: strata, baselineSamples: baseline)
     }
 
     /// A workload that is not measured yet.

@@ -70,7 +70,11 @@ enum CLIError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .usage(let detail): "\(detail). Run `swift run ledger --help` for usage."
-        case .noStore(let path): "No ledger store at \(path). Create it with `swift run ledger init`, or pass --store PATH (and --engine) of an existing one."
+        case .noStore(let path):
+            """
+            No ledger store at \(path). Create it with `swift run ledger init`, or pass --store PATH (and \
+            --engine) of an existing one.
+            """
         case .badInput(let text): text
         }
     }

@@ -36,12 +36,19 @@ struct Commands {
         let existed = FileManager.default.fileExists(atPath: storePath)
         let store = try open(create: true)
         let count = try await store.accounts.list().count
-        print("\(existed ? "Opened" : "Created") the ledger store at \(store.url.path) (\(store.engineName)); it has \(count) account(s).")
+        print(
+            """
+            \(existed ? "Opened" : "Created") the ledger store at \(store.url.path) (\(store.engineName)); it has \
+            \(count) account(s).
+            """
+        )
     }
 
     private func addAccount() async throws {
-        let operands = try arguments.operands(after: 2, count: 1...1, form: "account add NAME [--currency USD] [--opening AMOUNT] [--no-overdraft]")
-        let opening = try arguments.options["--opening"].map { text throws(LedgerError) in try MinorUnits.parse(text) } ?? 0
+        let operands = try arguments.operands(
+            after: 2, count: 1...1, form: "account add NAME [--currency USD] [--opening AMOUNT] [--no-overdraft]")
+        let opening =
+            try arguments.options["--opening"].map { text throws(LedgerError) in try MinorUnits.parse(text) } ?? 0
         let store = try open()
         let account = try await store.accounts.create(
             name: operands[0], currency: arguments.options["--currency"] ?? "USD", openingBalance: opening,
@@ -73,9 +80,15 @@ struct Commands {
         let amount = try MinorUnits.parse(operands[1])
         let store = try open()
         let accountURI = try await store.accountURI(operands[0])
-        let record = try await store.transactions.add(to: accountURI, amount: amount, memo: operands.count > 2 ? operands[2] : "")
+        let record = try await store.transactions.add(
+            to: accountURI, amount: amount, memo: operands.count > 2 ? operands[2] : "")
         let account = try await store.accounts.account(uri: accountURI)
-        print("Added \(Output.money(record.amount, account.currency)) to \(account.name); balance \(Output.money(account.balance, account.currency)). \(record.id)")
+        print(
+            """
+            Added \(Output.money(record.amount, account.currency)) to \(account.name); balance \
+            \(Output.money(account.balance, account.currency)). \(record.id)
+            """
+        )
     }
 
     private func move() async throws {
@@ -88,7 +101,12 @@ struct Commands {
         try await store.transactions.update(transaction: record, originalAccountID: original)
         let from = try await store.accounts.account(uri: original)
         let to = try await store.accounts.account(uri: target)
-        print("Moved \(record.memo.isEmpty ? "the transaction" : String(reflecting: record.memo)) from \(from.name) to \(to.name).")
+        print(
+            """
+            Moved \(record.memo.isEmpty ? "the transaction" : String(reflecting: record.memo)) from \(from.name) \
+            to \(to.name).
+            """
+        )
         Output.accounts([from, to], withURIs: false)
     }
 
@@ -98,8 +116,10 @@ struct Commands {
         let store = try open()
         let from = try await store.accountURI(operands[0])
         let to = try await store.accountURI(operands[1])
-        try await store.transactions.transfer(from: from, to: to, amount: amount, memo: operands.count > 3 ? operands[3] : "Transfer")
-        Output.accounts([try await store.accounts.account(uri: from), try await store.accounts.account(uri: to)], withURIs: false)
+        try await store.transactions.transfer(
+            from: from, to: to, amount: amount, memo: operands.count > 3 ? operands[3] : "Transfer")
+        Output.accounts(
+            [try await store.accounts.account(uri: from), try await store.accounts.account(uri: to)], withURIs: false)
     }
 
     private func history() async throws {
@@ -107,7 +127,12 @@ struct Commands {
         let store = try open()
         let account = try await store.accounts.account(uri: try await store.accountURI(operands[0]))
         let records = try await store.transactions.transactions(for: account.id)
-        print("\(account.name): \(Output.money(account.balance, account.currency)) after \(records.count) transaction(s), opening \(Output.money(account.openingBalance, account.currency))")
+        print(
+            """
+            \(account.name): \(Output.money(account.balance, account.currency)) after \(records.count) \
+            transaction(s), opening \(Output.money(account.openingBalance, account.currency))
+            """
+        )
         if !records.isEmpty { Output.history(records, currency: account.currency) }
     }
 }

@@ -13,7 +13,12 @@ struct Demo {
         let store = try LedgerStore(engine: arguments.engine, path: path, create: true)
         let existing = try await store.accounts.list()
         guard existing.isEmpty else {
-            throw CLIError.badInput("demo needs an empty store, but \(path) already has \(existing.count) account(s). Pass a new --store PATH, or omit --store to use a temporary one.")
+            throw CLIError.badInput(
+                """
+                demo needs an empty store, but \(path) already has \(existing.count) account(s). Pass a new \
+                --store PATH, or omit --store to use a temporary one.
+                """
+            )
         }
         print("Ledger demo on \(store.engineName) at \(store.url.path)\n")
 
@@ -21,28 +26,40 @@ struct Demo {
         let transactions = store.transactions
         let checking = try await accounts.create(name: "Checking", currency: "USD", openingBalance: 250_000)
         let savings = try await accounts.create(name: "Savings", currency: "USD", openingBalance: 1_000_000)
-        let wallet = try await accounts.create(name: "Wallet", currency: "USD", openingBalance: 8_000, allowsOverdraft: false)
+        let wallet = try await accounts.create(
+            name: "Wallet", currency: "USD", openingBalance: 8_000, allowsOverdraft: false)
 
         let day: Double = 86_400
         let start = Date().addingTimeInterval(-10 * day)
         try await transactions.add(to: checking.id, amount: 320_000, memo: "Salary", date: start)
         try await transactions.add(to: checking.id, amount: -145_000, memo: "Rent", date: start + 1 * day)
         try await transactions.add(to: checking.id, amount: -8_640, memo: "Groceries", date: start + 2 * day)
-        let dinner = try await transactions.add(to: checking.id, amount: -5_420, memo: "Dinner out", date: start + 3 * day)
+        let dinner = try await transactions.add(
+            to: checking.id, amount: -5_420, memo: "Dinner out", date: start + 3 * day)
         try await transactions.add(to: savings.id, amount: 1_250, memo: "Interest", date: start + 4 * day)
         try await transactions.transfer(from: checking.id, to: wallet.id, amount: 10_000, memo: "Cash withdrawal")
         try await transactions.add(to: wallet.id, amount: -1_250, memo: "Coffee")
 
         let before = try await balances(store, title: "Balances before the move")
 
-        print("Moving \"Dinner out\" (\(Output.money(dinner.amount, "USD"))) from Checking to Wallet: it was paid in cash.")
+        print(
+            """
+            Moving \"Dinner out\" (\(Output.money(dinner.amount, "USD"))) from Checking to Wallet: it was paid in \
+            cash.
+            """
+        )
         print("One unit of work: a fresh context, both balances recalculated, one save.\n")
         var moved = dinner
         moved.accountID = wallet.id
         try await transactions.update(transaction: moved, originalAccountID: checking.id)
 
         let after = try await balances(store, title: "Balances after the move")
-        print("Checking went up by \(Output.money(after["Checking"]! - before["Checking"]!, "USD")), Wallet went down by \(Output.money(before["Wallet"]! - after["Wallet"]!, "USD")).\n")
+        print(
+            """
+            Checking went up by \(Output.money(after["Checking"]! - before["Checking"]!, "USD")), Wallet went \
+            down by \(Output.money(before["Wallet"]! - after["Wallet"]!, "USD")).\n
+            """
+        )
 
         print("Wallet forbids overdraft. Trying to transfer 500.00 USD from Wallet to Savings:")
         do {
@@ -52,11 +69,18 @@ struct Demo {
             print("  refused: \(error)")
         }
         let unchanged = try await accounts.list()
-        print("  balances unchanged: \(unchanged.map { "\($0.name) \(Output.money($0.balance, $0.currency))" }.joined(separator: ", "))\n")
+        print(
+            """
+              balances unchanged: \
+            \(unchanged.map { "\($0.name) \(Output.money($0.balance, $0.currency))" }.joined(separator: ", "))\n
+            """
+        )
 
         print("Wallet history, newest first:")
         Output.history(try await transactions.transactions(for: wallet.id), currency: "USD")
-        print("\nExplore this store: swift run ledger --engine \(store.engineName) --store \(store.url.path) account list")
+        print(
+            "\nExplore this store: swift run ledger --engine \(store.engineName) --store \(store.url.path) account list"
+        )
     }
 
     /// Prints every account's balance next to its opening balance plus its transactions, and

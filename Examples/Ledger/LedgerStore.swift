@@ -19,7 +19,8 @@ struct LedgerStore {
 
     /// A fresh temporary location, for `demo` without `--store`.
     static func temporaryPath(engine: String) -> String {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-demo-\(UUID().uuidString.prefix(8))")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ledger-demo-\(UUID().uuidString.prefix(8))")
         return base.path + (engine == "lmdb" ? ".lmdb" : ".sqlite")
     }
 
@@ -43,6 +44,11 @@ struct LedgerStore {
     func accountURI(_ reference: String) async throws -> String {
         if reference.hasPrefix("strata:") { return reference }
         if let match = try await accounts.list().first(where: { $0.name == reference }) { return match.id }
-        throw CLIError.badInput("No account is named \(String(reflecting: reference)), and it is not an account URI (strata://…/Account/p…). Run `swift run ledger account list` to see the accounts.")
+        throw CLIError.badInput(
+            """
+            No account is named \(String(reflecting: reference)), and it is not an account URI \
+            (strata://…/Account/p…). Run `swift run ledger account list` to see the accounts.
+            """
+        )
     }
 }

@@ -44,8 +44,11 @@ enum Output {
         table(
             ["Account", "Balance", "Opening", "Txns", "Overdraft"] + (withURIs ? ["URI"] : []),
             accounts.map {
-                [$0.name, money($0.balance, $0.currency), money($0.openingBalance, $0.currency), String($0.transactionCount),
-                 $0.allowsOverdraft ? "yes" : "no"] + (withURIs ? [$0.id] : [])
+                [
+                    $0.name, money($0.balance, $0.currency), money($0.openingBalance, $0.currency),
+                    String($0.transactionCount),
+                    $0.allowsOverdraft ? "yes" : "no",
+                ] + (withURIs ? [$0.id] : [])
             },
             rightAligned: [1, 2, 3])
     }
@@ -53,7 +56,9 @@ enum Output {
     static func history(_ records: [TransactionRecord], currency: String) {
         table(
             ["Date", "Memo", "Amount", "Balance after", "URI"],
-            records.map { [day($0.date), $0.memo, money($0.amount, currency), money($0.runningBalance, currency), $0.id] },
+            records.map {
+                [day($0.date), $0.memo, money($0.amount, currency), money($0.runningBalance, currency), $0.id]
+            },
             rightAligned: [2, 3])
     }
 }

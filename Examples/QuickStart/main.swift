@@ -4,7 +4,6 @@
 
 import Foundation
 import Strata
-
 import StrataLMDB
 import StrataSQLite
 
@@ -26,7 +25,9 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 let engineName = option("--engine") ?? "sqlite"
-let storeURL = URL(fileURLWithPath: option("--store") ?? NSTemporaryDirectory() + "strata-quickstart-\(UUID().uuidString)" + (engineName == "lmdb" ? "" : ".sqlite"))
+let storeURL = URL(
+    fileURLWithPath: option("--store") ?? NSTemporaryDirectory() + "strata-quickstart-\(UUID().uuidString)"
+        + (engineName == "lmdb" ? "" : ".sqlite"))
 
 do {
     let engine: EngineConfiguration
@@ -58,9 +59,12 @@ do {
     let context = container.newBackgroundContext()
     let lines: [String] = try await context.perform {
         let account = try context.existingObject(with: accountID, as: Account.self)
-        let entries = try context.fetch(FetchRequest<Entry>(
-            predicate: #Predicate { $0.amount < 0 }, sortBy: [SortDescriptor(\.amount)]))
-        var lines = ["\(account.name) (\(engineName)): balance \(account.balance) cents, \(account.entries.count) entries"]
+        let entries = try context.fetch(
+            FetchRequest<Entry>(
+                predicate: #Predicate { $0.amount < 0 }, sortBy: [SortDescriptor(\.amount)]))
+        var lines = [
+            "\(account.name) (\(engineName)): balance \(account.balance) cents, \(account.entries.count) entries"
+        ]
         lines += entries.map { "  spent \(-$0.amount) cents on \($0.memo)" }
         lines.append("  URI: \(accountID.uriString)")
         return lines

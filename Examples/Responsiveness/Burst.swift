@@ -32,19 +32,23 @@ struct Burst {
     /// `history` transactions already, so every screen load has real work to do.
     /// - Returns: the container and the account URIs.
     static func makeStore(engine: String, history: Int) async throws -> (PersistentContainer, [String]) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("responsiveness-\(UUID().uuidString)\(engine == "lmdb" ? ".lmdb" : ".sqlite")")
-        let container = try PersistentContainer(schema: .ledger, engine: engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url))
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "responsiveness-\(UUID().uuidString)\(engine == "lmdb" ? ".lmdb" : ".sqlite")")
+        let container = try PersistentContainer(
+            schema: .ledger, engine: engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url))
         let accounts = AccountService(contexts: container)
         var ids: [String] = []
         for number in 0..<accountCount {
-            ids.append(try await accounts.create(name: "Account \(number)", currency: "USD", openingBalance: 1_000_000).id)
+            ids.append(
+                try await accounts.create(name: "Account \(number)", currency: "USD", openingBalance: 1_000_000).id)
         }
         let start = Date().addingTimeInterval(-Double(history) * 60)
         for id in ids {
             // Seeding in bulk: one unit of work per account, one recalculation, one save.
             try await container.performUnitOfWork { context in
                 guard let url = URL(string: id) else { throw StrataError.invalidURI(id, reason: .malformed) }
-                let account = try context.existingObject(with: context.managedObjectID(forURIRepresentation: url), as: Account.self)
+                let account = try context.existingObject(
+                    with: context.managedObjectID(forURIRepresentation: url), as: Account.self)
                 for number in 0..<history {
                     let transaction = Transaction(context: context)
                     transaction.amount = number.isMultiple(of: 3) ? 2_500 : -1_000
@@ -59,4 +63,3 @@ struct Burst {
         return (container, ids)
     }
 }
-

@@ -1,8 +1,9 @@
 import Foundation
 import ResponsivenessKit
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the heartbeat measures with no store work at all: the machine's own floor.
@@ -26,9 +27,18 @@ enum IdleBaseline {
         let (plain, long) = thread.stop()
         let after = Machine.steal()
         let stolen = 100 * Double(after.steal - before.steal) / Double(max(1, after.total - before.total))
-        print("No store work for \(seconds) s. Machine CPU stolen by the hypervisor: \(String(format: "%.1f", stolen))%.")
-        for (label, summary) in [("main-actor heartbeat (Task.sleep)", gaps), ("plain thread (nanosleep)", GapSummary(plain))] {
-            print("\(label.padding(toLength: 36, withPad: " ", startingAt: 0)) ticks \(summary.ticks)  median \(summary.median.milliseconds)  p99 \(summary.p99.milliseconds)  longest \(summary.longest.milliseconds)  gaps ≥ 5 ms: \(summary.late)")
+        print(
+            "No store work for \(seconds) s. Machine CPU stolen by the hypervisor: \(String(format: "%.1f", stolen))%.")
+        for (label, summary) in [
+            ("main-actor heartbeat (Task.sleep)", gaps), ("plain thread (nanosleep)", GapSummary(plain)),
+        ] {
+            print(
+                """
+                \(label.padding(toLength: 36, withPad: " ", startingAt: 0)) ticks \(summary.ticks)  median \
+                \(summary.median.milliseconds)  p99 \(summary.p99.milliseconds)  longest \
+                \(summary.longest.milliseconds)  gaps ≥ 5 ms: \(summary.late)
+                """
+            )
         }
         print("Plain thread's five longest gaps (gap, runnable but waiting for a CPU, machine steal):")
         for gap in long.sorted(by: { $0.gap > $1.gap }).prefix(5) {
@@ -63,7 +73,8 @@ private final class PlainThreadBeat: Sendable {
                 let steal = Machine.steal().steal
                 gaps.append(now - last)
                 if now - last >= .milliseconds(3) {
-                    long.append(LongGap(gap: now - last, waiting: .nanoseconds(wait - lastWait), stealTicks: steal - lastSteal))
+                    long.append(
+                        LongGap(gap: now - last, waiting: .nanoseconds(wait - lastWait), stealTicks: steal - lastSteal))
                 }
                 (last, lastWait, lastSteal) = (now, wait, steal)
             }
@@ -84,7 +95,8 @@ private enum Machine {
     /// The whole machine's stolen and total CPU ticks.
     static func steal() -> (steal: Int, total: Int) {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = text.split(separator: "\n").first else { return (0, 0) }
+            let line = text.split(separator: "\n").first
+        else { return (0, 0) }
         let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
         return fields.count > 7 ? (fields[7], fields.reduce(0, +)) : (0, 0)
     }

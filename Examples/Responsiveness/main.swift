@@ -25,7 +25,8 @@ let engine = option("--engine") ?? "sqlite"
 let operations = Int(option("--operations") ?? "") ?? 100
 let history = Int(option("--history") ?? "") ?? 5_000
 guard engine == "sqlite" || engine == "lmdb", operations > 0, history >= 0 else {
-    FileHandle.standardError.write(Data("usage: responsiveness [--engine sqlite|lmdb] [--operations N] [--history N]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: responsiveness [--engine sqlite|lmdb] [--operations N] [--history N]\n".utf8))
     exit(64)
 }
 
@@ -49,7 +50,7 @@ func measure(_ step: @MainActor (Step) async throws -> Void) async throws -> (Ga
     let started = ContinuousClock.now
     for item in burst.steps {
         try await step(item)
-        await Task.yield()        // between operations the main actor is free, as between taps
+        await Task.yield() // between operations the main actor is free, as between taps
     }
     let elapsed = ContinuousClock.now - started
     try await Task.sleep(for: .milliseconds(20))
@@ -64,27 +65,42 @@ do {
     let (sharedStore, sharedIDs) = try await Burst.makeStore(engine: engine, history: history)
     let mainActorLedger = MainActorLedger(container: sharedStore)
     let (blocked, blockedTime) = try await measure { step in
-        try mainActorLedger.transfer(from: sharedIDs[step.from], to: sharedIDs[step.to], amount: step.amount, memo: "burst")
+        try mainActorLedger.transfer(
+            from: sharedIDs[step.from], to: sharedIDs[step.to], amount: step.amount, memo: "burst")
         _ = try mainActorLedger.transactions(for: sharedIDs[step.from])
     }
 
     let (freshStore, freshIDs) = try await Burst.makeStore(engine: engine, history: history)
     let transactions = TransactionService(contexts: freshStore)
     let (free, freeTime) = try await measure { step in
-        try await transactions.transfer(from: freshIDs[step.from], to: freshIDs[step.to], amount: step.amount, memo: "burst")
+        try await transactions.transfer(
+            from: freshIDs[step.from], to: freshIDs[step.to], amount: step.amount, memo: "burst")
         _ = try await transactions.transactions(for: freshIDs[step.from])
     }
 
     func row(_ label: String, _ summary: GapSummary, _ elapsed: Duration) -> String {
         label.padding(toLength: 40, withPad: " ", startingAt: 0)
-            + [elapsed.milliseconds, String(summary.ticks), summary.median.milliseconds, summary.p99.milliseconds, summary.longest.milliseconds, String(summary.late)]
+            + [
+                elapsed.milliseconds, String(summary.ticks), summary.median.milliseconds, summary.p99.milliseconds,
+                summary.longest.milliseconds, String(summary.late),
+            ]
             .map { $0.leftPadded(to: 13) }.joined()
     }
-    print("".padding(toLength: 40, withPad: " ", startingAt: 0) + ["burst time", "ticks", "median gap", "p99 gap", "longest gap", "gaps ≥ 5 ms"].map { $0.leftPadded(to: 13) }.joined())
+    print(
+        "".padding(toLength: 40, withPad: " ", startingAt: 0)
+            + ["burst time", "ticks", "median gap", "p99 gap", "longest gap", "gaps ≥ 5 ms"].map {
+                $0.leftPadded(to: 13)
+            }.joined())
     print(row("@MainActor service, one shared context", blocked, blockedTime))
     print(row("fresh background context + perform", free, freeTime))
-    print("\nLongest heartbeat gap: \(blocked.longest.milliseconds) on the main actor vs \(free.longest.milliseconds) with background contexts;")
-    print("p99: \(blocked.p99.milliseconds) vs \(free.p99.milliseconds). An ideal heartbeat has gaps of just over 1 ms.")
+    print(
+        """
+        \nLongest heartbeat gap: \(blocked.longest.milliseconds) on the main actor vs \
+        \(free.longest.milliseconds) with background contexts;
+        """
+    )
+    print(
+        "p99: \(blocked.p99.milliseconds) vs \(free.p99.milliseconds). An ideal heartbeat has gaps of just over 1 ms.")
 } catch {
     FileHandle.standardError.write(Data("responsiveness: error: \(error)\n".utf8))
     exit(1)

@@ -44,7 +44,8 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
         } catch let failure as ConformanceFailure {
             throw failure
         } catch {
-            throw ConformanceFailure(check: description, message: "unexpected error: \(error)", file: #fileID, line: #line)
+            throw ConformanceFailure(
+                check: description, message: "unexpected error: \(error)", file: #fileID, line: #line)
         }
     }
 }

@@ -12,7 +12,8 @@ public final class ConformanceHarness: Sendable {
     init(engine: @escaping EngineFactory, check: String) throws {
         self.engine = engine
         self.check = check
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -41,11 +42,15 @@ public final class ConformanceHarness: Sendable {
         ConformanceFailure(check: check, message: message, file: file, line: line)
     }
 
-    func expect(_ condition: Bool, _ message: @autoclosure () -> String, file: String = #fileID, line: Int = #line) throws {
+    func expect(
+        _ condition: Bool, _ message: @autoclosure () -> String, file: String = #fileID, line: Int = #line
+    ) throws {
         if !condition { throw fail(message(), file: file, line: line) }
     }
 
-    func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line) throws {
+    func expectEqual<T: Equatable>(
+        _ actual: T, _ expected: T, _ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line
+    ) throws {
         if actual != expected { throw fail("\(what()): expected \(expected), got \(actual)", file: file, line: line) }
     }
 
@@ -64,7 +69,9 @@ public final class ConformanceHarness: Sendable {
 
     /// Runs `body` and returns the `StrataError` it throws; fails if it throws nothing or another error.
     @discardableResult
-    func expectStrataError(_ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line, _ body: () async throws -> Void) async throws -> StrataError {
+    func expectStrataError(
+        _ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line, _ body: () async throws -> Void
+    ) async throws -> StrataError {
         do {
             try await body()
         } catch let error as StrataError {
@@ -77,7 +84,9 @@ public final class ConformanceHarness: Sendable {
 
     /// Synchronous form of ``expectStrataError(_:file:line:_:)``.
     @discardableResult
-    func expectStrataError(_ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line, sync body: () throws -> Void) throws -> StrataError {
+    func expectStrataError(
+        _ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line, sync body: () throws -> Void
+    ) throws -> StrataError {
         do {
             try body()
         } catch let error as StrataError {

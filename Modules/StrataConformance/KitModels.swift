@@ -5,7 +5,8 @@ import Strata
 /// entity with every attribute type, delete-rule fixtures and a compound constraint.
 enum KitModels {
     static let types: [ManagedObject.Type] = [
-        KitAccount.self, KitEntry.self, KitTag.self, KitSample.self, KitOwner.self, KitPet.self, KitPassport.self, KitSeat.self,
+        KitAccount.self, KitEntry.self, KitTag.self, KitSample.self, KitOwner.self, KitPet.self, KitPassport.self,
+        KitSeat.self,
     ]
 
     static let schema: Schema = {
@@ -100,7 +101,9 @@ final class KitSeat: ManagedObject {
     @Attribute var note: String?
     @Attribute(.unique) var code: String?
 
-    override class var indexes: [EntityIndex] { [.unique(\KitSeat.row, \KitSeat.number), .index(\KitSeat.holder, \KitSeat.number)] }
+    override class var indexes: [EntityIndex] {
+        [.unique(\KitSeat.row, \KitSeat.number), .index(\KitSeat.holder, \KitSeat.number)]
+    }
 }
 
 extension PersistentContainer {

@@ -26,9 +26,11 @@ import Strata
 public enum StrataConformance {
     /// Every check, grouped, in a stable order.
     public static let checks: [ConformanceCheck] =
-        CRUDChecks.all + RelationshipChecks.all + FetchChecks.all + StreamingChecks.all + ValueStorageChecks.all + UniquenessChecks.all + AtomicityChecks.all
+        CRUDChecks.all + RelationshipChecks.all + FetchChecks.all + StreamingChecks.all + ValueStorageChecks.all
+        + UniquenessChecks.all + AtomicityChecks.all
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
-        + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all + RelationshipKeyChecks.all
+        + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
+        + RelationshipKeyChecks.all
         + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all
 
     /// Runs every check against an engine, one after another.
@@ -42,7 +44,8 @@ public enum StrataConformance {
             } catch let failure as ConformanceFailure {
                 failures.append(failure)
             } catch {
-                failures.append(ConformanceFailure(check: check.description, message: "\(error)", file: #fileID, line: #line))
+                failures.append(
+                    ConformanceFailure(check: check.description, message: "\(error)", file: #fileID, line: #line))
             }
         }
         return ConformanceReport(checkCount: checks.count, failures: failures)
@@ -61,6 +64,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         if failures.isEmpty { return "\(checkCount) passed, 0 failed" }
-        return (failures.map(\.description) + ["\(checkCount - failures.count) passed, \(failures.count) failed"]).joined(separator: "\n")
+        return (failures.map(\.description) + ["\(checkCount - failures.count) passed, \(failures.count) failed"])
+            .joined(separator: "\n")
     }
 }

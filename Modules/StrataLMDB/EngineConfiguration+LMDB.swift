@@ -21,7 +21,8 @@ extension EngineConfiguration {
     ///   - directory: the store directory; it holds `data.mdb` and `lock.mdb` (LMDB's), and
     ///     `strata-open.lock` and `strata-write.lock` (Strata's inter-process locks).
     ///   - options: map sizing, reader limits and the busy timeout, see ``LMDBOptions``.
-    /// - Returns: a configuration for `PersistentContainer`, whose opening throws `StrataError.notAStore` (a file, garbage,
+    /// - Returns: a configuration for `PersistentContainer`, whose opening throws
+    ///   `StrataError.notAStore` (a file, garbage,
     ///   an empty or foreign store), `.storeCorrupt` (a truncated or damaged file),
     ///   `.schemaMismatch`, `.misuse` (invalid `options`, or a data file with other hard links),
     ///   `.io` (the operating system refused: permissions, a read-only file system), `.storeFull`

@@ -67,7 +67,9 @@ enum IndexKeyCodec {
             let utf8 = text.utf8
             out.reserve(3 &+ 2 &* utf8.count)
             out.append(tagText)
-            if unsafe utf8.withContiguousStorageIfAvailable({ unsafe appendEscaped(UnsafeRawBufferPointer($0), to: out) }) == nil {
+            if unsafe utf8.withContiguousStorageIfAvailable({
+                unsafe appendEscaped(UnsafeRawBufferPointer($0), to: out)
+            }) == nil {
                 var copy = text
                 copy.withUTF8 { unsafe appendEscaped(UnsafeRawBufferPointer($0), to: out) }
             }
@@ -86,7 +88,10 @@ enum IndexKeyCodec {
     /// the buffer's growth checks their slow path).
     @inline(__always) @unsafe
     private static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to out: ByteBuffer) {
-        for unsafe byte in unsafe bytes {
+        // (An index loop: `swift format` would glue `for unsafe byte` into one word.)
+        let count = bytes.count
+        for index in 0..<count {
+            let byte = unsafe bytes[index]
             out.append(byte)
             if byte == 0 { out.append(0xFF) }
         }

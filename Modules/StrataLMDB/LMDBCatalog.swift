@@ -101,18 +101,24 @@ struct LMDBCatalog: Sendable {
             let dbi = try openDatabase(txn, "e.\(entity.name)")
             var indexes: [Index] = []
             for index in Self.indexes(of: entity) {
-                indexes.append(Index(
-                    name: index.name, dbi: try openDatabase(txn, index.name), columns: index.columns,
-                    isUnique: index.isUnique, columnNames: index.columns.map { entity.columns[$0].name }))
+                indexes.append(
+                    Index(
+                        name: index.name, dbi: try openDatabase(txn, index.name), columns: index.columns,
+                        isUnique: index.isUnique, columnNames: index.columns.map { entity.columns[$0].name }))
             }
             let classes = ContiguousArray(entity.columns.map(\.type.storageClass))
-            entities.append(Entity(dbi: dbi, layout: EntityLayout(name: entity.name, classes: classes), columns: entity.columns, indexes: indexes))
+            entities.append(
+                Entity(
+                    dbi: dbi, layout: EntityLayout(name: entity.name, classes: classes), columns: entity.columns,
+                    indexes: indexes))
         }
         var joins: [Join] = []
         for join in schema.joins {
-            joins.append(Join(
-                name: join.name, left: try openDatabase(txn, "j.\(join.name).l"), right: try openDatabase(txn, "j.\(join.name).r"),
-                leftEntity: join.leftEntity, rightEntity: join.rightEntity))
+            joins.append(
+                Join(
+                    name: join.name, left: try openDatabase(txn, "j.\(join.name).l"),
+                    right: try openDatabase(txn, "j.\(join.name).r"),
+                    leftEntity: join.leftEntity, rightEntity: join.rightEntity))
         }
         return (LMDBCatalog(meta: meta, entities: entities, joins: joins), metadata)
     }
@@ -121,20 +127,29 @@ struct LMDBCatalog: Sendable {
         try txn.openDatabase(name, create: true)
     }
 
-    private static func readMetadata(_ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, path: String) throws -> Metadata {
+    private static func readMetadata(
+        _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, path: String
+    ) throws -> Metadata {
         let format = try txn.get(meta, Array("format_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
         guard let format else {
             throw StrataError.notAStore(path: path, reason: "the Strata metadata has no format version")
         }
         guard format == formatVersion else {
-            throw StrataError.notAStore(path: path, reason: "Strata LMDB format \(format) is not supported (this build reads format \(formatVersion))")
+            throw StrataError.notAStore(
+                path: path,
+                reason: "Strata LMDB format \(format) is not supported (this build reads format \(formatVersion))")
         }
         let version = try txn.get(meta, Array("schema_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-        let uuid = try txn.get(meta, Array("store_uuid".utf8)) { bytes -> UUID? in
-            let b = IndexKeyCodec.array(bytes)
-            guard b.count == 16 else { return nil }
-            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
-        } ?? nil
+        let uuid =
+            try txn.get(meta, Array("store_uuid".utf8)) { bytes -> UUID? in
+                let b = IndexKeyCodec.array(bytes)
+                guard b.count == 16 else { return nil }
+                return UUID(
+                    uuid: (
+                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                        b[15]
+                    ))
+            } ?? nil
         guard let version, let uuid else {
             throw StrataError.storeCorrupt("\(path): the Strata metadata is incomplete")
         }

@@ -25,7 +25,10 @@ extension LMDBCommitter {
             var plans: [IndexPlan] = []
             var columns: [Int] = []
             for (ordinal, index) in entity.indexes.enumerated() {
-                plans.append(IndexPlan(dbi: index.dbi, isUnique: index.isUnique, ordinal: ordinal, firstColumn: columns.count, columnCount: index.columns.count))
+                plans.append(
+                    IndexPlan(
+                        dbi: index.dbi, isUnique: index.isUnique, ordinal: ordinal, firstColumn: columns.count,
+                        columnCount: index.columns.count))
                 columns.append(contentsOf: index.columns)
             }
             let classes = entity.layout.classes
@@ -44,18 +47,22 @@ extension LMDBCommitter {
     ) throws {
         try checkKey(write.key)
         guard write.values.count == classes.count,
-              RowCodec.encode(version: 1, values: write.values, checking: classes, into: rowBytes)
+            RowCodec.encode(version: 1, values: write.values, checking: classes, into: rowBytes)
         else {
             // A value its column does not admit: `validate` names it.
             try validate(write, entity)
-            throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")])
+            throw StrataError.validation([
+                ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")
+            ])
         }
         do {
             try txn.put(entity.dbi, primaryKey: write.key, buffer: rowBytes, noOverwrite: true)
         } catch .keyExists {
-            conflicts.append(VersionConflict(
-                objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: write.key),
-                expectedVersion: write.expectedVersion, storedVersion: nil))
+            conflicts.append(
+                VersionConflict(
+                    objectID: ObjectID(
+                        storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: write.key),
+                    expectedVersion: write.expectedVersion, storedVersion: nil))
             return
         }
         for index in indexes {
@@ -63,7 +70,7 @@ extension LMDBCommitter {
             // value is null (nulls never conflict).
             keyBytes.reset()
             var hasNull = false
-            for position in index.firstColumn ..< index.firstColumn + index.columnCount {
+            for position in index.firstColumn..<index.firstColumn + index.columnCount {
                 let value = write.values[columns[position]]
                 IndexKeyCodec.append(value, to: keyBytes)
                 if value.isNull { hasNull = true }
@@ -73,7 +80,8 @@ extension LMDBCommitter {
                 keyBytes.appendBigEndian(UInt64(bitPattern: write.key))
             }
             guard keyBytes.count <= maxKeySize else {
-                throw Self.keyTooLong(entity.indexes[index.ordinal], entity, size: keyBytes.count, maxKeySize: maxKeySize)
+                throw Self.keyTooLong(
+                    entity.indexes[index.ordinal], entity, size: keyBytes.count, maxKeySize: maxKeySize)
             }
             try putIndex(index.dbi, index.isUnique, entity, keyBytes, write.key) { entity.indexes[index.ordinal] }
         }

@@ -40,7 +40,9 @@ struct LMDBCommitter {
     // MARK: Rows
 
     func entity(_ number: Int) throws -> LMDBCatalog.Entity {
-        guard catalog.entities.indices.contains(number) else { throw StrataError.misuse("no entity number \(number) in this store's schema") }
+        guard catalog.entities.indices.contains(number) else {
+            throw StrataError.misuse("no entity number \(number) in this store's schema")
+        }
         return catalog.entities[number]
     }
 
@@ -55,9 +57,10 @@ struct LMDBCommitter {
         try checkKey(key)
         let row = try storedRow(entity, key)
         guard let row, row.version == expected else {
-            conflicts.append(VersionConflict(
-                objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: key),
-                expectedVersion: expected, storedVersion: row?.version))
+            conflicts.append(
+                VersionConflict(
+                    objectID: ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: key),
+                    expectedVersion: expected, storedVersion: row?.version))
             return nil
         }
         return row
@@ -70,14 +73,25 @@ struct LMDBCommitter {
     func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity) throws {
         let classes = entity.layout.classes
         guard write.values.count == classes.count else {
-            throw StrataError.validation([ValidationIssue(entity: entity.name, property: "*", message: "expected \(classes.count) values, got \(write.values.count)")])
+            throw StrataError.validation([
+                ValidationIssue(
+                    entity: entity.name, property: "*",
+                    message: "expected \(classes.count) values, got \(write.values.count)")
+            ])
         }
         for (column, value) in write.values.enumerated() {
             if !classes[column].admits(value) {
-                throw StrataError.validation([ValidationIssue(entity: entity.name, property: entity.columns[column].name, message: "expected a \(classes[column].rawValue) value, got \(value)")])
+                throw StrataError.validation([
+                    ValidationIssue(
+                        entity: entity.name, property: entity.columns[column].name,
+                        message: "expected a \(classes[column].rawValue) value, got \(value)")
+                ])
             }
             if case .real(let real) = value, real.isNaN {
-                throw StrataError.validation([ValidationIssue(entity: entity.name, property: entity.columns[column].name, message: "NaN cannot be stored")])
+                throw StrataError.validation([
+                    ValidationIssue(
+                        entity: entity.name, property: entity.columns[column].name, message: "NaN cannot be stored")
+                ])
             }
         }
     }
@@ -108,22 +122,31 @@ struct LMDBCommitter {
             try txn.delete(index.dbi, oldKey)
             try putIndex(index, entity, newKey, write.key)
         }
-        _ = RowCodec.encode(version: try Self.nextVersion(after: old.version, entity, write.key), values: write.values, checking: nil, into: rowBytes)
+        _ = RowCodec.encode(
+            version: try Self.nextVersion(after: old.version, entity, write.key), values: write.values, checking: nil,
+            into: rowBytes)
         try txn.put(entity.dbi, primaryKey: write.key, buffer: rowBytes)
     }
 
     private mutating func touch(_ check: RowVersionCheck) throws {
         let entity = try entity(check.entity)
         guard let old = try checkedRow(entity, check.key, expected: check.expectedVersion) else { return }
-        _ = RowCodec.encode(version: try Self.nextVersion(after: old.version, entity, check.key), values: old.values, checking: nil, into: rowBytes)
+        _ = RowCodec.encode(
+            version: try Self.nextVersion(after: old.version, entity, check.key), values: old.values, checking: nil,
+            into: rowBytes)
         try txn.put(entity.dbi, primaryKey: check.key, buffer: rowBytes)
     }
 
     /// The version after a stored one; a row already at `Int64.max` cannot take another
     /// change (`.storeFull`), rather than trapping on the overflow.
-    static func nextVersion(after version: Int64, _ entity: LMDBCatalog.Entity, _ key: Int64) throws(StrataError) -> Int64 {
+    static func nextVersion(
+        after version: Int64, _ entity: LMDBCatalog.Entity, _ key: Int64
+    ) throws(StrataError) -> Int64 {
         let (next, overflow) = version.addingReportingOverflow(1)
-        guard !overflow else { throw .storeFull("row \(key) of \(entity.name) is at the highest version (\(version)); it cannot be changed again") }
+        guard !overflow else {
+            throw .storeFull(
+                "row \(key) of \(entity.name) is at the highest version (\(version)); it cannot be changed again")
+        }
         return next
     }
 
@@ -132,7 +155,9 @@ struct LMDBCommitter {
     /// The index key of a row: encoded column values, then the primary key unless the index
     /// is unique and no value is null (nulls never conflict).
     /// - Throws: `.validation` when the key exceeds LMDB's key size limit.
-    private func indexKey(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64) throws -> [UInt8] {
+    private func indexKey(
+        _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64
+    ) throws -> [UInt8] {
         var out: [UInt8] = []
         try Self.encodeIndexKey(index, entity, values, key, maxKeySize: maxKeySize, into: &out)
         return out
@@ -154,13 +179,24 @@ struct LMDBCommitter {
     }
 
     /// The error for an index key longer than LMDB allows.
-    static func keyTooLong(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, size: Int, maxKeySize: Int) -> StrataError {
-        .validation([ValidationIssue(
-            entity: entity.name, property: index.columnNames.joined(separator: ", "),
-            message: "the value is too long to index: its index key needs \(size) bytes but LMDB keys hold at most \(maxKeySize) (index \(index.name)); shorten the value or drop the index")])
+    static func keyTooLong(
+        _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, size: Int, maxKeySize: Int
+    ) -> StrataError {
+        .validation([
+            ValidationIssue(
+                entity: entity.name, property: index.columnNames.joined(separator: ", "),
+                message:
+                    """
+                    the value is too long to index: its index key needs \(size) bytes but LMDB keys hold at most \
+                    \(maxKeySize) (index \(index.name)); shorten the value or drop the index
+                    """
+            )
+        ])
     }
 
-    private mutating func putIndex(_ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64) throws {
+    private mutating func putIndex(
+        _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64
+    ) throws {
         do {
             try txn.put(index.dbi, indexKey, primaryKeyValue: key, noOverwrite: true)
         } catch .keyExists {
@@ -198,7 +234,9 @@ struct LMDBCommitter {
     // MARK: Joins
 
     private func join(_ number: Int) throws -> LMDBCatalog.Join {
-        guard catalog.joins.indices.contains(number) else { throw StrataError.misuse("no join number \(number) in this store's schema") }
+        guard catalog.joins.indices.contains(number) else {
+            throw StrataError.misuse("no join number \(number) in this store's schema")
+        }
         return catalog.joins[number]
     }
 
@@ -212,7 +250,10 @@ struct LMDBCommitter {
         let join = try join(link.join)
         try checkKey(link.leftKey)
         try checkKey(link.rightKey)
-        for (dbi, key) in [(join.left, Self.pairKey(link.leftKey, link.rightKey)), (join.right, Self.pairKey(link.rightKey, link.leftKey))] {
+        for (dbi, key) in [
+            (join.left, Self.pairKey(link.leftKey, link.rightKey)),
+            (join.right, Self.pairKey(link.rightKey, link.leftKey)),
+        ] {
             do {
                 try txn.put(dbi, key, [], noOverwrite: true)
             } catch .keyExists {

@@ -23,8 +23,14 @@ final class LMDBEngine: StorageEngine {
     /// Opens (creating if needed) the store in `directory`.
     static func open(directory: URL, options: LMDBOptions, schema: StoreSchema) throws(StrataError) -> LMDBEngine {
         guard options.initialMapSize > 0, options.maximumMapSize >= options.initialMapSize,
-              options.maxMapGrowthRetries >= 0, options.maxReaders > 0, options.busyTimeout >= .zero else {
-            throw .misuse("LMDBOptions need 0 < initialMapSize <= maximumMapSize, maxMapGrowthRetries >= 0, maxReaders > 0 and busyTimeout >= 0")
+            options.maxMapGrowthRetries >= 0, options.maxReaders > 0, options.busyTimeout >= .zero
+        else {
+            throw .misuse(
+                """
+                LMDBOptions need 0 < initialMapSize <= maximumMapSize, maxMapGrowthRetries >= 0, maxReaders > 0 \
+                and busyTimeout >= 0
+                """
+            )
         }
         let databases = LMDBCatalog.databaseCount(schema)
         try LMDBFileCheck.prepareDirectory(directory)
@@ -52,7 +58,9 @@ final class LMDBEngine: StorageEngine {
     }
 
     func entity(_ number: Int) throws(StrataError) -> LMDBCatalog.Entity {
-        guard catalog.entities.indices.contains(number) else { throw .misuse("no entity number \(number) in this store's schema") }
+        guard catalog.entities.indices.contains(number) else {
+            throw .misuse("no entity number \(number) in this store's schema")
+        }
         return catalog.entities[number]
     }
 
@@ -81,7 +89,8 @@ final class LMDBEngine: StorageEngine {
         let storeIdentifier = storeIdentifier
         let maxKeySize = environment.maxKeySize
         try environment.write("committing to \(environment.path)") { txn in
-            var committer = LMDBCommitter(txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)
+            var committer = LMDBCommitter(
+                txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)
             try committer.apply(changes)
         }
     }

@@ -165,7 +165,8 @@ import Synchronization
             return pool.idle.popLast()
         }
         do {
-            return unsafe LMDBTransaction(raw: try beginRead(renewing: taken.flatMap { unsafe OpaquePointer(bitPattern: $0) }))
+            return unsafe LMDBTransaction(
+                raw: try beginRead(renewing: taken.flatMap { unsafe OpaquePointer(bitPattern: $0) }))
         } catch {
             idleReads.withLock { $0.active -= 1 }
             throw error
@@ -284,14 +285,23 @@ import Synchronization
         do {
             return try writer.perform(until: deadline) { [self] in try writeOnWriterThread(context, deadline, body) }
         } catch let passed as LMDBWriterThread.DeadlinePassed {
-            throw .busy("\(context): this write waited longer than the busy timeout (\(options.busyTimeout)) behind \(passed.jobsAhead) earlier write(s) of this process (which wait in turn for another process writing the store, or run long); nothing was written. Retry, or raise LMDBOptions.busyTimeout")
+            throw .busy(
+                """
+                \(context): this write waited longer than the busy timeout (\(options.busyTimeout)) behind \
+                \(passed.jobsAhead) earlier write(s) of this process (which wait in turn for another process \
+                writing the store, or run long); nothing was written. Retry, or raise LMDBOptions.busyTimeout
+                """
+            )
         } catch {
             throw strataError(error, context)
         }
     }
 
-    private func writeOnWriterThread<T>(_ context: String, _ deadline: DispatchTime, _ body: (LMDBTransaction) throws -> T) throws -> T {
-        try writeLock?.lock(until: deadline, timeout: options.busyTimeout, waitingFor: "another process writing the store")
+    private func writeOnWriterThread<T>(
+        _ context: String, _ deadline: DispatchTime, _ body: (LMDBTransaction) throws -> T
+    ) throws -> T {
+        try writeLock?.lock(
+            until: deadline, timeout: options.busyTimeout, waitingFor: "another process writing the store")
         defer { writeLock?.unlock() }
         if writesSinceReaderCheck % Self.readerCheckInterval == 0 { clearDeadReaders() }
         writesSinceReaderCheck &+= 1
@@ -306,7 +316,9 @@ import Synchronization
                 continue
             }
             try lmdbCheck(rc)
-            guard let txn = unsafe txn else { throw StrataError.io("\(context): mdb_txn_begin returned no transaction") }
+            guard let txn = unsafe txn else {
+                throw StrataError.io("\(context): mdb_txn_begin returned no transaction")
+            }
             let value: T
             do {
                 value = try body(unsafe LMDBTransaction(raw: txn))
@@ -326,7 +338,9 @@ import Synchronization
             // LMDB turns a short `pwrite` while flushing a commit's pages (what a full disk or the
             // file-size limit gives) into `EIO`; the files and the file system tell which it was.
             if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
-                throw StrataError.storeFull("\(context): \(exhausted); LMDB reported its short write as an I/O error and wrote nothing", native: LMDBError(code: rc).native("mdb_txn_commit"))
+                throw StrataError.storeFull(
+                    "\(context): \(exhausted); LMDB reported its short write as an I/O error and wrote nothing",
+                    native: LMDBError(code: rc).native("mdb_txn_commit"))
             }
             try lmdbCheck(rc)
             return value
@@ -341,7 +355,12 @@ import Synchronization
         let current = unsafe info.me_mapsize
         let limit = Self.roundToPages(options.maximumMapSize)
         guard growths < options.maxMapGrowthRetries, current < limit else {
-            throw StrataError.storeFull("\(context): the LMDB map is full at \(current) bytes (maximumMapSize \(options.maximumMapSize), \(growths) growth(s) tried)", native: LMDBError.mapFull.native(operation))
+            throw StrataError.storeFull(
+                """
+                \(context): the LMDB map is full at \(current) bytes (maximumMapSize \(options.maximumMapSize), \
+                \(growths) growth(s) tried)
+                """,
+                native: LMDBError.mapFull.native(operation))
         }
         let doubled = current > limit / 2 ? limit : current * 2
         try replaceMap(size: min(doubled, limit))

@@ -11,7 +11,10 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
     case mapFull, dbsFull, readersFull, txnFull, cursorFull, pageFull, mapResized
     case incompatible, badReaderSlot, badTransaction, badValueSize, badDatabase
     /// errno values that share a class keep the exact errno (`ENOSPC`, `EDQUOT` or `EFBIG`; ...).
-    case noSpace(Int32), accessDenied(Int32), readOnlyFileSystem, noMemory, invalidArgument, ioFailure, busy(Int32)
+    case noSpace(Int32)
+    case accessDenied(Int32)
+    case readOnlyFileSystem, noMemory, invalidArgument, ioFailure
+    case busy(Int32)
     case other(Int32)
 
     init(code: Int32) {
@@ -108,7 +111,8 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
         case .noSpace:
             return .storeFull("\(context): the disk or the file size limit is reached", native: native)
         case .txnFull, .dbsFull:
-            return .storeFull("\(context): the transaction or the store has no room for more pages or databases", native: native)
+            return .storeFull(
+                "\(context): the transaction or the store has no room for more pages or databases", native: native)
         case .readersFull:
             return .busy("\(context): every reader slot is taken", native: native)
         case .busy:
@@ -124,7 +128,7 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
         case .noMemory:
             return .io("\(context): out of memory", native: native)
         case .panic, .pageFull, .cursorFull, .keyExists, .notFound, .mapResized, .badReaderSlot, .badTransaction,
-             .badValueSize, .badDatabase, .invalidArgument, .other:
+            .badValueSize, .badDatabase, .invalidArgument, .other:
             return .engineFailure(native)
         }
     }

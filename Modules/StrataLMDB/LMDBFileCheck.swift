@@ -30,7 +30,8 @@ enum LMDBFileCheck {
         let path = directory.path
         if let isDirectory = SystemCalls.isDirectory(atPath: path) {
             guard isDirectory else {
-                let kind = isSQLite(path) ? "it is a SQLite database file" : "it is a file, and an LMDB store is a directory"
+                let kind =
+                    isSQLite(path) ? "it is a SQLite database file" : "it is a file, and an LMDB store is a directory"
                 throw .notAStore(path: path, reason: kind)
             }
         } else {
@@ -82,7 +83,13 @@ enum LMDBFileCheck {
         // Each directory has its own lock file: a data file reachable from two directories
         // would be written without shared locking.
         if let links = (try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int, links > 1 {
-            throw .misuse("\(path) has \(links) hard links. LMDB keeps its lock file beside the data file, so two directories sharing one data.mdb would write it without common locking: remove the extra links and open the store through one directory")
+            throw .misuse(
+                """
+                \(path) has \(links) hard links. LMDB keeps its lock file beside the data file, so two \
+                directories sharing one data.mdb would write it without common locking: remove the extra links \
+                and open the store through one directory
+                """
+            )
         }
         if isSQLite(path) { throw .notAStore(path: path, reason: "data.mdb is a SQLite database") }
         guard let meta0 = parseMeta(first) else {
@@ -93,7 +100,8 @@ enum LMDBFileCheck {
         guard let meta1 = parseMeta(second), meta1.pageSize == pageSize else {
             let size = try fileSize()
             if size < UInt64(2 * pageSize) {
-                throw .storeCorrupt("\(path) is truncated: \(size) bytes cannot hold its two meta pages of \(pageSize) bytes")
+                throw .storeCorrupt(
+                    "\(path) is truncated: \(size) bytes cannot hold its two meta pages of \(pageSize) bytes")
             }
             throw .storeCorrupt("\(path): the second LMDB meta page is damaged")
         }
@@ -102,7 +110,12 @@ enum LMDBFileCheck {
         let (pages, overflow) = newest.lastPage.addingReportingOverflow(1)
         let (needed, overflow2) = pages.multipliedReportingOverflow(by: UInt64(pageSize))
         guard !overflow, !overflow2, size >= needed else {
-            throw .storeCorrupt("\(path) is truncated: \(size) bytes, but its newest meta page (transaction \(newest.transactionID)) uses \(pages) pages of \(pageSize) bytes")
+            throw .storeCorrupt(
+                """
+                \(path) is truncated: \(size) bytes, but its newest meta page (transaction \
+                \(newest.transactionID)) uses \(pages) pages of \(pageSize) bytes
+                """
+            )
         }
     }
 
@@ -114,13 +127,16 @@ enum LMDBFileCheck {
         /// The little-endian integer of `size` bytes at `offset` (inside the length checked above).
         func little(_ offset: Int, _ size: Int) -> UInt64 {
             var value: UInt64 = 0
-            for index in (offset ..< offset + size).reversed() { value = value << 8 | UInt64(bytes[index]) }
+            for index in (offset..<offset + size).reversed() { value = value << 8 | UInt64(bytes[index]) }
             return value
         }
         guard UInt16(little(10, 2)) & metaFlag != 0 else { return nil }
-        guard UInt32(little(metaOffset, 4)) == magic, UInt32(little(metaOffset + 4, 4)) == dataVersion else { return nil }
+        guard UInt32(little(metaOffset, 4)) == magic, UInt32(little(metaOffset + 4, 4)) == dataVersion else {
+            return nil
+        }
         let pageSize = Int(little(metaOffset + 24, 4))
         guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
-        return Meta(pageSize: pageSize, lastPage: little(metaOffset + 120, 8), transactionID: little(metaOffset + 128, 8))
+        return Meta(
+            pageSize: pageSize, lastPage: little(metaOffset + 120, 8), transactionID: little(metaOffset + 128, 8))
     }
 }

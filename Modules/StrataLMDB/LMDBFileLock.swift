@@ -56,7 +56,8 @@ final class LMDBFileLock: @unchecked Sendable {
             guard error == EWOULDBLOCK || error == EINTR else {
                 throw .io(
                     "cannot lock \(path); check that the store directory is on a local file system",
-                    native: NativeError(engine: "lmdb", code: Int(error), message: SystemCalls.errorText(error), operation: "flock"))
+                    native: NativeError(
+                        engine: "lmdb", code: Int(error), message: SystemCalls.errorText(error), operation: "flock"))
             }
             let now = DispatchTime.now().uptimeNanoseconds
             let end = deadline.uptimeNanoseconds

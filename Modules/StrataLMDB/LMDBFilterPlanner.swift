@@ -74,7 +74,9 @@ struct LMDBFilterPlanner {
         var result: [IndexScan] = []
         for scan in scans {
             guard scan.rank >= 3, scan.ranges.count == 1,
-                  let earlier = result.firstIndex(where: { $0.rank >= 3 && $0.ranges.count == 1 && $0.index.dbi == scan.index.dbi })
+                let earlier = result.firstIndex(where: {
+                    $0.rank >= 3 && $0.ranges.count == 1 && $0.index.dbi == scan.index.dbi
+                })
             else {
                 result.append(scan)
                 continue
@@ -82,10 +84,11 @@ struct LMDBFilterPlanner {
             let a = result[earlier].ranges[0]
             let b = scan.ranges[0]
             let start = a.start.lexicographicallyPrecedes(b.start) ? b.start : a.start
-            let end: [UInt8]? = switch (a.end, b.end) {
-            case (nil, let other), (let other, nil): other
-            case (let x?, let y?): x.lexicographicallyPrecedes(y) ? x : y
-            }
+            let end: [UInt8]? =
+                switch (a.end, b.end) {
+                case (nil, let other), (let other, nil): other
+                case (let x?, let y?): x.lexicographicallyPrecedes(y) ? x : y
+                }
             result[earlier] = IndexScan(index: scan.index, ranges: [KeyRange(start: start, end: end)], rank: 3)
         }
         return result
@@ -135,19 +138,22 @@ struct LMDBFilterPlanner {
     private func indexScan(_ leaf: Filter) -> IndexScan? {
         switch leaf {
         case .compare(let column, let op, let value):
-            guard op != .notEqual, let index = index(on: column), entity.layout.classes.indices.contains(column) else { return nil }
+            guard op != .notEqual, let index = index(on: column), entity.layout.classes.indices.contains(column) else {
+                return nil
+            }
             let storageClass = entity.layout.classes[column]
             guard !value.isNull, storageClass.admits(value) else { return nil }
             let tag = IndexKeyCodec.tag(of: storageClass)
             let key = encoded(value)
             let after = IndexKeyCodec.successor(ofPrefix: key) ?? [tag + 1]
-            let range: KeyRange = switch op {
-            case .equal: KeyRange(start: key, end: after)
-            case .greaterThan: KeyRange(start: after, end: [tag + 1])
-            case .greaterThanOrEqual: KeyRange(start: key, end: [tag + 1])
-            case .lessThan: KeyRange(start: [tag], end: key)
-            case .lessThanOrEqual, .notEqual: KeyRange(start: [tag], end: after)
-            }
+            let range: KeyRange =
+                switch op {
+                case .equal: KeyRange(start: key, end: after)
+                case .greaterThan: KeyRange(start: after, end: [tag + 1])
+                case .greaterThanOrEqual: KeyRange(start: key, end: [tag + 1])
+                case .lessThan: KeyRange(start: [tag], end: key)
+                case .lessThanOrEqual, .notEqual: KeyRange(start: [tag], end: after)
+                }
             let rank = op == .equal ? (index.isUnique && index.columns.count == 1 ? 0 : 1) : 4
             return IndexScan(index: index, ranges: [range], rank: rank)
         case .isIn(let column, let values):
@@ -163,12 +169,16 @@ struct LMDBFilterPlanner {
             return IndexScan(index: index, ranges: ranges, rank: 2)
         case .isNull(let column):
             guard let index = index(on: column) else { return nil }
-            return IndexScan(index: index, ranges: [KeyRange(start: [IndexKeyCodec.tagNull], end: [IndexKeyCodec.tagNull + 1])], rank: 3)
+            return IndexScan(
+                index: index, ranges: [KeyRange(start: [IndexKeyCodec.tagNull], end: [IndexKeyCodec.tagNull + 1])],
+                rank: 3)
         case .hasPrefix(let column, let prefix):
             guard let index = index(on: column), entity.layout.classes.indices.contains(column),
-                  entity.layout.classes[column] == .text else { return nil }
+                entity.layout.classes[column] == .text
+            else { return nil }
             let start = IndexKeyCodec.textPrefix(prefix)
-            return IndexScan(index: index, ranges: [KeyRange(start: start, end: IndexKeyCodec.successor(ofPrefix: start))], rank: 3)
+            return IndexScan(
+                index: index, ranges: [KeyRange(start: start, end: IndexKeyCodec.successor(ofPrefix: start))], rank: 3)
         default:
             return nil
         }

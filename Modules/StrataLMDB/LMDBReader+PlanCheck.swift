@@ -6,7 +6,8 @@ extension LMDBReader {
     static func checkColumns(of plan: FetchPlan, in entity: LMDBCatalog.Entity) throws(StrataError) {
         let count = entity.layout.classes.count
         for key in plan.sort where !(0..<count).contains(key.column) {
-            throw .misuse("the fetch plan sorts entity \(entity.name) by column \(key.column), but it has \(count) columns")
+            throw .misuse(
+                "the fetch plan sorts entity \(entity.name) by column \(key.column), but it has \(count) columns")
         }
         if let filter = plan.filter { try checkColumns(of: filter, count: count, entity: entity.name) }
     }
@@ -16,7 +17,8 @@ extension LMDBReader {
         let column: Int?
         switch filter {
         case .constant, .primaryKey: column = nil
-        case .compare(let c, _, _), .isNull(let c), .isNotNull(let c), .contains(let c, _), .hasPrefix(let c, _), .isIn(let c, _):
+        case .compare(let c, _, _), .isNull(let c), .isNotNull(let c), .contains(let c, _), .hasPrefix(let c, _),
+            .isIn(let c, _):
             column = c
         case .and(let parts), .or(let parts):
             for part in parts { try checkColumns(of: part, count: count, entity: entity) }

@@ -158,7 +158,9 @@ final class LMDBReader: StoreReader {
     }
 
     func linkedKeys(join number: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
-        guard engine.catalog.joins.indices.contains(number) else { throw StrataError.misuse("no join number \(number) in this store's schema") }
+        guard engine.catalog.joins.indices.contains(number) else {
+            throw StrataError.misuse("no join number \(number) in this store's schema")
+        }
         let join = engine.catalog.joins[number]
         return try reading { txn in
             try LMDBCommitter.linkedKeys(txn, side == .left ? join.left : join.right, key)
@@ -192,7 +194,8 @@ final class LMDBReader: StoreReader {
             var row = StoredRow(key: 0, version: 0, values: [])
             try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(max(lower, 1)), before: end) { keyBytes, value in
                 guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.byteCount == 8 else {
-                    throw StrataError.storeCorrupt("entity \(entity.name) holds a malformed key of \(keyBytes.byteCount) bytes")
+                    throw StrataError.storeCorrupt(
+                        "entity \(entity.name) holds a malformed key of \(keyBytes.byteCount) bytes")
                 }
                 try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
                 return try body(row)

@@ -4,8 +4,8 @@ import Synchronization
 
 /// The process-wide table of open environments, keyed by the device and inode of the store's
 /// `data.mdb`, so that every path to one store (a symlinked directory, `..` spellings, a
-/// hard-linked data file) shares one `MDB_env`. LMDB forbids opening one environment twice in a process: closing the second
-/// handle would drop the first one's file locks.
+/// hard-linked data file) shares one `MDB_env`. LMDB forbids opening one environment twice in a
+/// process: closing the second handle would drop the first one's file locks.
 ///
 /// Each engine and each open reader is a user; the environment closes with its last user.
 enum LMDBRegistry {
@@ -64,7 +64,8 @@ enum LMDBRegistry {
     static func release(_ environment: LMDBEnvironment) {
         guard environment.users.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
         entries.withLock { entries in
-            guard environment.users.load(ordering: .sequentiallyConsistent) == 0, let identity = environment.registryIdentity,
+            guard environment.users.load(ordering: .sequentiallyConsistent) == 0,
+                let identity = environment.registryIdentity,
                 entries[identity] === environment
             else { return }
             entries[identity] = nil

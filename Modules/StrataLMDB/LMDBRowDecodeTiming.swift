@@ -13,7 +13,8 @@ public enum LMDBRowDecodeTiming {
     /// - Throws: `StrataError.storeCorrupt` if the row does not decode (it always should).
     public static func nanosecondsPerRow(rounds: Int) throws -> (nanoseconds: Double, bytes: Int) {
         let layout = EntityLayout(name: "Account", classes: [.text, .integer, .text, .real, .blob])
-        let encoded = RowCodec.encode(version: 1, values: [.text("Checking"), .integer(12_345), .null, .real(-0.0), .blob(Data([1, 2, 3]))])
+        let encoded = RowCodec.encode(
+            version: 1, values: [.text("Checking"), .integer(12_345), .null, .real(-0.0), .blob(Data([1, 2, 3]))])
         let rounds = max(rounds, 1)
         var total = 0
         let elapsed = try ContinuousClock().measure {

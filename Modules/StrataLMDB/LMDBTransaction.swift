@@ -61,7 +61,9 @@ import Foundation
     /// ``put(_:_:_:noOverwrite:)`` with an 8-byte big-endian primary key as the value.
     func put(_ dbi: MDB_dbi, _ key: [UInt8], primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
         let rc = unsafe key.withUnsafeBytes { keyBytes in
-            unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) { unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
+            unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) {
+                unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite)
+            }
         }
         try lmdbCheck(rc)
     }
@@ -69,19 +71,25 @@ import Foundation
     /// ``put(_:_:_:noOverwrite:)`` of the bytes of `value` under an 8-byte big-endian primary key.
     @inline(__always)
     func put(_ dbi: MDB_dbi, primaryKey: Int64, buffer value: ByteBuffer, noOverwrite: Bool = false) throws(LMDBError) {
-        let rc = unsafe withUnsafeBytes(of: primaryKey.bigEndian) { unsafe put(dbi, bytes: $0, value.bytes, noOverwrite: noOverwrite) }
+        let rc = unsafe withUnsafeBytes(of: primaryKey.bigEndian) {
+            unsafe put(dbi, bytes: $0, value.bytes, noOverwrite: noOverwrite)
+        }
         try lmdbCheck(rc)
     }
 
     /// ``put(_:_:primaryKeyValue:noOverwrite:)`` with the bytes of `key` as the key.
     @inline(__always)
     func put(_ dbi: MDB_dbi, key: ByteBuffer, primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
-        let rc = unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) { unsafe put(dbi, bytes: key.bytes, $0, noOverwrite: noOverwrite) }
+        let rc = unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) {
+            unsafe put(dbi, bytes: key.bytes, $0, noOverwrite: noOverwrite)
+        }
         try lmdbCheck(rc)
     }
 
     @unsafe @inline(__always)
-    private func put(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool) -> Int32 {
+    private func put(
+        _ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool
+    ) -> Int32 {
         var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = unsafe MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         return unsafe mdb_put(raw, dbi, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
@@ -91,7 +99,8 @@ import Foundation
     @discardableResult
     func delete(_ dbi: MDB_dbi, _ key: [UInt8]) throws(LMDBError) -> Bool {
         let rc = unsafe key.withUnsafeBytes { keyBytes in
-            var k = unsafe MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            var k = unsafe MDB_val(
+                mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
             return unsafe mdb_del(raw, dbi, &k, nil)
         }
         if rc == MDB_NOTFOUND { return false }
@@ -113,7 +122,8 @@ import Foundation
         var rc: Int32
         if let start {
             rc = unsafe start.withUnsafeBytes { startBytes in
-                unsafe key = MDB_val(mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
+                unsafe key = MDB_val(
+                    mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
                 return unsafe mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
             }
         } else {
@@ -123,7 +133,8 @@ import Foundation
             let keyBytes = unsafe UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
             if let end, unsafe Self.compare(keyBytes, end) >= 0 { return }
             let keySpan = unsafe RawSpan(_unsafeBytes: keyBytes)
-            let valueSpan = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+            let valueSpan = unsafe RawSpan(
+                _unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
             if try !body(keySpan, valueSpan) { return }
             rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
         }

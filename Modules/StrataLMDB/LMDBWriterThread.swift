@@ -75,7 +75,8 @@ final class LMDBWriterThread: @unchecked Sendable {
         condition.lock()
         if stopping {
             condition.unlock()
-            throw StrataError.misuse("the LMDB store was closed before this write began; open a new PersistentContainer to write again")
+            throw StrataError.misuse(
+                "the LMDB store was closed before this write began; open a new PersistentContainer to write again")
         }
         let number = nextJobNumber
         nextJobNumber &+= 1

@@ -83,12 +83,16 @@ enum RowCodec {
 
     /// ``decode(_:key:layout:)`` of bytes in an array.
     static func decode(_ bytes: [UInt8], key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
-        try unsafe bytes.span.withUnsafeBytes { (raw) throws(StrataError) in try unsafe decode(raw, key: key, layout: layout) }
+        try unsafe bytes.span.withUnsafeBytes { (raw) throws(StrataError) in
+            try unsafe decode(raw, key: key, layout: layout)
+        }
     }
 
     /// ``decode(_:key:layout:)`` of bytes behind a pointer (tests and fuzzing).
     @unsafe
-    static func decode(_ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout) throws(StrataError) -> StoredRow {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout
+    ) throws(StrataError) -> StoredRow {
         var row = StoredRow(key: key, version: 0, values: [])
         try unsafe decode(bytes, key: key, layout: layout, into: &row)
         return row
@@ -97,7 +101,9 @@ enum RowCodec {
     /// Decodes a stored row into `row`, reusing its value array's storage when nothing else
     /// holds it (see the overload below).
     /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off.
-    static func decode(_ bytes: RawSpan, key: Int64, layout: EntityLayout, into row: inout StoredRow) throws(StrataError) {
+    static func decode(
+        _ bytes: RawSpan, key: Int64, layout: EntityLayout, into row: inout StoredRow
+    ) throws(StrataError) {
         try unsafe bytes.withUnsafeBytes { (raw) throws(StrataError) in
             try unsafe decode(raw, key: key, layout: layout, into: &row)
         }
@@ -121,9 +127,11 @@ enum RowCodec {
         let storedCRC = unsafe UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
         guard unsafe CRC32C.checksum(base, count: body) == storedCRC else { throw corrupt("checksum mismatch") }
         guard unsafe base.load(as: UInt8.self) == formatVersion else { throw corrupt("unknown row format") }
-        let version = unsafe Int64(bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
+        let version = unsafe Int64(
+            bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
         var offset = 9
-        guard let columnCount = unsafe readVarint(base, &offset, end: body), columnCount == UInt64(layout.classes.count) else {
+        guard let columnCount = unsafe readVarint(base, &offset, end: body), columnCount == UInt64(layout.classes.count)
+        else {
             throw corrupt("wrong column count")
         }
         row.key = key
@@ -168,11 +176,14 @@ enum RowCodec {
                 offset &+= Int(length)
                 if tag == tagText {
                     guard expected == .text else { throw corrupt("column \(column) holds text") }
-                    guard let text = unsafe makeString(slice) else { throw corrupt("column \(column) holds invalid UTF-8") }
+                    guard let text = unsafe makeString(slice) else {
+                        throw corrupt("column \(column) holds invalid UTF-8")
+                    }
                     unsafe values[column] = .text(text)
                 } else {
                     guard expected == .blob else { throw corrupt("column \(column) holds a blob") }
-                    unsafe values[column] = unsafe .blob(Data(bytes: base + (offset &- Int(length)), count: Int(length)))
+                    unsafe values[column] = unsafe .blob(
+                        Data(bytes: base + (offset &- Int(length)), count: Int(length)))
                 }
             default:
                 throw corrupt("unknown tag \(tag) in column \(column)")
@@ -188,7 +199,10 @@ enum RowCodec {
         var index = 0
         var isASCII = true
         while index &+ 8 <= units.count {
-            if unsafe bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { isASCII = false; break }
+            if unsafe bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                isASCII = false
+                break
+            }
             index &+= 8
         }
         while isASCII && index < units.count {

@@ -29,14 +29,17 @@ import StrataStorage
     ///   - busyTimeout: milliseconds to wait for locks before `SQLITE_BUSY`.
     ///   - maximumVariables: lowers `SQLITE_LIMIT_VARIABLE_NUMBER` (tests); nil keeps SQLite's.
     /// - Throws: `.io`, `.notAStore`, `.busy` as SQLite reports.
-    init(path: String, readOnly: Bool, create: Bool = false, busyTimeout: Int32, maximumVariables: Int32? = nil) throws(StrataError) {
+    init(
+        path: String, readOnly: Bool, create: Bool = false, busyTimeout: Int32, maximumVariables: Int32? = nil
+    ) throws(StrataError) {
         self.path = path
         var handle: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = unsafe sqlite3_open_v2(path, &handle, flags, nil)
         if rc != SQLITE_OK {
-            let error = unsafe strataError(for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
+            let error = unsafe strataError(
+                for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
             unsafe sqlite3_close_v2(handle)
             throw error
         }
@@ -98,7 +101,9 @@ import StrataStorage
     func statement(_ sql: String, slot: Int) throws(StrataError) -> SQLiteStatement {
         if unsafe slot < slots.count, let statement = unsafe slots[slot] { return statement }
         let statement = try prepare(sql)
-        if unsafe slot >= slots.count { unsafe slots.append(contentsOf: repeatElement(nil, count: slot + 1 - slots.count)) }
+        if unsafe slot >= slots.count {
+            unsafe slots.append(contentsOf: repeatElement(nil, count: slot + 1 - slots.count))
+        }
         unsafe slots[slot] = statement
         return statement
     }
@@ -146,7 +151,8 @@ import StrataStorage
         guard !lists.isEmpty else { return }
         try execute("CREATE TEMP TABLE IF NOT EXISTS strata_members (\"list\" INTEGER NOT NULL, \"value\")")
         try execute("DELETE FROM \(SQLiteFilterSQL.membershipTable)")
-        let insert = try statement("INSERT INTO \(SQLiteFilterSQL.membershipTable) (\"list\", \"value\") VALUES (?1, ?2)")
+        let insert = try statement(
+            "INSERT INTO \(SQLiteFilterSQL.membershipTable) (\"list\", \"value\") VALUES (?1, ?2)")
         for (list, values) in lists.enumerated() {
             for value in values {
                 try insert.checkBound(insert.bindReturningCode(Int64(list), at: 1))
@@ -212,8 +218,8 @@ func sqliteCodeText(_ code: Int32) -> String? {
 /// When the connection's last error has another primary code than `code` (a failure SQLite did not
 /// record, such as a bind refused before reaching it), the code's own text (`sqlite3_errstr`) is used.
 @unsafe func errorMessage(_ db: OpaquePointer?, fallback code: SQLiteResultCode) -> String {
-    guard let db = unsafe db, unsafe sqlite3_extended_errcode(db) & 0xFF == code.primary, let text = unsafe sqlite3_errmsg(db)
+    guard let db = unsafe db, unsafe sqlite3_extended_errcode(db) & 0xFF == code.primary,
+        let text = unsafe sqlite3_errmsg(db)
     else { return sqliteCodeText(code.rawValue) ?? "SQLite result code \(code.rawValue)" }
     return unsafe String(cString: text)
 }
-

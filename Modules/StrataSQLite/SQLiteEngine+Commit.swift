@@ -79,12 +79,14 @@ private struct CommitWriter {
         }
         for join in engine.joins {
             if join.join.leftEntity == delete.entity {
-                let unlink = try connection.statement(join.deleteLeft, slot: join.slotBase + SQLiteStatementSlot.deleteLeft)
+                let unlink = try connection.statement(
+                    join.deleteLeft, slot: join.slotBase + SQLiteStatementSlot.deleteLeft)
                 try unlink.bind(delete.key, at: 1)
                 try unlink.run()
             }
             if join.join.rightEntity == delete.entity {
-                let unlink = try connection.statement(join.deleteRight, slot: join.slotBase + SQLiteStatementSlot.deleteRight)
+                let unlink = try connection.statement(
+                    join.deleteRight, slot: join.slotBase + SQLiteStatementSlot.deleteRight)
                 try unlink.bind(delete.key, at: 1)
                 try unlink.run()
             }
@@ -100,7 +102,8 @@ private struct CommitWriter {
             var end = start + 1
             while end < rows.endIndex, rows[end].entity == number { end += 1 }
             let table = try engine.table(number)
-            let statement = try isInsert
+            let statement =
+                try isInsert
                 ? connection.statement(table.insert, slot: table.slotBase + SQLiteStatementSlot.insert)
                 : connection.statement(table.update, slot: table.slotBase + SQLiteStatementSlot.update)
             for position in start..<end {
@@ -110,12 +113,19 @@ private struct CommitWriter {
         }
     }
 
-    private mutating func write(_ row: RowWrite, table: SQLiteTableLayout, statement: SQLiteStatement, isInsert: Bool) throws(StrataError) {
+    private mutating func write(
+        _ row: RowWrite, table: SQLiteTableLayout, statement: SQLiteStatement, isInsert: Bool
+    ) throws(StrataError) {
         if !isInsert && row.expectedVersion == .max {
             // No stored version can be incremented past Int64.max: this is a conflict unless the
             // row really holds that version, which only damage or a foreign writer makes.
             if try storedVersion(table, key: row.key) == .max {
-                throw .storeFull("\(table.entity.name) row \(row.key) has reached the highest version, \(Int64.max), and cannot be updated; copy its values into a new row")
+                throw .storeFull(
+                    """
+                    \(table.entity.name) row \(row.key) has reached the highest version, \(Int64.max), and cannot \
+                    be updated; copy its values into a new row
+                    """
+                )
             }
             try recordConflict(table, key: row.key, expected: row.expectedVersion)
             return
@@ -141,10 +151,17 @@ private struct CommitWriter {
         }
     }
 
-    private func bind(_ row: RowWrite, table: SQLiteTableLayout, to statement: SQLiteStatement, isInsert: Bool) throws(StrataError) {
+    private func bind(
+        _ row: RowWrite, table: SQLiteTableLayout, to statement: SQLiteStatement, isInsert: Bool
+    ) throws(StrataError) {
         let classes = table.storageClasses
         guard row.values.count == classes.count else {
-            throw .misuse("\(table.entity.name) row \(row.key) has \(row.values.count) values; the entity has \(classes.count) columns")
+            throw .misuse(
+                """
+                \(table.entity.name) row \(row.key) has \(row.values.count) values; the entity has \
+                \(classes.count) columns
+                """
+            )
         }
         guard row.key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(row.key)") }
         try statement.checkBound(statement.bindReturningCode(row.key, at: 1))
@@ -158,7 +175,12 @@ private struct CommitWriter {
             } else if storageClass == .real, case .integer(let integer) = value {
                 try statement.checkBound(statement.bindReturningCode(.real(Double(integer)), at: index))
             } else {
-                throw .misuse("\(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) values, got \(value)")
+                throw .misuse(
+                    """
+                    \(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) \
+                    values, got \(value)
+                    """
+                )
             }
             index += 1
         }

@@ -35,7 +35,8 @@ extension SQLiteEngine {
     /// - Throws: `.io` when the directory cannot hold the file (missing, read-only, full), and
     ///   what ``prepareStore(_:schema:tables:joins:options:)`` throws.
     static func createStoreFile(
-        at path: String, schema: StoreSchema, tables: [SQLiteTableLayout], joins: [SQLiteJoinLayout], options: SQLiteOptions,
+        at path: String, schema: StoreSchema, tables: [SQLiteTableLayout], joins: [SQLiteJoinLayout],
+        options: SQLiteOptions,
         linksFollowed: Int = 0
     ) throws(StrataError) -> CreationOutcome {
         // A symbolic link whose target is missing: create the target, as SQLite would.
@@ -44,7 +45,9 @@ extension SQLiteEngine {
                 throw .io("\(path): too many levels of symbolic links (a loop?); point the store's path at a file")
             }
             let resolved = target.hasPrefix("/") ? target : splitPath(path).directory + target
-            return try createStoreFile(at: resolved, schema: schema, tables: tables, joins: joins, options: options, linksFollowed: linksFollowed + 1)
+            return try createStoreFile(
+                at: resolved, schema: schema, tables: tables, joins: joins, options: options,
+                linksFollowed: linksFollowed + 1)
         }
         let (directory, prefix) = creationPrefix(forStoreAt: path)
         removeStaleCreationFiles(directory: directory, prefix: prefix)
@@ -52,9 +55,15 @@ extension SQLiteEngine {
         defer { removeCreationFile(temporary) }
         let connection: SQLiteConnection
         do throws(StrataError) {
-            connection = try SQLiteConnection(path: temporary, readOnly: false, create: true, busyTimeout: options.busyTimeoutMilliseconds)
+            connection = try SQLiteConnection(
+                path: temporary, readOnly: false, create: true, busyTimeout: options.busyTimeoutMilliseconds)
         } catch .io(let detail, _) {
-            throw .io("\(path) does not exist and cannot be created: the new store's temporary file could not be made (\(detail)); check that the directory exists and is writable")
+            throw .io(
+                """
+                \(path) does not exist and cannot be created: the new store's temporary file could not be made \
+                (\(detail)); check that the directory exists and is writable
+                """
+            )
         }
         do throws(StrataError) {
             _ = try prepareStore(connection, schema: schema, tables: tables, joins: joins, options: options)
@@ -64,8 +73,14 @@ extension SQLiteEngine {
         }
         // Closing the only connection checkpoints the write-ahead log into the file and deletes it.
         connection.close()
-        if let size = (try? FileManager.default.attributesOfItem(atPath: temporary + "-wal"))?[.size] as? Int, size > 0 {
-            throw .io("\(path): the new store's write-ahead log (\(temporary)-wal) was not checkpointed when it was closed; check the disk and retry")
+        if let size = (try? FileManager.default.attributesOfItem(atPath: temporary + "-wal"))?[.size] as? Int, size > 0
+        {
+            throw .io(
+                """
+                \(path): the new store's write-ahead log (\(temporary)-wal) was not checkpointed when it was \
+                closed; check the disk and retry
+                """
+            )
         }
         let code = SystemCalls.link(temporary, path)
         if code != 0 {
@@ -80,8 +95,10 @@ extension SQLiteEngine {
                 return .inPlace
             default:
                 throw .io(
-                    "\(path): could not link the new store into place; check the directory's permissions and free space",
-                    native: NativeError(engine: "sqlite", code: Int(code), message: SystemCalls.errorText(code), operation: "link"))
+                    "\(path): could not link the new store into place; "
+                        + "check the directory's permissions and free space",
+                    native: NativeError(
+                        engine: "sqlite", code: Int(code), message: SystemCalls.errorText(code), operation: "link"))
             }
         }
         SystemCalls.syncDirectory(directory.isEmpty ? "." : directory)

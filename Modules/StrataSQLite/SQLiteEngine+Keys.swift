@@ -31,11 +31,14 @@ extension SQLiteEngine {
     }
 
     /// Moves the entity's durable counter past a fresh block and returns the block.
-    private func reserveBlock(_ connection: SQLiteConnection, table: SQLiteTableLayout, size: Int64) throws(StrataError) -> Range<Int64> {
+    private func reserveBlock(
+        _ connection: SQLiteConnection, table: SQLiteTableLayout, size: Int64
+    ) throws(StrataError) -> Range<Int64> {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StrataError) {
             let name = StoredValue.text(table.entity.name)
-            let counter = try connection.queryInt64("SELECT next_key FROM strata_key_counters WHERE entity = ?1", [name]) ?? 1
+            let counter =
+                try connection.queryInt64("SELECT next_key FROM strata_key_counters WHERE entity = ?1", [name]) ?? 1
             // Rows written without allocateKeys must not be handed out again either.
             let highest = try connection.queryInt64("SELECT max(\"id\") FROM \(table.table)") ?? 0
             // Every number here may come from the store or the caller: no step may overflow.
@@ -56,7 +59,14 @@ extension SQLiteEngine {
 
     /// The error for a key reservation that would pass `Int64.max`.
     private static func keysExhausted(_ table: SQLiteTableLayout, wanted: Int64, next: Int64?) -> StrataError {
-        let remaining = next.map { "only \(Int64.max - $0) keys remain after \($0)" } ?? "a row already has the highest key, \(Int64.max)"
-        return .storeFull("\(table.entity.name) cannot reserve \(wanted) more primary keys: \(remaining). Ask for fewer keys, or move the rows to a new store")
+        let remaining =
+            next.map { "only \(Int64.max - $0) keys remain after \($0)" }
+            ?? "a row already has the highest key, \(Int64.max)"
+        return .storeFull(
+            """
+            \(table.entity.name) cannot reserve \(wanted) more primary keys: \(remaining). Ask for fewer keys, or \
+            move the rows to a new store
+            """
+        )
     }
 }

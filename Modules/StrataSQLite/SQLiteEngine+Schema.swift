@@ -23,7 +23,8 @@ extension SQLiteEngine {
     static func probeFile(at path: String) throws(StrataError) -> Bool {
         guard let isDirectory = SystemCalls.isDirectory(atPath: path) else { return false }
         if isDirectory {
-            throw .notAStore(path: path, reason: "it is a directory (an LMDB store or another engine's store?), not a SQLite file")
+            throw .notAStore(
+                path: path, reason: "it is a directory (an LMDB store or another engine's store?), not a SQLite file")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .io("\(path): the file exists but cannot be opened for reading")
@@ -45,9 +46,19 @@ extension SQLiteEngine {
         // WALs, which corrupts the database. A creator's temporary name is no such second name:
         // nobody opens it after it was linked into place, and its creator unlinks it at once
         // (so the count is read again after the directory was searched for such names).
-        func linkCount() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int) ?? 1 }
-        if linkCount() > 1, case let creators = creationLinks(toStoreAt: path), case let links = linkCount(), links - 1 > creators {
-            throw .misuse("\(path) has \(links) hard links. SQLite keeps its write-ahead log next to the name it was opened by, so two names for one store would corrupt it: remove the extra links and open the store by one name")
+        func linkCount() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.referenceCount] as? Int) ?? 1
+        }
+        if linkCount() > 1, case let creators = creationLinks(toStoreAt: path), case let links = linkCount(),
+            links - 1 > creators
+        {
+            throw .misuse(
+                """
+                \(path) has \(links) hard links. SQLite keeps its write-ahead log next to the name it was opened \
+                by, so two names for one store would corrupt it: remove the extra links and open the store by one \
+                name
+                """
+            )
         }
         return true
     }
@@ -72,12 +83,14 @@ extension SQLiteEngine {
         do throws(StrataError) {
             let metadata: StoreMetadata
             let objects = try connection.queryInt64("SELECT count(*) FROM sqlite_schema") ?? 0
-            let hasMetadata = try connection.queryInt64(
-                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'strata_metadata'") ?? 0
+            let hasMetadata =
+                try connection.queryInt64(
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'strata_metadata'") ?? 0
             if objects == 0 {
                 metadata = try createStore(connection, schema: schema, tables: tables, joins: joins)
             } else if hasMetadata == 0 {
-                throw StrataError.notAStore(path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
+                throw StrataError.notAStore(
+                    path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
             } else {
                 metadata = try readMetadata(connection, schema: schema)
             }
@@ -114,23 +127,31 @@ extension SQLiteEngine {
         return StoreMetadata(identifier: identifier, schemaVersion: schema.version)
     }
 
-    private static func setMetadata(_ connection: SQLiteConnection, _ sql: String, _ key: String, _ value: StoredValue) throws(StrataError) {
+    private static func setMetadata(
+        _ connection: SQLiteConnection, _ sql: String, _ key: String, _ value: StoredValue
+    ) throws(StrataError) {
         let statement = try connection.statement(sql)
         try statement.bind(.text(key), at: 1)
         try statement.bind(value, at: 2)
         try statement.run()
     }
 
-    private static func readMetadata(_ connection: SQLiteConnection, schema: StoreSchema) throws(StrataError) -> StoreMetadata {
+    private static func readMetadata(
+        _ connection: SQLiteConnection, schema: StoreSchema
+    ) throws(StrataError) -> StoreMetadata {
         let path = connection.path
         let select = "SELECT value FROM strata_metadata WHERE key = ?1"
         guard let format = try connection.queryInt64(select, [.text("format_version")]) else {
             throw .storeCorrupt("\(path): strata_metadata has no format_version")
         }
         guard format == formatVersion else {
-            throw .notAStore(path: path, reason: "its Strata SQLite format version is \(format); this build reads version \(formatVersion)")
+            throw .notAStore(
+                path: path,
+                reason: "its Strata SQLite format version is \(format); this build reads version \(formatVersion)")
         }
-        guard let uuidText = try connection.queryText(select, [.text("store_uuid")]), let identifier = UUID(uuidString: uuidText) else {
+        guard let uuidText = try connection.queryText(select, [.text("store_uuid")]),
+            let identifier = UUID(uuidString: uuidText)
+        else {
             throw .storeCorrupt("\(path): strata_metadata has no valid store_uuid")
         }
         guard let version = try connection.queryInt64(select, [.text("schema_version")]) else {
@@ -141,7 +162,10 @@ extension SQLiteEngine {
         }
         // Every entity needs a key counter (stores are created with all of them).
         for entity in schema.entities {
-            guard try connection.queryInt64("SELECT count(*) FROM strata_key_counters WHERE entity = ?1", [.text(entity.name)]) == 1 else {
+            guard
+                try connection.queryInt64(
+                    "SELECT count(*) FROM strata_key_counters WHERE entity = ?1", [.text(entity.name)]) == 1
+            else {
                 throw .storeCorrupt("\(path): strata_key_counters has no row for entity \(entity.name)")
             }
         }

@@ -44,16 +44,19 @@ final class SQLiteEngine: StorageEngine {
         joins = schema.joins.map { SQLiteJoinLayout(join: $0, entityCount: schema.entities.count) }
         var createInPlace = false
         if try !Self.probeFile(at: path) {
-            let outcome = try Self.createStoreFile(at: path, schema: schema, tables: tables, joins: joins, options: options)
+            let outcome = try Self.createStoreFile(
+                at: path, schema: schema, tables: tables, joins: joins, options: options)
             switch outcome {
             case .inPlace: try Self.probeFile(at: path)
             case .linksUnsupported: createInPlace = true
             }
         }
         let connection = try SQLiteConnection(
-            path: path, readOnly: false, create: createInPlace, busyTimeout: options.busyTimeoutMilliseconds, maximumVariables: options.maximumVariables)
+            path: path, readOnly: false, create: createInPlace, busyTimeout: options.busyTimeoutMilliseconds,
+            maximumVariables: options.maximumVariables)
         do throws(StrataError) {
-            let metadata = try Self.prepareStore(connection, schema: schema, tables: tables, joins: joins, options: options)
+            let metadata = try Self.prepareStore(
+                connection, schema: schema, tables: tables, joins: joins, options: options)
             storeIdentifier = metadata.identifier
             schemaVersion = metadata.schemaVersion
         } catch {
@@ -85,9 +88,11 @@ final class SQLiteEngine: StorageEngine {
     /// - Throws: `.busy` when the timeout passes while earlier writes of this process hold the
     ///   connection; `.misuse` after ``close()``; or what `body` throws.
     func withWriter<T>(_ body: (SQLiteConnection) throws(StrataError) -> T) throws(StrataError) -> T {
-        try writer.withConnection(waitingAtMost: busyTimeoutNanoseconds, timedOut: queuedTooLong) { (connection, remaining) throws(StrataError) -> T in
+        try writer.withConnection(waitingAtMost: busyTimeoutNanoseconds, timedOut: queuedTooLong) {
+            (connection, remaining) throws(StrataError) -> T in
             guard let connection else { throw Self.closedError(path) }
-            let left = remaining == busyTimeoutNanoseconds ? busyTimeoutMilliseconds : SQLiteOptions.milliseconds(remaining)
+            let left =
+                remaining == busyTimeoutNanoseconds ? busyTimeoutMilliseconds : SQLiteOptions.milliseconds(remaining)
             connection.setBusyTimeout(milliseconds: left)
             return try body(connection)
         }
@@ -96,7 +101,13 @@ final class SQLiteEngine: StorageEngine {
     /// The error of a write whose busy timeout passed while earlier writes of this process held
     /// the writer connection.
     private func queuedTooLong() -> StrataError {
-        .busy("\(path): this write waited longer than the busy timeout (\(options.busyTimeout)) for the store's writer connection, held by earlier writes of this process (which wait in turn for another connection's lock, or run long); nothing was written. Retry, or raise SQLiteOptions.busyTimeout")
+        .busy(
+            """
+            \(path): this write waited longer than the busy timeout (\(options.busyTimeout)) for the store's \
+            writer connection, held by earlier writes of this process (which wait in turn for another \
+            connection's lock, or run long); nothing was written. Retry, or raise SQLiteOptions.busyTimeout
+            """
+        )
     }
 
     static func closedError(_ path: String) -> StrataError {
@@ -110,7 +121,9 @@ final class SQLiteEngine: StorageEngine {
         }
         guard let idle = taken else { throw Self.closedError(path) }
         if let idle { return idle }
-        return try SQLiteConnection(path: path, readOnly: true, busyTimeout: options.busyTimeoutMilliseconds, maximumVariables: options.maximumVariables)
+        return try SQLiteConnection(
+            path: path, readOnly: true, busyTimeout: options.busyTimeoutMilliseconds,
+            maximumVariables: options.maximumVariables)
     }
 
     /// Returns a reader's connection (with no open transaction) to the pool, or closes it.

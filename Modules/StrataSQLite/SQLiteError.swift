@@ -44,8 +44,10 @@ struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
         case SQLITE_CANTOPEN: .cantOpen
         case SQLITE_READONLY: .readOnly
         case SQLITE_PERM: .permission
-        case SQLITE_CONSTRAINT: rawValue == Self.constraintUnique ? .uniqueConstraint
-            : (rawValue == Self.constraintPrimaryKey ? .primaryKeyConstraint : .constraint)
+        case SQLITE_CONSTRAINT:
+            rawValue == Self.constraintUnique
+                ? .uniqueConstraint
+                : (rawValue == Self.constraintPrimaryKey ? .primaryKeyConstraint : .constraint)
         case SQLITE_MISUSE: .misuse
         case SQLITE_NOMEM: .noMemory
         default: .other
@@ -79,7 +81,12 @@ func strataError(for code: SQLiteResultCode, message: String, path: String, sql:
     case .ok, .row, .done:
         return .misuse("SQLite reported success as a failure", native: native)
     case .busy, .locked:
-        return .busy("\(path): another connection (in this or another process) held the store's lock for longer than the busy timeout (SQLiteOptions.busyTimeout)", native: native)
+        return .busy(
+            """
+            \(path): another connection (in this or another process) held the store's lock for longer than the \
+            busy timeout (SQLiteOptions.busyTimeout)
+            """,
+            native: native)
     case .full:
         return .storeFull("\(path): SQLite could not grow the store", native: native)
     case .corrupt:
@@ -90,7 +97,9 @@ func strataError(for code: SQLiteResultCode, message: String, path: String, sql:
         // A write refused for lack of room is a full store, however SQLite words it. Only a
         // write can be refused for room: a failed read, lock or `fstat` stays `.io`.
         let directory = (path as NSString).deletingLastPathComponent
-        if code.isWriteSideIOError, let exhausted = StoreRoom.exhaustion(files: [path, path + "-wal", path + "-journal"], directory: directory) {
+        if code.isWriteSideIOError,
+            let exhausted = StoreRoom.exhaustion(files: [path, path + "-wal", path + "-journal"], directory: directory)
+        {
             return .storeFull("\(path): \(exhausted). Nothing was written", native: native)
         }
         return .io("\(path): the operating system failed a read or write", native: native)

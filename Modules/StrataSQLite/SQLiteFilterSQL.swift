@@ -46,15 +46,24 @@ struct SQLiteFilterSQL {
             sql += "(\(try name(column)) IS NOT NULL)"
         case .contains(let column, let substring):
             let name = try name(column)
-            guard entity.columns[column].type.storageClass == .text else { sql += "0"; return }
+            guard entity.columns[column].type.storageClass == .text else {
+                sql += "0"
+                return
+            }
             // Byte-wise search: instr over BLOBs compares bytes, unlike LIKE.
             sql += "(\(name) IS NOT NULL AND coalesce(instr(CAST(\(name) AS BLOB), CAST(? AS BLOB)) > 0, 0))"
             parameters.append(.text(substring))
         case .hasPrefix(let column, let prefix):
             let name = try name(column)
-            guard entity.columns[column].type.storageClass == .text else { sql += "0"; return }
+            guard entity.columns[column].type.storageClass == .text else {
+                sql += "0"
+                return
+            }
             // The empty prefix matches every non-null text (and substr of an empty BLOB is NULL).
-            guard !prefix.isEmpty else { sql += "(\(name) IS NOT NULL)"; return }
+            guard !prefix.isEmpty else {
+                sql += "(\(name) IS NOT NULL)"
+                return
+            }
             // substr over a BLOB counts bytes; comparing BLOBs is memcmp. coalesce keeps the
             // leaf two-valued when the text is empty (substr then yields NULL).
             sql += "(\(name) IS NOT NULL AND coalesce(substr(CAST(\(name) AS BLOB), 1, ?) = CAST(? AS BLOB), 0))"
@@ -64,14 +73,23 @@ struct SQLiteFilterSQL {
             let name = try name(column)
             let storageClass = entity.columns[column].type.storageClass
             let candidates = values.filter { Self.comparable(storageClass, $0) }
-            guard !candidates.isEmpty else { sql += "0"; return }
+            guard !candidates.isEmpty else {
+                sql += "0"
+                return
+            }
             if membershipsInTable {
                 // The list number is part of the statement's shape, not a value: it stays in the SQL.
-                sql += "(\(name) IS NOT NULL AND \(name) IN (SELECT \"value\" FROM \(Self.membershipTable) WHERE \"list\" = \(membershipLists.count)))"
+                sql +=
+                    """
+                    (\(name) IS NOT NULL AND \(name) IN (SELECT \"value\" FROM \(Self.membershipTable) WHERE \
+                    \"list\" = \(membershipLists.count)))
+                    """
                 membershipLists.append(candidates)
                 return
             }
-            sql += "(\(name) IS NOT NULL AND \(name) IN (" + Array(repeating: "?", count: candidates.count).joined(separator: ", ") + "))"
+            sql +=
+                "(\(name) IS NOT NULL AND \(name) IN ("
+                + Array(repeating: "?", count: candidates.count).joined(separator: ", ") + "))"
             parameters.append(contentsOf: candidates)
         case .primaryKey(let op, let key):
             sql += "(\"id\" \(Self.sqlOperator(op)) ?)"
@@ -91,7 +109,10 @@ struct SQLiteFilterSQL {
     /// expression tree stays about log2(n) deep: SQLite refuses trees deeper than 1,000
     /// (`SQLITE_MAX_EXPR_DEPTH`), which a flat chain of 1,000 ORs would be.
     private mutating func join(_ parts: [Filter], with separator: String, empty: String) throws(StrataError) {
-        guard !parts.isEmpty else { sql += empty; return }
+        guard !parts.isEmpty else {
+            sql += empty
+            return
+        }
         try join(parts[...], with: separator)
     }
 
@@ -115,17 +136,19 @@ struct SQLiteFilterSQL {
         let name = try name(column)
         let storageClass = entity.columns[column].type.storageClass
         if value.isNull {
-            throw .misuse("filter compares \(entity.name).\(entity.columns[column].name) with null; use isNull / isNotNull")
+            throw .misuse(
+                "filter compares \(entity.name).\(entity.columns[column].name) with null; use isNull / isNotNull")
         }
         guard Self.comparable(storageClass, value) else {
             // Different storage classes order by class alone, so the leaf depends only on
             // whether the column is null.
-            let sample: StoredValue = switch storageClass {
-            case .integer: .integer(0)
-            case .real: .real(0)
-            case .text: .text("")
-            case .blob: .blob(Data())
-            }
+            let sample: StoredValue =
+                switch storageClass {
+                case .integer: .integer(0)
+                case .real: .real(0)
+                case .text: .text("")
+                case .blob: .blob(Data())
+                }
             let whenPresent = op.holds(for: StoredValue.order(sample, value))
             let whenNull = op == .notEqual
             switch (whenPresent, whenNull) {
@@ -147,7 +170,8 @@ struct SQLiteFilterSQL {
     /// Whether SQLite compares a column of `storageClass` with `value` the way the reference does.
     private static func comparable(_ storageClass: StorageClass, _ value: StoredValue) -> Bool {
         switch (storageClass, value) {
-        case (.integer, .integer), (.integer, .real), (.real, .real), (.real, .integer), (.text, .text), (.blob, .blob): true
+        case (.integer, .integer), (.integer, .real), (.real, .real), (.real, .integer), (.text, .text), (.blob, .blob):
+            true
         default: false
         }
     }

@@ -59,10 +59,15 @@ final class SQLiteTableLayout: Sendable {
         let placeholders = (0..<(columns.count + 2)).map { "?\($0 + 1)" }.joined(separator: ", ")
         insert = "INSERT INTO \(table) (\(selectList)) VALUES (\(placeholders))"
         // ?1 id, ?2 new version, ?3… values, last: expected version.
-        let assignments = (["\"version\" = ?2"] + columns.enumerated().map { "\($1) = ?\($0 + 3)" }).joined(separator: ", ")
+        let assignments = (["\"version\" = ?2"] + columns.enumerated().map { "\($1) = ?\($0 + 3)" }).joined(
+            separator: ", ")
         update = "UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1 AND \"version\" = ?\(columns.count + 3)"
         // A version of Int64.max is never incremented (SQLite would turn it into a REAL).
-        touch = "UPDATE \(table) SET \"version\" = \"version\" + 1 WHERE \"id\" = ?1 AND \"version\" = ?2 AND \"version\" < \(Int64.max)"
+        touch =
+            """
+            UPDATE \(table) SET \"version\" = \"version\" + 1 WHERE \"id\" = ?1 AND \"version\" = ?2 AND \
+            \"version\" < \(Int64.max)
+            """
         delete = "DELETE FROM \(table) WHERE \"id\" = ?1 AND \"version\" = ?2"
         versionOf = "SELECT \"version\" FROM \(table) WHERE \"id\" = ?1"
         storageClasses = entity.columns.map(\.type.storageClass)
@@ -77,7 +82,8 @@ final class SQLiteTableLayout: Sendable {
         for column in entity.columns {
             var part = "\(quoted(column.name)) \(Self.sqlType(column.type.storageClass))"
             if !column.isOptional { part += " NOT NULL" }
-            if column.type == .reference, let target = column.referencedEntity, schema.entities.indices.contains(target) {
+            if column.type == .reference, let target = column.referencedEntity, schema.entities.indices.contains(target)
+            {
                 part += " REFERENCES \(quoted(schema.entities[target].name))(\"id\")"
             }
             parts.append(part)
@@ -132,7 +138,10 @@ final class SQLiteJoinLayout: Sendable {
         let leftTable = quoted(schema.entities[join.leftEntity].name)
         let rightTable = quoted(schema.entities[join.rightEntity].name)
         return [
-            "CREATE TABLE \(table) (\"left\" INTEGER NOT NULL REFERENCES \(leftTable)(\"id\"), \"right\" INTEGER NOT NULL REFERENCES \(rightTable)(\"id\"), PRIMARY KEY (\"left\", \"right\")) WITHOUT ROWID",
+            """
+            CREATE TABLE \(table) (\"left\" INTEGER NOT NULL REFERENCES \(leftTable)(\"id\"), \"right\" INTEGER \
+            NOT NULL REFERENCES \(rightTable)(\"id\"), PRIMARY KEY (\"left\", \"right\")) WITHOUT ROWID
+            """,
             "CREATE INDEX \(quoted(join.name + "_right")) ON \(table) (\"right\", \"left\")",
         ]
     }
@@ -151,12 +160,15 @@ func validateLayout(_ schema: StoreSchema) throws(StrataError) {
         }
     }
     for (number, entity) in schema.entities.enumerated() {
-        guard entity.number == number else { throw .invalidSchema("entity \(entity.name) has number \(entity.number), expected \(number)") }
+        guard entity.number == number else {
+            throw .invalidSchema("entity \(entity.name) has number \(entity.number), expected \(number)")
+        }
         try claim(entity.name, "entity")
         var columnNames: Set<String> = ["id", "version"]
         for column in entity.columns {
             guard columnNames.insert(column.name.lowercased()).inserted else {
-                throw .invalidSchema("\(entity.name).\(column.name): the column name is reserved (id, version) or repeated")
+                throw .invalidSchema(
+                    "\(entity.name).\(column.name): the column name is reserved (id, version) or repeated")
             }
             if let target = column.referencedEntity, !schema.entities.indices.contains(target) {
                 throw .invalidSchema("\(entity.name).\(column.name) references entity \(target), which does not exist")
@@ -170,8 +182,11 @@ func validateLayout(_ schema: StoreSchema) throws(StrataError) {
         }
     }
     for (number, join) in schema.joins.enumerated() {
-        guard join.number == number else { throw .invalidSchema("join \(join.name) has number \(join.number), expected \(number)") }
-        guard schema.entities.indices.contains(join.leftEntity), schema.entities.indices.contains(join.rightEntity) else {
+        guard join.number == number else {
+            throw .invalidSchema("join \(join.name) has number \(join.number), expected \(number)")
+        }
+        guard schema.entities.indices.contains(join.leftEntity), schema.entities.indices.contains(join.rightEntity)
+        else {
             throw .invalidSchema("join \(join.name) names an entity that does not exist")
         }
         try claim(join.name, "join")

@@ -20,7 +20,9 @@ struct SQLiteQuery: Sendable, Equatable {
     /// - Parameter variableLimit: the connection's parameter limit; memberships move to the
     ///   temporary table when the statement would pass it.
     /// - Throws: `.misuse` when the plan names columns the entity lacks.
-    static func select(_ plan: FetchPlan, table: SQLiteTableLayout, variableLimit: Int) throws(StrataError) -> SQLiteQuery {
+    static func select(
+        _ plan: FetchPlan, table: SQLiteTableLayout, variableLimit: Int
+    ) throws(StrataError) -> SQLiteQuery {
         let hasWindow = plan.limit != nil || plan.offset > 0
         var query = SQLiteQuery(sql: "SELECT \(table.selectList) FROM \(table.table)", parameters: [])
         if let filter = plan.filter {
@@ -29,7 +31,12 @@ struct SQLiteQuery: Sendable, Equatable {
         query.sql += " ORDER BY "
         for key in plan.sort {
             guard table.entity.columns.indices.contains(key.column) else {
-                throw .misuse("sort names column \(key.column), but \(table.entity.name) has \(table.entity.columns.count) columns")
+                throw .misuse(
+                    """
+                    sort names column \(key.column), but \(table.entity.name) has \(table.entity.columns.count) \
+                    columns
+                    """
+                )
             }
             query.sql += quoted(table.entity.columns[key.column].name) + (key.ascending ? " ASC, " : " DESC, ")
         }
@@ -44,7 +51,9 @@ struct SQLiteQuery: Sendable, Equatable {
     }
 
     /// The number of rows of `table` that `filter` selects.
-    static func count(_ table: SQLiteTableLayout, filter: Filter?, variableLimit: Int) throws(StrataError) -> SQLiteQuery {
+    static func count(
+        _ table: SQLiteTableLayout, filter: Filter?, variableLimit: Int
+    ) throws(StrataError) -> SQLiteQuery {
         var query = SQLiteQuery(sql: "SELECT count(*) FROM \(table.table)", parameters: [])
         if let filter { try query.appendWhere(filter, entity: table.entity, variableLimit: variableLimit) }
         return query

@@ -33,7 +33,8 @@ final class SQLiteReader: StoreReader {
     func row(entity: Int, key: Int64) throws -> StoredRow? {
         let connection = try open()
         let table = try engine.table(entity)
-        let statement = try connection.statement(table.selectByKey, slot: table.slotBase + SQLiteStatementSlot.selectByKey)
+        let statement = try connection.statement(
+            table.selectByKey, slot: table.slotBase + SQLiteStatementSlot.selectByKey)
         defer { statement.rewind() }
         try statement.bind(key, at: 1)
         guard try statement.step() else { return nil }
@@ -77,7 +78,8 @@ final class SQLiteReader: StoreReader {
     /// - Throws: `.misuse` after ``close()``, and what the query itself would throw.
     func queryPlan(for plan: FetchPlan) throws -> [String] {
         let connection = try open()
-        var query = try SQLiteQuery.select(plan, table: try engine.table(plan.entity), variableLimit: connection.variableLimit)
+        var query = try SQLiteQuery.select(
+            plan, table: try engine.table(plan.entity), variableLimit: connection.variableLimit)
         query.sql = "EXPLAIN QUERY PLAN " + query.sql
         return try run(query, on: connection) { (statement) throws(StrataError) in
             var details: [String] = []
@@ -88,7 +90,9 @@ final class SQLiteReader: StoreReader {
 
     /// Prepares `query`, loads its membership lists, binds it and hands the statement to `body`;
     /// resets the statement and empties the lists afterwards, also when `body` throws.
-    private func run<T>(_ query: SQLiteQuery, on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> T) throws -> T {
+    private func run<T>(
+        _ query: SQLiteQuery, on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> T
+    ) throws -> T {
         // The lists first: the statement reads their table, which must exist when it is prepared.
         defer { if !query.membershipLists.isEmpty { connection.clearMembershipLists() } }
         try connection.loadMembershipLists(query.membershipLists)
@@ -101,7 +105,8 @@ final class SQLiteReader: StoreReader {
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
         let connection = try open()
         let layout = try engine.join(join)
-        let statement = try side == .left
+        let statement =
+            try side == .left
             ? connection.statement(layout.rightsOfLeft, slot: layout.slotBase + SQLiteStatementSlot.rightsOfLeft)
             : connection.statement(layout.leftsOfRight, slot: layout.slotBase + SQLiteStatementSlot.leftsOfRight)
         defer { statement.reset() }

@@ -91,7 +91,8 @@ import StrataStorage
             // The 64-bit length: SQLite answers SQLITE_TOOBIG past its limit, where an Int32
             // conversion would trap on a text of 2 GiB or more.
             return unsafe base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                unsafe sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8))
+                unsafe sqlite3_bind_text64(
+                    handle, index, $0, UInt64(buffer.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8))
             }
         }
     }
@@ -165,7 +166,9 @@ import StrataStorage
         guard let base = buffer.baseAddress else { return true }
         let raw = unsafe UnsafeRawPointer(base)
         while index + 8 <= count {
-            if unsafe raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            if unsafe raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return false
+            }
             index += 8
         }
         while index < count {
@@ -180,7 +183,9 @@ import StrataStorage
     ///   - isBool: the column holds a `Bool`: only 0 and 1 are valid.
     ///   - place: names the table, column and row for the error message.
     @inline(__always)
-    func value(at column: Int32, as storageClass: StorageClass, isBool: Bool, place: () -> String) throws(StrataError) -> StoredValue {
+    func value(
+        at column: Int32, as storageClass: StorageClass, isBool: Bool, place: () -> String
+    ) throws(StrataError) -> StoredValue {
         let type = unsafe sqlite3_column_type(handle, column)
         switch (type, storageClass) {
         case (SQLITE_NULL, _):
@@ -206,7 +211,8 @@ import StrataStorage
             guard count > 0, let bytes = unsafe sqlite3_column_blob(handle, column) else { return .blob(Data()) }
             return unsafe .blob(Data(bytes: bytes, count: count))
         default:
-            throw .storeCorrupt("\(place()) holds a \(Self.typeName(type)) value, but the column stores \(storageClass.rawValue)")
+            throw .storeCorrupt(
+                "\(place()) holds a \(Self.typeName(type)) value, but the column stores \(storageClass.rawValue)")
         }
     }
 
@@ -242,7 +248,12 @@ import StrataStorage
                     "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)"
                 }
                 if value.isNull && !decoding.isOptional {
-                    throw .storeCorrupt("\(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
+                    throw .storeCorrupt(
+                        """
+                        \(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a \
+                        required column
+                        """
+                    )
                 }
                 unsafe values[column] = value
             }

@@ -24,7 +24,8 @@ final class SQLiteWriterLock: @unchecked Sendable {
     /// - Throws: what `timedOut` returns, without running `body`, when `timeout` passed while
     ///   earlier writes held the lock; what `body` throws.
     func withConnection<T, E: Error>(
-        waitingAtMost timeout: UInt64, timedOut: () -> E, _ body: (SQLiteConnection?, _ remaining: UInt64) throws(E) -> T
+        waitingAtMost timeout: UInt64, timedOut: () -> E,
+        _ body: (SQLiteConnection?, _ remaining: UInt64) throws(E) -> T
     ) throws(E) -> T {
         var remaining = timeout
         if turn.wait(timeout: Self.now) == .timedOut {

@@ -32,7 +32,8 @@ extension Filter {
             if actual.isNull { return false }
             return candidates.contains { StoredValue.order(actual, $0) == .orderedSame }
         case .primaryKey(let op, let expected):
-            return op.holds(for: key < expected ? .orderedAscending : (key == expected ? .orderedSame : .orderedDescending))
+            return op.holds(
+                for: key < expected ? .orderedAscending : (key == expected ? .orderedSame : .orderedDescending))
         case .and(let parts):
             return parts.allSatisfy { $0.matches(values, key: key) }
         case .or(let parts):
@@ -64,7 +65,9 @@ extension Filter {
     public var columns: Set<Int> {
         switch self {
         case .constant, .primaryKey: []
-        case .compare(let c, _, _), .isNull(let c), .isNotNull(let c), .contains(let c, _), .hasPrefix(let c, _), .isIn(let c, _): [c]
+        case .compare(let c, _, _), .isNull(let c), .isNotNull(let c), .contains(let c, _), .hasPrefix(let c, _),
+            .isIn(let c, _):
+            [c]
         case .and(let parts), .or(let parts): parts.reduce(into: Set<Int>()) { $0.formUnion($1.columns) }
         case .not(let inner): inner.columns
         }

@@ -67,7 +67,8 @@ package struct FilterEvaluator: Sendable {
         }
     }
 
-    private static func evaluate(_ node: Node, _ values: some RandomAccessCollection<StoredValue>, _ key: Int64) -> Bool {
+    private static func evaluate(_ node: Node, _ values: some RandomAccessCollection<StoredValue>, _ key: Int64) -> Bool
+    {
         switch node {
         case .reference(let filter):
             return filter.matches(values, key: key)

@@ -98,7 +98,9 @@ public struct ObjectID: Sendable, Hashable {
         let keyPart = parts[2]
         guard let tag = keyPart.first, keyPart.count > 1 else { throw malformed }
         let digits = keyPart.dropFirst()
-        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), !(digits.count > 1 && digits.first == "0") else { throw malformed }
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), !(digits.count > 1 && digits.first == "0") else {
+            throw malformed
+        }
         switch tag {
         case "p":
             guard let key = Int64(digits), key > 0 else { throw malformed }
@@ -141,6 +143,8 @@ package enum EntityName {
     package static func isValid(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.utf8.count <= 128 else { return false }
         guard first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+        }
     }
 }

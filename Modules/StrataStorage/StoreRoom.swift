@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tells an engine whether a write that failed with a plain I/O error failed for lack of room.

@@ -38,8 +38,10 @@ extension StoredValue {
         case (.null, .null): return .orderedSame
         case (.null, _): return .orderedAscending
         case (_, .null): return .orderedDescending
-        case (.integer(let a), .integer(let b)): return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
-        case (.real(let a), .real(let b)): return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+        case (.integer(let a), .integer(let b)):
+            return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+        case (.real(let a), .real(let b)):
+            return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
         case (.integer(let a), .real(let b)): return compareNumeric(Double(a), b)
         case (.real(let a), .integer(let b)): return compareNumeric(a, Double(b))
         case (.text(let a), .text(let b)): return compareBytes(a, b)
@@ -77,7 +79,9 @@ extension StoredValue {
         }
     }
 
-    private static func compareBuffers(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
+    private static func compareBuffers(
+        _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>
+    ) -> ComparisonResult {
         let common = min(a.count, b.count)
         if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
             let result = unsafe memcmp(pa, pb, common)
@@ -106,13 +110,19 @@ extension StoredValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0 as UInt8)
-        case .integer(let v): hasher.combine(1 as UInt8); hasher.combine(v)
-        case .real(let v): hasher.combine(2 as UInt8); hasher.combine(v == 0 ? 0 : v)
+        case .integer(let v):
+            hasher.combine(1 as UInt8)
+            hasher.combine(v)
+        case .real(let v):
+            hasher.combine(2 as UInt8)
+            hasher.combine(v == 0 ? 0 : v)
         case .text(let v):
             hasher.combine(3 as UInt8)
             var copy = v
             copy.withUTF8 { unsafe hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        case .blob(let v): hasher.combine(4 as UInt8); hasher.combine(v)
+        case .blob(let v):
+            hasher.combine(4 as UInt8)
+            hasher.combine(v)
         }
     }
 }

@@ -87,7 +87,11 @@ public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let stored = storedVersion.map { "version \($0)" } ?? "deleted"
-        return "\(objectID.entityName) \(objectID.primaryKey.map(String.init) ?? "?") (read version \(expectedVersion), stored \(stored))"
+        return
+            """
+            \(objectID.entityName) \(objectID.primaryKey.map(String.init) ?? "?") (read version \
+            \(expectedVersion), stored \(stored))
+            """
     }
 }
 
@@ -126,23 +130,46 @@ extension StrataError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .conflict(let conflicts):
-            return "Save conflict: \(conflicts.map(\.description).joined(separator: "; ")) changed since this context read them. Nothing was written; discard this context and re-run the whole unit of work in a fresh one."
+            return
+                """
+                Save conflict: \(conflicts.map(\.description).joined(separator: "; ")) changed since this context \
+                read them. Nothing was written; discard this context and re-run the whole unit of work in a fresh \
+                one.
+                """
         case .objectNotFound(let id):
-            return "No object \(id.uriString) in the store: it was deleted or never saved. Refetch, or drop the stale ID."
+            return
+                "No object \(id.uriString) in the store: it was deleted or never saved. Refetch, or drop the stale ID."
         case .invalidURI(let uri, let reason):
             return "Invalid object URI \(String(reflecting: uri)): \(reason.rawValue)."
         case .wrongEntity(let id, let expected):
-            return "\(id.uriString) names \(Self.article(id.entityName)) \(id.entityName), not \(Self.article(expected)) \(expected). Look it up as \(id.entityName), or check where the ID came from."
+            return
+                """
+                \(id.uriString) names \(Self.article(id.entityName)) \(id.entityName), not \
+                \(Self.article(expected)) \(expected). Look it up as \(id.entityName), or check where the ID came \
+                from.
+                """
         case .validation(let issues):
-            return "Validation failed: \(issues.map(\.description).joined(separator: "; ")). Nothing was written; fix the values and save again."
+            return
+                """
+                Validation failed: \(issues.map(\.description).joined(separator: "; ")). Nothing was written; fix \
+                the values and save again.
+                """
         case .constraintViolation(let entity, let attributes, let native):
-            return "Uniqueness constraint on \(entity)(\(attributes.joined(separator: ", "))) violated: another object already has these values. Nothing was written; choose different values." + Self.cause(native)
+            return
+                """
+                Uniqueness constraint on \(entity)(\(attributes.joined(separator: ", "))) violated: another \
+                object already has these values. Nothing was written; choose different values.
+                """
+                    + Self.cause(native)
         case .storeCorrupt(let detail, let native):
-            return "The store is damaged: \(detail). Restore it from a backup; do not keep writing to it." + Self.cause(native)
+            return "The store is damaged: \(detail). Restore it from a backup; do not keep writing to it."
+                + Self.cause(native)
         case .notAStore(let path, let reason, let native):
-            return "\(path) is not a store this engine can open: \(reason). Check the path and the engine you chose." + Self.cause(native)
+            return "\(path) is not a store this engine can open: \(reason). Check the path and the engine you chose."
+                + Self.cause(native)
         case .storeFull(let detail, let native):
-            return "The store is full: \(detail). Free disk space or raise the store's size limit, then retry." + Self.cause(native)
+            return "The store is full: \(detail). Free disk space or raise the store's size limit, then retry."
+                + Self.cause(native)
         case .busy(let detail, let native):
             return "The store is busy: \(detail). Retry later, or raise the busy timeout." + Self.cause(native)
         case .io(let detail, let native):
@@ -150,16 +177,34 @@ extension StrataError: CustomStringConvertible {
         case .misuse(let detail, let native):
             return "Strata misuse: \(detail)" + Self.cause(native)
         case .schemaMismatch(let storeVersion, let modelVersion):
-            return "The store has schema version \(storeVersion) but the model is version \(modelVersion). Migration is not supported yet: open it with the matching model or use a new store."
+            return
+                """
+                The store has schema version \(storeVersion) but the model is version \(modelVersion). Migration \
+                is not supported yet: open it with the matching model or use a new store.
+                """
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
         case .undecodableValue(let entity, let attribute, let key, let reason):
-            return "\(entity).\(attribute) of row \(key) holds a value this model cannot decode: \(reason). It was written by another version of the model or by hand: add the missing case or field to the type, or correct the stored value."
+            return
+                """
+                \(entity).\(attribute) of row \(key) holds a value this model cannot decode: \(reason). It was \
+                written by another version of the model or by hand: add the missing case or field to the type, or \
+                correct the stored value.
+                """
         case .engineFailure(let native):
-            return "The \(native.engine) engine failed: \(native). This is not known to mean damage: retry the operation, and report this message if it keeps failing."
+            return
+                """
+                The \(native.engine) engine failed: \(native). This is not known to mean damage: retry the \
+                operation, and report this message if it keeps failing.
+                """
         case .retriesExhausted(let attempts, let errors):
             let reasons = errors.enumerated().map { "attempt \($0.offset + 1): \(Self.shortReason($0.element))" }
-            return "The unit of work failed \(attempts) time(s) with retryable errors and was given up (\(reasons.joined(separator: "; "))). Nothing was written by the failed attempts; retry later or allow more retries in the RetryPolicy."
+            return
+                """
+                The unit of work failed \(attempts) time(s) with retryable errors and was given up \
+                (\(reasons.joined(separator: "; "))). Nothing was written by the failed attempts; retry later or \
+                allow more retries in the RetryPolicy.
+                """
         }
     }
 }

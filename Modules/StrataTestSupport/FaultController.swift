@@ -1,6 +1,6 @@
 import Strata
-import Synchronization
 import StrataStorage
+import Synchronization
 
 /// A test's handle on a ``FaultInjectingEngine``: which commits, or which row write inside a
 /// commit, fail, whether reads return rows of the wrong length — and what the engine saw.

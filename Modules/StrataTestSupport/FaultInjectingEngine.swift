@@ -55,7 +55,8 @@ public final class FaultInjectingEngine: StorageEngine {
             do {
                 try base.commit(Self.damaging(changes, write: n))
             } catch {
-                throw StrataError.io("injected fault: row write \(n) of \(writes) failed inside the transaction (\(error))")
+                throw StrataError.io(
+                    "injected fault: row write \(n) of \(writes) failed inside the transaction (\(error))")
             }
             throw StrataError.misuse("the engine accepted a damaged row write \(n); it must reject it")
         }

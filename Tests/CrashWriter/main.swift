@@ -23,14 +23,16 @@ func argument(_ name: String) -> String? {
 }
 
 guard let storePath = argument("--store"), let engineName = argument("--engine") else {
-    FileHandle.standardError.write(Data("usage: strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]\n".utf8))
     exit(2)
 }
 let url = URL(fileURLWithPath: storePath)
 let engine: EngineConfiguration = engineName == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
 let seedArgument = argument("--seed")
 guard seedArgument == nil || UInt64(seedArgument!) != nil else {
-    FileHandle.standardError.write(Data("strata-crash-writer: --seed takes an unsigned 64-bit integer, got \(seedArgument!)\n".utf8))
+    FileHandle.standardError.write(
+        Data("strata-crash-writer: --seed takes an unsigned 64-bit integer, got \(seedArgument!)\n".utf8))
     exit(2)
 }
 var generator = SeededGenerator(seed: seedArgument.flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max))
@@ -51,10 +53,17 @@ do {
         let to = (from + Int.random(in: 1..<accountCount, using: &generator)) % accountCount
         let amount = Int64.random(in: 1...50, using: &generator)
         let sequence = try await container.performUnitOfWork { context in
-            let last = try context.fetch(FetchRequest<CrashEntry>(sortBy: [SortDescriptor(\.sequence, order: .reverse)], fetchLimit: 1)).first?.sequence ?? 0
-            let accounts = try context.fetch(FetchRequest<CrashAccount>(predicate: #Predicate { $0.number == from || $0.number == to }))
-            guard let source = accounts.first(where: { $0.number == from }), let target = accounts.first(where: { $0.number == to }) else {
-                throw StrataError.objectNotFound(try ObjectID(uriString: "strata://00000000-0000-0000-0000-000000000000/Account/p1"))
+            let last =
+                try context.fetch(
+                    FetchRequest<CrashEntry>(sortBy: [SortDescriptor(\.sequence, order: .reverse)], fetchLimit: 1)
+                ).first?.sequence ?? 0
+            let accounts = try context.fetch(
+                FetchRequest<CrashAccount>(predicate: #Predicate { $0.number == from || $0.number == to }))
+            guard let source = accounts.first(where: { $0.number == from }),
+                let target = accounts.first(where: { $0.number == to })
+            else {
+                throw StrataError.objectNotFound(
+                    try ObjectID(uriString: "strata://00000000-0000-0000-0000-000000000000/Account/p1"))
             }
             // Two entries per transfer, one per account, so each balance is opening + its entries.
             for (account, signed) in [(source, -amount), (target, amount)] {

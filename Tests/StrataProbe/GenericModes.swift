@@ -19,5 +19,5 @@ let genericModes: [String: ProbeMode] = [
             ProbeOutput.failure(error)
         }
         return 0
-    },
+    }
 ]

@@ -17,7 +17,8 @@ let sqliteModes: [String: ProbeMode] = [
         defer { sqlite3_close_v2(db) }
         // No SQLITE_OPEN_CREATE: the store must exist.
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
-            ProbeOutput.line("error io: cannot open \(path): \(db.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection")")
+            ProbeOutput.line(
+                "error io: cannot open \(path): \(db.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection")")
             return 0
         }
         sqlite3_busy_timeout(db, 5000)
@@ -30,5 +31,5 @@ let sqliteModes: [String: ProbeMode] = [
         sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
         ProbeOutput.ok("released")
         return 0
-    },
+    }
 ]

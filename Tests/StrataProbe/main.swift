@@ -8,7 +8,8 @@
 
 import Foundation
 
-let modes: [String: ProbeMode] = genericModes
+let modes: [String: ProbeMode] =
+    genericModes
     .merging(lmdbModes) { first, _ in first }
     .merging(sqliteModes) { first, _ in first }
     .merging(coreModes) { first, _ in first }
@@ -16,7 +17,8 @@ let modes: [String: ProbeMode] = genericModes
 let arguments = ProbeArguments(CommandLine.arguments.dropFirst())
 guard let name = arguments.mode, let mode = modes[name] else {
     let names = modes.keys.sorted().joined(separator: ", ")
-    FileHandle.standardError.write(Data("usage: strata-probe MODE --engine sqlite|lmdb --store PATH [options]; modes: \(names)\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: strata-probe MODE --engine sqlite|lmdb --store PATH [options]; modes: \(names)\n".utf8))
     exit(2)
 }
 do {

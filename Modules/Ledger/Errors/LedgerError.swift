@@ -44,25 +44,50 @@ extension LedgerError: CustomStringConvertible {
         case .unknownAccount(let uri):
             return "No account has the URI \(uri). It may have been deleted; list the accounts to find the right URI."
         case .unknownTransaction(let uri):
-            return "No transaction has the URI \(uri). It may have been deleted; show the account's history to find the right URI."
+            return
+                """
+                No transaction has the URI \(uri). It may have been deleted; show the account's history to find \
+                the right URI.
+                """
         case .invalidURI(let uri, let reason):
-            return "\(String(reflecting: uri)) is not a usable URI: \(reason). Use a URI exactly as the ledger gave it (an AccountSnapshot or TransactionRecord id)."
+            return
+                """
+                \(String(reflecting: uri)) is not a usable URI: \(reason). Use a URI exactly as the ledger gave \
+                it (an AccountSnapshot or TransactionRecord id).
+                """
         case .invalidAmount(let amount, let reason):
             return "Invalid amount \(String(reflecting: amount)): \(reason)."
         case .invalidName(let name):
             return "Invalid account name \(String(reflecting: name)): use 1 to 100 characters that are not all spaces."
         case .invalidCurrency(let code):
-            return "Invalid currency \(String(reflecting: code)): use a three-letter ISO 4217 code in capitals, such as USD or EUR."
+            return
+                """
+                Invalid currency \(String(reflecting: code)): use a three-letter ISO 4217 code in capitals, such \
+                as USD or EUR.
+                """
         case .currencyMismatch(let source, let sourceCurrency, let target, let targetCurrency):
-            return "\(source) is in \(sourceCurrency) but \(target) is in \(targetCurrency); the ledger does not convert currencies. Use accounts with the same currency."
+            return
+                """
+                \(source) is in \(sourceCurrency) but \(target) is in \(targetCurrency); the ledger does not \
+                convert currencies. Use accounts with the same currency.
+                """
         case .insufficientFunds(let account, let available, let attempted, let currency):
-            return "Insufficient funds in \(account): the balance is \(MinorUnits.format(available)) \(currency) and this would take it to \(MinorUnits.format(attempted)) \(currency), but the account does not allow overdraft. Use a smaller amount or add money first."
+            return
+                """
+                Insufficient funds in \(account): the balance is \(MinorUnits.format(available)) \(currency) and \
+                this would take it to \(MinorUnits.format(attempted)) \(currency), but the account does not allow \
+                overdraft. Use a smaller amount or add money first.
+                """
         case .duplicateAccountName(let name):
             return "An account named \(String(reflecting: name)) already exists. Choose another name."
         case .sameAccount(let name):
             return "A transfer needs two different accounts, but both sides are \(name). Choose another target account."
         case .accountHasTransactions(let account, let count):
-            return "\(account) still has \(count) transaction(s), so it cannot be deleted. Delete or move its transactions first."
+            return
+                """
+                \(account) still has \(count) transaction(s), so it cannot be deleted. Delete or move its \
+                transactions first.
+                """
         }
     }
 }

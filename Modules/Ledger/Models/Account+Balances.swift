@@ -28,15 +28,18 @@ extension Account {
         for transaction in ordered {
             let (sum, overflow) = running.addingReportingOverflow(transaction.amount)
             guard !overflow else {
-                throw LedgerError.invalidAmount(String(transaction.amount), reason: "the balance of \(name) would overflow 64-bit minor units")
+                throw LedgerError.invalidAmount(
+                    String(transaction.amount), reason: "the balance of \(name) would overflow 64-bit minor units")
             }
             running = sum
             runningBalances.append(running)
         }
         if !allowsOverdraft && running < 0 {
-            throw LedgerError.insufficientFunds(account: name, available: balance, attemptedBalance: running, currency: currency)
+            throw LedgerError.insufficientFunds(
+                account: name, available: balance, attemptedBalance: running, currency: currency)
         }
-        for (transaction, runningBalance) in zip(ordered, runningBalances) where transaction.runningBalance != runningBalance {
+        for (transaction, runningBalance) in zip(ordered, runningBalances)
+        where transaction.runningBalance != runningBalance {
             transaction.runningBalance = runningBalance
         }
         if balance != running { balance = running }
@@ -46,7 +49,12 @@ extension Account {
     /// insertion order. Call inside `perform`.
     var chronologicalTransactions: [Transaction] {
         transactions.allObjects.enumerated()
-            .map { (transaction: $0.element, date: $0.element.date, key: $0.element.objectID.primaryKey ?? .max, offset: $0.offset) }
+            .map {
+                (
+                    transaction: $0.element, date: $0.element.date, key: $0.element.objectID.primaryKey ?? .max,
+                    offset: $0.offset
+                )
+            }
             .sorted { ($0.date, $0.key, $0.offset) < ($1.date, $1.key, $1.offset) }
             .map(\.transaction)
     }

@@ -27,16 +27,19 @@ extension Account {
         guard let context = managedObjectContext else { return try recalculateBalances() }
         let accountID = objectID
         let date = transaction.date
-        let later = try context.count(for: FetchRequest<Transaction>(
-            predicate: #Predicate { $0.$account == accountID && $0.date > date }))
+        let later = try context.count(
+            for: FetchRequest<Transaction>(
+                predicate: #Predicate { $0.$account == accountID && $0.date > date }))
         guard later == 0 else { return try recalculateBalances() }
 
         let (newBalance, overflow) = balance.addingReportingOverflow(transaction.amount)
         guard !overflow else {
-            throw LedgerError.invalidAmount(String(transaction.amount), reason: "the balance of \(name) would overflow 64-bit minor units")
+            throw LedgerError.invalidAmount(
+                String(transaction.amount), reason: "the balance of \(name) would overflow 64-bit minor units")
         }
         if !allowsOverdraft && newBalance < 0 {
-            throw LedgerError.insufficientFunds(account: name, available: balance, attemptedBalance: newBalance, currency: currency)
+            throw LedgerError.insufficientFunds(
+                account: name, available: balance, attemptedBalance: newBalance, currency: currency)
         }
         transaction.runningBalance = newBalance
         balance = newBalance

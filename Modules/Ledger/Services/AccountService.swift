@@ -27,7 +27,8 @@ public struct AccountService: Sendable {
     /// Creates an account.
     ///
     /// ```swift
-    /// let wallet = try await accounts.create(name: "Wallet", currency: "EUR", openingBalance: 5_000, allowsOverdraft: false)
+    /// let wallet = try await accounts.create(
+    ///     name: "Wallet", currency: "EUR", openingBalance: 5_000, allowsOverdraft: false)
     /// ```
     /// - Parameters:
     ///   - name: unique, 1 to 100 characters; surrounding spaces are trimmed.
@@ -36,7 +37,8 @@ public struct AccountService: Sendable {
     ///   - allowsOverdraft: whether the balance may go below zero.
     /// - Returns: the saved account.
     /// - Throws: ``LedgerError/invalidName(_:)``, ``LedgerError/invalidCurrency(_:)``,
-    ///   ``LedgerError/duplicateAccountName(_:)``, ``LedgerError/insufficientFunds(account:available:attemptedBalance:currency:)``
+    ///   ``LedgerError/duplicateAccountName(_:)``,
+    ///   ``LedgerError/insufficientFunds(account:available:attemptedBalance:currency:)``
     ///   for a negative opening balance without overdraft, and storage errors (`StrataError`).
     public func create(
         name: String, currency: String, openingBalance: Int64 = 0, allowsOverdraft: Bool = true

@@ -18,7 +18,9 @@ extension TransactionService {
     ///   ``LedgerError/invalidURI(_:reason:)``, ``LedgerError/unknownAccount(_:)``, and storage
     ///   errors (`StrataError`). On any error nothing is saved.
     @discardableResult
-    public func add(to accountURI: String, amount: Int64, memo: String, date: Date? = nil) async throws -> TransactionRecord {
+    public func add(
+        to accountURI: String, amount: Int64, memo: String, date: Date? = nil
+    ) async throws -> TransactionRecord {
         let amount = try AccountRules.nonZero(amount)
         return try await contexts.performUnitOfWork { context in
             let account = try context.account(uri: accountURI)

@@ -5,7 +5,8 @@ extension TransactionService {
     /// deposit on `targetURI`, and both accounts' balances, saved together in one unit of work.
     ///
     /// ```swift
-    /// let receipt = try await transactions.transfer(from: checking.id, to: savings.id, amount: 25_000, memo: "Rainy day")
+    /// let receipt = try await transactions.transfer(
+    ///     from: checking.id, to: savings.id, amount: 25_000, memo: "Rainy day")
     /// print(receipt.withdrawal.runningBalance, receipt.deposit.runningBalance)
     /// ```
     /// Concurrent transfers over the same accounts are safe: both balances are written, so two
@@ -25,7 +26,9 @@ extension TransactionService {
     ///   ``LedgerError/unknownAccount(_:)``, and storage errors (`StrataError`). On any error
     ///   nothing is saved.
     @discardableResult
-    public func transfer(from sourceURI: String, to targetURI: String, amount: Int64, memo: String) async throws -> TransferReceipt {
+    public func transfer(
+        from sourceURI: String, to targetURI: String, amount: Int64, memo: String
+    ) async throws -> TransferReceipt {
         let amount = try AccountRules.positive(amount)
         return try await contexts.performUnitOfWork { context in
             let source = try context.account(uri: sourceURI)
@@ -33,7 +36,8 @@ extension TransactionService {
             guard source != target else { throw LedgerError.sameAccount(source.name) }
             guard source.currency == target.currency else {
                 throw LedgerError.currencyMismatch(
-                    source: source.name, sourceCurrency: source.currency, target: target.name, targetCurrency: target.currency)
+                    source: source.name, sourceCurrency: source.currency, target: target.name,
+                    targetCurrency: target.currency)
             }
 
             let withdrawal = Transaction(context: context)

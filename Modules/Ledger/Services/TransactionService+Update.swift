@@ -26,7 +26,9 @@ extension TransactionService {
     ///   ``LedgerError/unknownAccount(_:)``, and storage errors (`StrataError`). On any error
     ///   nothing is saved.
     @discardableResult
-    public func update(transaction updated: TransactionRecord, originalAccountID: String) async throws -> TransactionRecord {
+    public func update(
+        transaction updated: TransactionRecord, originalAccountID: String
+    ) async throws -> TransactionRecord {
         let amount = try AccountRules.nonZero(updated.amount)
         return try await contexts.performUnitOfWork { context in
             let transaction = try context.transaction(uri: updated.id)

@@ -20,14 +20,18 @@ enum AccountRules {
 
     /// - Throws: ``LedgerError/invalidAmount(_:reason:)`` for zero.
     static func nonZero(_ amount: Int64) throws(LedgerError) -> Int64 {
-        guard amount != 0 else { throw .invalidAmount("0", reason: "a transaction must move money; use a non-zero amount") }
+        guard amount != 0 else {
+            throw .invalidAmount("0", reason: "a transaction must move money; use a non-zero amount")
+        }
         return amount
     }
 
     /// - Throws: ``LedgerError/invalidAmount(_:reason:)`` unless `amount` is positive.
     static func positive(_ amount: Int64) throws(LedgerError) -> Int64 {
         guard amount > 0 else {
-            throw .invalidAmount(MinorUnits.format(amount), reason: "a transfer amount must be positive; swap the accounts to move money the other way")
+            throw .invalidAmount(
+                MinorUnits.format(amount),
+                reason: "a transfer amount must be positive; swap the accounts to move money the other way")
         }
         return amount
     }

@@ -47,7 +47,9 @@ extension ObjectContext {
     func saveLedger(accountName: String? = nil) throws {
         do {
             try save()
-        } catch StrataError.constraintViolation(let entity, let attributes, _) where entity == Account.entityName && attributes == ["name"] {
+        } catch StrataError.constraintViolation(let entity, let attributes, _)
+            where entity == Account.entityName && attributes == ["name"]
+        {
             throw LedgerError.duplicateAccountName(accountName ?? "")
         }
     }

@@ -28,7 +28,9 @@ public enum MinorUnits {
         let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let whole = parts[0]
         let fraction = parts.count > 1 ? parts[1] : ""
-        guard !whole.isEmpty || !fraction.isEmpty, isDigits(whole), isDigits(fraction), parts.count == 1 || !fraction.isEmpty else {
+        guard !whole.isEmpty || !fraction.isEmpty, isDigits(whole), isDigits(fraction),
+            parts.count == 1 || !fraction.isEmpty
+        else {
             throw .invalidAmount(text, reason: "write it as a decimal number such as 12.50 or -3")
         }
         guard fraction.count <= fractionDigits else {

@@ -4,7 +4,8 @@ import StrataStorage
 /// How ``ContextFactory/performUnitOfWork(retries:_:)`` retries conflicts and busy stores.
 ///
 /// ```swift
-/// try await container.performUnitOfWork(retries: RetryPolicy(maxRetries: 10, maxDelay: .milliseconds(20))) { context in
+/// let policy = RetryPolicy(maxRetries: 10, maxDelay: .milliseconds(20))
+/// try await container.performUnitOfWork(retries: policy) { context in
 ///     …
 /// }
 /// ```
@@ -22,7 +23,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxDelay: Duration
 
     /// A retry policy.
-    public init(maxRetries: Int = 50, baseDelay: Duration = .microseconds(100), maxDelay: Duration = .milliseconds(50)) {
+    public init(maxRetries: Int = 50, baseDelay: Duration = .microseconds(100), maxDelay: Duration = .milliseconds(50))
+    {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -36,7 +38,9 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Throws `.misuse` for a negative count or delay.
     func validate() throws(StrataError) {
-        if maxRetries < 0 { throw .misuse("RetryPolicy.maxRetries is \(maxRetries); it must be 0 or more (0: no retries).") }
+        if maxRetries < 0 {
+            throw .misuse("RetryPolicy.maxRetries is \(maxRetries); it must be 0 or more (0: no retries).")
+        }
         if baseDelay < .zero { throw .misuse("RetryPolicy.baseDelay is \(baseDelay); a delay must be zero or more.") }
         if maxDelay < .zero { throw .misuse("RetryPolicy.maxDelay is \(maxDelay); a delay must be zero or more.") }
     }

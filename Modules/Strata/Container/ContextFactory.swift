@@ -1,4 +1,5 @@
 import StrataStorage
+
 /// Something that hands out fresh background contexts: what domain services depend on.
 ///
 /// Services take a `ContextFactory`, never an engine or a container type, so the same

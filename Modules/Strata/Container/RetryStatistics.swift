@@ -28,7 +28,9 @@ public enum RetryStatistics {
         let exhausted = Atomic<Int>(0)
 
         var snapshot: Snapshot {
-            Snapshot(conflicts: conflicts.load(ordering: .relaxed), retries: retries.load(ordering: .relaxed), exhausted: exhausted.load(ordering: .relaxed))
+            Snapshot(
+                conflicts: conflicts.load(ordering: .relaxed), retries: retries.load(ordering: .relaxed),
+                exhausted: exhausted.load(ordering: .relaxed))
         }
     }
 
@@ -40,7 +42,9 @@ public enum RetryStatistics {
 
     /// Runs `body` and returns its result with the counts of the conflict handling it (and every
     /// child task it starts) caused, unaffected by other work running at the same time.
-    public static func observing<T: Sendable>(_ body: () async throws -> T) async rethrows -> (result: T, counts: Snapshot) {
+    public static func observing<T: Sendable>(
+        _ body: () async throws -> T
+    ) async rethrows -> (result: T, counts: Snapshot) {
         let counters = Counters()
         let result = try await $scope.withValue(counters) { try await body() }
         return (result, counters.snapshot)

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import StrataStorage
+import Synchronization
 
 /// What every object of a context shares with it: the thread currently running the context's
 /// `perform` (0 when none), the store's identity, a path back to the context, and the arena

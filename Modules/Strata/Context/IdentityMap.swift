@@ -100,7 +100,9 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
     /// or nil when `make` returns nil (then nothing is registered). With `orGet == false` an
     /// existing object is replaced.
     @inline(__always)
-    private mutating func register(_ key: Int64, orGet: Bool, _ make: () throws -> ManagedObject?) rethrows -> ManagedObject? {
+    private mutating func register(
+        _ key: Int64, orGet: Bool, _ make: () throws -> ManagedObject?
+    ) rethrows -> ManagedObject? {
         if slots.isEmpty {
             if let index = entries.firstIndex(where: { $0.key == key }) { return try fill(index, orGet: orGet, make) }
             guard let object = try make() else { return nil }
@@ -123,7 +125,9 @@ struct IdentityMap: ExpressibleByDictionaryLiteral {
     /// Puts an object into the entry of its key: a hole is filled (unless `make` returns nil),
     /// a live object kept (`orGet`) or replaced.
     @inline(__always)
-    private mutating func fill(_ index: Int, orGet: Bool, _ make: () throws -> ManagedObject?) rethrows -> ManagedObject? {
+    private mutating func fill(
+        _ index: Int, orGet: Bool, _ make: () throws -> ManagedObject?
+    ) rethrows -> ManagedObject? {
         let existing = entries[index].object
         if let existing, orGet { return existing }
         guard let object = try make() else { return nil }

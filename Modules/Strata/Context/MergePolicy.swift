@@ -1,4 +1,5 @@
 import StrataStorage
+
 /// What ``ObjectContext/save()`` does when rows it writes changed in the store since the
 /// context read them.
 ///
@@ -49,7 +50,8 @@ extension ObjectContext {
         defer { reader.close() }
         for conflict in conflicts {
             guard let model = schema.model(named: conflict.objectID.entityName), let key = conflict.objectID.primaryKey,
-                let number = schema.number(of: model), let object = registry[number][key], !object.state.contains(.inserted)
+                let number = schema.number(of: model), let object = registry[number][key],
+                !object.state.contains(.inserted)
             else { throw StrataError.conflict(conflicts) }
             // A row required unchanged that changed is the very failure the caller asked for.
             if unchangedRequirements.contains(where: { $0 === object }) { throw StrataError.conflict(conflicts) }

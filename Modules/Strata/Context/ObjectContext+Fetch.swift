@@ -51,7 +51,8 @@ extension ObjectContext {
             // No store holds more than Int.max rows: a limit reaching past that is cut to fit, so
             // that offset + limit never overflows, in the core or in an engine.
             let limit = query.limit.map { min($0, Int.max - query.offset) }
-            let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys, limit: limit, offset: query.offset)
+            let plan = FetchPlan(
+                entity: number, filter: query.pushdown, sort: query.sortKeys, limit: limit, offset: query.offset)
             let reader = try snapshot()
             // The entity's map is moved out for the loop, so that registering each row touches a
             // uniquely held local instead of the context's array of maps. Rows stream in: each
@@ -123,10 +124,20 @@ struct FetchQuery {
         self.model = model
         number = try context.entityNumber(model)
         if request.fetchOffset < 0 {
-            throw StrataError.misuse("FetchRequest<\(Entity.entityName)>.fetchOffset is \(request.fetchOffset); an offset must be 0 or more (0 skips nothing).")
+            throw StrataError.misuse(
+                """
+                FetchRequest<\(Entity.entityName)>.fetchOffset is \(request.fetchOffset); an offset must be 0 or \
+                more (0 skips nothing).
+                """
+            )
         }
         if let limit = request.fetchLimit, limit < 0 {
-            throw StrataError.misuse("FetchRequest<\(Entity.entityName)>.fetchLimit is \(limit); a limit must be 0 or more, or nil for no limit.")
+            throw StrataError.misuse(
+                """
+                FetchRequest<\(Entity.entityName)>.fetchLimit is \(limit); a limit must be 0 or more, or nil for \
+                no limit.
+                """
+            )
         }
         limit = request.fetchLimit
         offset = request.fetchOffset

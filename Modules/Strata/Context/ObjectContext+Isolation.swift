@@ -1,4 +1,5 @@
 import StrataStorage
+
 extension ObjectContext {
     /// Makes the next ``save()`` check that an object's row still has the version this context
     /// read, without writing or bumping it: if another context committed a change to it (or
@@ -30,13 +31,29 @@ extension ObjectContext {
     public func requireUnchanged(_ object: ManagedObject) throws {
         try checkInside("ObjectContext.requireUnchanged(_:)")
         guard object.link === link else {
-            throw StrataError.misuse("ObjectContext.requireUnchanged(_:) was given \(type(of: object).entityName), which belongs to \(object.link == nil ? "no context" : "another context"). Look the object up by its objectID in this context and pass that instance.")
+            throw StrataError.misuse(
+                """
+                ObjectContext.requireUnchanged(_:) was given \(type(of: object).entityName), which belongs to \
+                \(object.link == nil ? "no context" : "another context"). Look the object up by its objectID in \
+                this context and pass that instance.
+                """
+            )
         }
         if object.state.contains(.inserted) || object.key <= 0 {
-            throw StrataError.misuse("ObjectContext.requireUnchanged(_:) was given an unsaved \(type(of: object).entityName): it has no stored row to check. Save it first, or leave it out.")
+            throw StrataError.misuse(
+                """
+                ObjectContext.requireUnchanged(_:) was given an unsaved \(type(of: object).entityName): it has no \
+                stored row to check. Save it first, or leave it out.
+                """
+            )
         }
         if object.state.contains(.deleted) || object.state.contains(.gone) {
-            throw StrataError.misuse("ObjectContext.requireUnchanged(_:) was given a \(type(of: object).entityName) that is deleted in this context; its delete already checks its version at save.")
+            throw StrataError.misuse(
+                """
+                ObjectContext.requireUnchanged(_:) was given a \(type(of: object).entityName) that is deleted in \
+                this context; its delete already checks its version at save.
+                """
+            )
         }
         if !unchangedRequirements.contains(where: { $0 === object }) { unchangedRequirements.append(object) }
     }

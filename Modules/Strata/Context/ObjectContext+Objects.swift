@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 public import StrataStorage
+import Synchronization
 
 extension ObjectContext {
     /// Inserts a new object; it is written at the next ``save()``.
@@ -20,7 +20,12 @@ extension ObjectContext {
     public func insert<Object: ManagedObject>(_ object: Object) -> Object {
         requireInside("ObjectContext.insert(_:)")
         guard object.link == nil else {
-            Misuse.fail("ObjectContext.insert(_:) was given a \(Object.entityName) that already belongs to a context; an object can be inserted once, into one context")
+            Misuse.fail(
+                """
+                ObjectContext.insert(_:) was given a \(Object.entityName) that already belongs to a context; an \
+                object can be inserted once, into one context
+                """
+            )
         }
         if object.model == nil, let model = schemaModel(of: type(of: object)) {
             // The common case, `Entity(context:)`: no trip to the model registry's lock.
@@ -53,7 +58,13 @@ extension ObjectContext {
     /// Stops the program when `object` belongs to another context (or none).
     func requireOwned(_ object: ManagedObject, _ api: String) {
         guard object.link === link else {
-            Misuse.fail("\(api) was given \(object), which belongs to \(object.link == nil ? "no context (insert it first)" : "another context"). Objects cannot move between contexts: look the object up by its objectID in this context instead.")
+            Misuse.fail(
+                """
+                \(api) was given \(object), which belongs to \
+                \(object.link == nil ? "no context (insert it first)" : "another context"). Objects cannot move \
+                between contexts: look the object up by its objectID in this context instead.
+                """
+            )
         }
     }
 
@@ -77,8 +88,12 @@ extension ObjectContext {
     ///   and engine errors.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
         try checkInside("ObjectContext.existingObject(with:)")
-        guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(id.uriString, reason: .otherStore) }
-        guard let model = schema.model(named: id.entityName) else { throw StrataError.invalidURI(id.uriString, reason: .unknownEntity) }
+        guard id.storeIdentifier == link.storeIdentifier else {
+            throw StrataError.invalidURI(id.uriString, reason: .otherStore)
+        }
+        guard let model = schema.model(named: id.entityName) else {
+            throw StrataError.invalidURI(id.uriString, reason: .unknownEntity)
+        }
         switch id.kind {
         case .temporary(let serial):
             guard let object = temporaries[serial], object.model === model, !object.state.contains(.gone) else {
@@ -103,7 +118,9 @@ extension ObjectContext {
     ///   (checked before anything is loaded).
     public func existingObject<Object: ManagedObject>(with id: ObjectID, as type: Object.Type) throws -> Object {
         try checkInside("ObjectContext.existingObject(with:as:)")
-        if id.storeIdentifier == link.storeIdentifier, let model = schema.model(named: id.entityName), !(model.type is Object.Type) {
+        if id.storeIdentifier == link.storeIdentifier, let model = schema.model(named: id.entityName),
+            !(model.type is Object.Type)
+        {
             throw StrataError.wrongEntity(id, expected: Object.entityName)
         }
         guard let object = try existingObject(with: id) as? Object else {
@@ -127,7 +144,9 @@ extension ObjectContext {
         let uri = url.absoluteString
         let id = try ObjectID(uriString: uri)
         guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(uri, reason: .otherStore) }
-        guard schema.model(named: id.entityName) != nil else { throw StrataError.invalidURI(uri, reason: .unknownEntity) }
+        guard schema.model(named: id.entityName) != nil else {
+            throw StrataError.invalidURI(uri, reason: .unknownEntity)
+        }
         return id
     }
 
@@ -200,7 +219,12 @@ extension ObjectContext {
 
     @inline(never)
     private static func shapeError(_ row: StoredRow, _ model: EntityModel) -> StrataError {
-        .storeCorrupt("the engine returned row \(row.key) of \(model.name) with \(row.values.count) values; the entity has \(model.columnCount) columns")
+        .storeCorrupt(
+            """
+            the engine returned row \(row.key) of \(model.name) with \(row.values.count) values; the entity has \
+            \(model.columnCount) columns
+            """
+        )
     }
 
     /// Records that a saved object changed (called by the object on its first change).

@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import StrataStorage
+import Synchronization
 
 extension ObjectContext {
     /// Runs `body` on the context's own serial queue — never on the main actor — and returns
@@ -71,7 +71,8 @@ extension ObjectContext {
     func schedule(_ token: PerformToken, _ start: @escaping @Sendable (PerformStart) -> Void) {
         if let blocking = token.blockingBody {
             let (seconds, attoseconds) = Self.blockedPerformGrace.components
-            let grace = DispatchTimeInterval.milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+            let grace = DispatchTimeInterval.milliseconds(
+                Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
             // Weak: a context whose call already ran may go (its queued block held it until then).
             DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [weak self] in
                 guard let self else { return }
@@ -100,7 +101,14 @@ extension ObjectContext {
     }
 
     private func blockedPerform(_ token: PerformToken) -> StrataError {
-        .misuse("ObjectContext.perform(_:) of context \(name ?? "(unnamed)") was called from a task started inside a perform body of the same context, and that body was still running after \(Self.blockedPerformGrace): it is presumed to be waiting for this call, which can only run after it returns (the context runs one body at a time). Do the work directly in the running body, or use another context.")
+        .misuse(
+            """
+            ObjectContext.perform(_:) of context \(name ?? "(unnamed)") was called from a task started inside a \
+            perform body of the same context, and that body was still running after \(Self.blockedPerformGrace): \
+            it is presumed to be waiting for this call, which can only run after it returns (the context runs one \
+            body at a time). Do the work directly in the running body, or use another context.
+            """
+        )
     }
 
     /// Whether the task that called the running ``perform(_:)`` has been cancelled.

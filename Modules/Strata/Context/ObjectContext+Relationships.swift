@@ -1,4 +1,5 @@
 import StrataStorage
+
 extension ObjectContext {
     /// Loads the members of a to-many relationship: the store's view from the snapshot,
     /// corrected by this context's unsaved relationship changes.
@@ -15,7 +16,8 @@ extension ObjectContext {
             return owner.key > 0 && object.values[inverseColumn] == .integer(owner.key)
         }
         if owner.key > 0 {
-            let plan = FetchPlan(entity: targetNumber, filter: .compare(column: inverseColumn, .equal, .integer(owner.key)))
+            let plan = FetchPlan(
+                entity: targetNumber, filter: .compare(column: inverseColumn, .equal, .integer(owner.key)))
             for row in try snapshot().rows(for: plan) {
                 let object = try materialize(row, model: relation.target, number: targetNumber)
                 if pointsAtOwner(object) && seen.insert(ObjectIdentifier(object)).inserted { members.append(object) }
@@ -27,7 +29,9 @@ extension ObjectContext {
         return members
     }
 
-    private func loadLinked(_ relation: RelationModel, of owner: ManagedObject, targetNumber: Int) throws -> [ManagedObject] {
+    private func loadLinked(
+        _ relation: RelationModel, of owner: ManagedObject, targetNumber: Int
+    ) throws -> [ManagedObject] {
         guard let joinName = relation.joinName, let join = schema.joinNumber(joinName) else { return [] }
         var members: [ManagedObject] = []
         if owner.key > 0 {

@@ -1,4 +1,5 @@
 import StrataStorage
+
 extension ObjectContext {
     /// Writes every unsaved change in one atomic commit.
     ///
@@ -39,8 +40,9 @@ extension ObjectContext {
         try checkInside("ObjectContext.save()")
         try checkCancellation()
         if let refused = refusedInserts.first { throw refused }
-        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
-            || !unchangedRequirements.isEmpty
+        guard
+            !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
+                || !unchangedRequirements.isEmpty
         else { return }
         try applyDeleteRules()
         try validatePendingObjects()
@@ -76,7 +78,15 @@ extension ObjectContext {
                     switch relation.deleteRule {
                     case .deny:
                         if !members.isEmpty {
-                            issues.append(ValidationIssue(entity: model.name, property: property, message: "cannot delete while \(members.count) related \(relation.target.name) object(s) exist (deny rule)"))
+                            issues.append(
+                                ValidationIssue(
+                                    entity: model.name, property: property,
+                                    message:
+                                        """
+                                        cannot delete while \(members.count) related \(relation.target.name) \
+                                        object(s) exist (deny rule)
+                                        """
+                                ))
                         }
                     case .cascade:
                         for member in members { delete(member) }
@@ -86,7 +96,10 @@ extension ObjectContext {
                 } else if let target = object.toOneTarget(relation.property), !target.state.contains(.deleted) {
                     switch relation.deleteRule {
                     case .deny:
-                        issues.append(ValidationIssue(entity: model.name, property: property, message: "cannot delete while it refers to a \(relation.target.name) (deny rule)"))
+                        issues.append(
+                            ValidationIssue(
+                                entity: model.name, property: property,
+                                message: "cannot delete while it refers to a \(relation.target.name) (deny rule)"))
                     case .cascade:
                         delete(target)
                         object.setToOneTarget(relation.property, nil)
@@ -107,7 +120,11 @@ extension ObjectContext {
                 let column = model.column(ofProperty: property)
                 guard column >= 0 else { return }
                 let value: StoredValue
-                if let target, target.key > 0, !target.state.contains(.deleted) { value = .integer(target.key) } else { value = .null }
+                if let target, target.key > 0, !target.state.contains(.deleted) {
+                    value = .integer(target.key)
+                } else {
+                    value = .null
+                }
                 if object.values[column] != value { object.setColumn(column, value) }
             }
         }
@@ -119,17 +136,29 @@ extension ObjectContext {
         var changes = ChangeSet()
         changes.inserts.reserveCapacity(inserted.count)
         for object in inserted where !object.state.contains(.deleted) {
-            changes.inserts.append(RowWrite(entity: try numbers.number(of: object), key: object.key, expectedVersion: 0, values: ContiguousArray(object.values)))
+            changes.inserts.append(
+                RowWrite(
+                    entity: try numbers.number(of: object), key: object.key, expectedVersion: 0,
+                    values: ContiguousArray(object.values)))
         }
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
             if object.hasUnchangedValues && !object.state.contains(.touched) { continue }
-            changes.updates.append(RowWrite(entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version, values: ContiguousArray(object.values)))
+            changes.updates.append(
+                RowWrite(
+                    entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version,
+                    values: ContiguousArray(object.values)))
         }
-        for object in touched where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted) {
-            changes.touches.append(RowVersionCheck(entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version))
+        for object in touched
+        where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted)
+        {
+            changes.touches.append(
+                RowVersionCheck(
+                    entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version))
         }
         for object in deleted where object.key > 0 && !object.state.contains(.inserted) {
-            changes.deletes.append(RowVersionCheck(entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version))
+            changes.deletes.append(
+                RowVersionCheck(
+                    entity: try numbers.number(of: object), key: object.key, expectedVersion: object.version))
         }
         for change in pendingLinks.values {
             guard !change.left.state.contains(.deleted), !change.right.state.contains(.deleted) else { continue }
@@ -148,7 +177,9 @@ extension ObjectContext {
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
             if !object.hasUnchangedValues || object.state.contains(.touched) { object.version += 1 }
         }
-        for object in touched where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted) {
+        for object in touched
+        where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted)
+        {
             object.version += 1
         }
         forgetTemporaries()

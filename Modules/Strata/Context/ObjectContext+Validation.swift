@@ -1,4 +1,5 @@
 import StrataStorage
+
 extension ObjectContext {
     /// The objects `save()` validates: inserted, then updated, without those marked for deletion.
     ///
@@ -36,7 +37,10 @@ extension ObjectContext {
             for column in values.indices {
                 guard case .real(let value) = values[column], value.isNaN else { continue }
                 let property = model.properties[model.columnProperties[column]]
-                issues.append(ValidationIssue(entity: model.name, property: property.name, message: "NaN cannot be stored; use nil or a number"))
+                issues.append(
+                    ValidationIssue(
+                        entity: model.name, property: property.name,
+                        message: "NaN cannot be stored; use nil or a number"))
             }
             if !model.checkedColumns.isEmpty { issues += model.undecodableIssues { values[$0] } }
         }
@@ -64,7 +68,8 @@ extension ObjectContext {
                     let values = index.columns.map { object.values[$0] }
                     if values.contains(where: \.isNull) { continue }
                     if !seen.insert(values).inserted {
-                        throw StrataError.constraintViolation(entity: group[0].model!.name, attributes: index.columns.map { entity.columns[$0].name })
+                        throw StrataError.constraintViolation(
+                            entity: group[0].model!.name, attributes: index.columns.map { entity.columns[$0].name })
                     }
                 }
             }
@@ -84,7 +89,8 @@ extension ObjectContext {
             try Self.checkAllocated(keys, count: count, entity: schema.entityNames[number])
             registry[number].reserveCapacity(registry[number].count + count)
             var next = keys.lowerBound
-            for object in inserted where try object.key == 0 && !object.state.contains(.deleted) && numbers.number(of: object) == number {
+            for object in inserted
+            where try object.key == 0 && !object.state.contains(.deleted) && numbers.number(of: object) == number {
                 guard next < keys.upperBound else { break }
                 object.key = next
                 registry[number][next] = object
@@ -98,7 +104,13 @@ extension ObjectContext {
     /// may have.
     static func checkAllocated(_ keys: Range<Int64>, count: Int, entity: String) throws(StrataError) {
         guard keys.lowerBound > 0, keys.count == count else {
-            throw .misuse("the engine returned keys \(keys) for \(count) new \(entity) object(s); StorageEngine.allocateKeys(entity:count:) must return exactly count positive keys. Nothing was written; this is a defect of the engine.")
+            throw .misuse(
+                """
+                the engine returned keys \(keys) for \(count) new \(entity) object(s); \
+                StorageEngine.allocateKeys(entity:count:) must return exactly count positive keys. Nothing was \
+                written; this is a defect of the engine.
+                """
+            )
         }
     }
 }

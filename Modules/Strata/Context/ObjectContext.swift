@@ -1,7 +1,7 @@
-public import Foundation
 import Dispatch
-import Synchronization
+public import Foundation
 import StrataStorage
+import Synchronization
 
 /// A scratchpad of objects over one store, confined to its own serial queue.
 ///
@@ -80,7 +80,10 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     private func outsideMessage(_ api: String) -> String {
-        "\(api) was called outside the context's perform { }\(name.map { " (context \($0))" } ?? ""). Move the call inside `try await context.perform { … }`."
+        """
+        \(api) was called outside the context's perform { }\(name.map { " (context \($0))" } ?? ""). Move the \
+        call inside `try await context.perform { … }`.
+        """
     }
 
     /// The read snapshot for this `perform`, begun on first use.
@@ -114,7 +117,13 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The error for an entity class that is not in this context's schema.
     func notInSchema(_ entityName: String) -> StrataError {
-        .misuse("\(entityName) is not in this container's schema (its entities: \(schema.entityNames.joined(separator: ", "))). Add \(entityName).self to the Schema the container is created with, or use a container whose schema lists it.")
+        .misuse(
+            """
+            \(entityName) is not in this container's schema (its entities: \
+            \(schema.entityNames.joined(separator: ", "))). Add \(entityName).self to the Schema the container is \
+            created with, or use a container whose schema lists it.
+            """
+        )
     }
 
     /// Whether there are unsaved inserts, updates or deletes.

@@ -1,4 +1,5 @@
 import StrataStorage
+
 /// The column values of a context's objects, kept in a few large blocks instead of one array
 /// per object.
 ///
@@ -27,7 +28,11 @@ import StrataStorage
     init() {}
 
     deinit {
-        for unsafe block in unsafe filled { unsafe Self.free(block.base, used: block.used) }
+        // (An index loop: `swift format` would glue `for unsafe block` into one word.)
+        for index in unsafe filled.indices {
+            let block = unsafe filled[index]
+            unsafe Self.free(block.base, used: block.used)
+        }
         if let current = unsafe current { unsafe Self.free(current, used: used) }
     }
 
@@ -55,7 +60,9 @@ import StrataStorage
     /// `initialize(from:count:)` copies through the runtime's generic array copy, several times
     /// slower for a handful of enum values.
     @inline(__always)
-    fileprivate static func initialize(_ slots: UnsafeMutablePointer<StoredValue>, count: Int, from values: ContiguousArray<StoredValue>) {
+    fileprivate static func initialize(
+        _ slots: UnsafeMutablePointer<StoredValue>, count: Int, from values: ContiguousArray<StoredValue>
+    ) {
         let copied = min(values.count, count)
         for index in 0..<copied { unsafe (slots + index).initialize(to: values[index]) }
         if copied < count { unsafe (slots + copied).initialize(repeating: .null, count: count - copied) }

@@ -23,6 +23,8 @@ enum ExactCast {
 
     @inline(__always)
     private static func check<Entity: ManagedObject>(_ object: ManagedObject, _: Entity.Type) {
-        precondition(ObjectIdentifier(type(of: object)) == ObjectIdentifier(Entity.self), "Strata: a fetch made an object of another class than its entity")
+        precondition(
+            ObjectIdentifier(type(of: object)) == ObjectIdentifier(Entity.self),
+            "Strata: a fetch made an object of another class than its entity")
     }
 }

@@ -44,7 +44,8 @@ public struct FetchRequest<Entity: ManagedObject>: Sendable {
 
     /// A request for objects of `Entity`.
     public init(
-        predicate: Predicate<Entity>? = nil, sortBy: [SortDescriptor<Entity>] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0
+        predicate: Predicate<Entity>? = nil, sortBy: [SortDescriptor<Entity>] = [], fetchLimit: Int? = nil,
+        fetchOffset: Int = 0
     ) {
         self.predicate = predicate
         self.sortBy = sortBy

@@ -162,7 +162,8 @@ struct PredicateCompiler {
         }
     }
 
-    private func leaf(_ column: Int, _ type: ColumnType, _ op: ComparisonOperator, _ value: StoredValue) -> FilterNode? {
+    private func leaf(_ column: Int, _ type: ColumnType, _ op: ComparisonOperator, _ value: StoredValue) -> FilterNode?
+    {
         if value.isNull {
             switch op {
             case .equal: return .filter(.isNull(column: column))

@@ -1,4 +1,5 @@
 import StrataStorage
+
 /// Declares a stored attribute on a ``ManagedObject`` subclass.
 ///
 /// ```swift

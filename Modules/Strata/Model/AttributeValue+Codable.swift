@@ -56,7 +56,9 @@ extension CodableAttribute {
     /// Decodes a stored value, throwing why it does not decode.
     static func decoded(from storedValue: StoredValue) throws -> Self {
         guard case .blob(let data) = storedValue else {
-            throw DecodingError.typeMismatch(Self.self, .init(codingPath: [], debugDescription: "the stored value is \(storedValue), not JSON bytes"))
+            throw DecodingError.typeMismatch(
+                Self.self, .init(codingPath: [], debugDescription: "the stored value is \(storedValue), not JSON bytes")
+            )
         }
         return try JSONDecoder().decode(Self.self, from: data)
     }

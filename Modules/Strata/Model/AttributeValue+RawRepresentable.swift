@@ -1,4 +1,5 @@
 import StrataStorage
+
 /// An attribute type stored as its raw value: declare an enum (or any `RawRepresentable` type)
 /// whose raw value is an ``AttributeValue`` and it gets everything from default implementations.
 ///
@@ -33,7 +34,9 @@ public protocol RawValueAttribute: AttributeValue, RawRepresentable where RawVal
 
 extension RawValueAttribute {
     /// The raw value's column type.
-    public static var attributeColumnType: AttributeColumnType { AttributeColumnType(RawValue.attributeColumnType.type) }
+    public static var attributeColumnType: AttributeColumnType {
+        AttributeColumnType(RawValue.attributeColumnType.type)
+    }
 
     /// The value whose raw value is stored, or nil when the raw value is not one of the type's
     /// values.

@@ -120,7 +120,9 @@ extension Date: AttributeValue {
         }
     }
     @inlinable
-    public var storedAttributeValue: StoredAttributeValue { StoredAttributeValue(.real(timeIntervalSinceReferenceDate)) }
+    public var storedAttributeValue: StoredAttributeValue {
+        StoredAttributeValue(.real(timeIntervalSinceReferenceDate))
+    }
 }
 
 extension Data: AttributeValue {
@@ -142,13 +144,17 @@ extension UUID: AttributeValue {
         let storedValue = storedAttributeValue.value
         guard case .blob(let v) = storedValue, v.count == 16 else { return nil }
         let b = v.startIndex
-        self = UUID(uuid: (v[b], v[b + 1], v[b + 2], v[b + 3], v[b + 4], v[b + 5], v[b + 6], v[b + 7],
-                           v[b + 8], v[b + 9], v[b + 10], v[b + 11], v[b + 12], v[b + 13], v[b + 14], v[b + 15]))
+        self = UUID(
+            uuid: (
+                v[b], v[b + 1], v[b + 2], v[b + 3], v[b + 4], v[b + 5], v[b + 6], v[b + 7],
+                v[b + 8], v[b + 9], v[b + 10], v[b + 11], v[b + 12], v[b + 13], v[b + 14], v[b + 15]
+            ))
     }
     @inlinable
     public var storedAttributeValue: StoredAttributeValue {
         let u = uuid
-        return StoredAttributeValue(.blob(Data([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15])))
+        return StoredAttributeValue(
+            .blob(Data([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15])))
     }
 }
 

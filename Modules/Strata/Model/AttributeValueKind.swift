@@ -1,4 +1,5 @@
 import StrataStorage
+
 /// How the core treats an attribute's values beyond their storage class: scalars compare and
 /// sort by stored value; raw-value types compare for equality by stored value, but their order
 /// is the type's own; Codable values are opaque bytes to every engine (only nil is known).

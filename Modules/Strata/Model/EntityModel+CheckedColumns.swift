@@ -1,4 +1,5 @@
 import StrataStorage
+
 // Raw-value and Codable attributes: how predicates may use their columns, and the checks of
 // their stored values as rows load and as objects are saved.
 extension EntityModel {
@@ -15,7 +16,8 @@ extension EntityModel {
         _ options: AttributeOptions, _ defaultValue: StoredValue, of checked: CheckedColumn, _ name: String
     ) throws(StrataError) {
         if case .codable = checked.kind, options.contains(.unique) {
-            throw .invalidSchema("\(name) is a Codable attribute and cannot be unique: equal values need not encode to equal bytes")
+            throw .invalidSchema(
+                "\(name) is a Codable attribute and cannot be unique: equal values need not encode to equal bytes")
         }
         if let failure = checked.decodingFailure(defaultValue) {
             throw .invalidSchema("\(name) has a default that cannot be stored: \(failure)")
@@ -39,7 +41,11 @@ extension EntityModel {
         checkedColumns.compactMap { checked in
             guard let failure = checked.decodingFailure(value(checked.column)) else { return nil }
             let property = properties[columnProperties[checked.column]]
-            let message = "the value does not encode into a value that reads back (a Double field holding NaN or infinity cannot be JSON): \(failure)"
+            let message =
+                """
+                the value does not encode into a value that reads back (a Double field holding NaN or infinity \
+                cannot be JSON): \(failure)
+                """
             return ValidationIssue(entity: name, property: property.name, message: message)
         }
     }

@@ -66,8 +66,10 @@ final class EntityModel: @unchecked Sendable {
         for (index, (label, value)) in declared.enumerated() {
             let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
             if let attribute = value as? any AttributeWrapper {
-                guard case .attribute(let defaultValue, let typedDefault, let options)? = captured[attribute.site] else {
-                    throw .invalidSchema("\(type.entityName).\(propertyName): its @Attribute declaration could not be read")
+                guard case .attribute(let defaultValue, let typedDefault, let options)? = captured[attribute.site]
+                else {
+                    throw .invalidSchema(
+                        "\(type.entityName).\(propertyName): its @Attribute declaration could not be read")
                 }
                 var twinDefault: StoredValue?
                 if let twinAttribute = twinDeclared[index].1 as? any AttributeWrapper,
@@ -76,7 +78,12 @@ final class EntityModel: @unchecked Sendable {
                     twinDefault = value
                 }
                 guard twinDefault == defaultValue else {
-                    throw .invalidSchema("\(type.entityName).\(propertyName) has a default that changes per instance (such as Date() or UUID()); give it a constant default and set the value in awakeFromInsert()")
+                    throw .invalidSchema(
+                        """
+                        \(type.entityName).\(propertyName) has a default that changes per instance (such as \
+                        Date() or UUID()); give it a constant default and set the value in awakeFromInsert()
+                        """
+                    )
                 }
                 if case .real(let v) = defaultValue, v.isNaN {
                     throw .invalidSchema("\(type.entityName).\(propertyName) defaults to NaN, which cannot be stored")
@@ -85,17 +92,22 @@ final class EntityModel: @unchecked Sendable {
                     try Self.checkDeclaration(options, defaultValue, of: checked, "\(type.entityName).\(propertyName)")
                     checkedColumns.append(checked)
                 }
-                properties.append(PropertyModel(name: propertyName, column: columnProperties.count, kind: .attribute(attribute.columnType, isOptional: attribute.isOptional, options: options)))
+                properties.append(
+                    PropertyModel(
+                        name: propertyName, column: columnProperties.count,
+                        kind: .attribute(attribute.columnType, isOptional: attribute.isOptional, options: options)))
                 columnProperties.append(index)
                 defaults.append(defaultValue)
                 typedDefaults.append(typedDefault)
                 sites.append(attribute.site)
             } else if let wrapper = value as? any RelationshipWrapper {
                 guard case .relationship(let inverse, let deleteRule)? = captured[wrapper.site] else {
-                    throw .invalidSchema("\(type.entityName).\(propertyName): its @Relationship declaration could not be read")
+                    throw .invalidSchema(
+                        "\(type.entityName).\(propertyName): its @Relationship declaration could not be read")
                 }
                 let relationship = RelationshipDeclaration(
-                    targetType: wrapper.targetType, isToMany: wrapper.isToMany, inverseKeyPath: inverse, declaredDeleteRule: deleteRule)
+                    targetType: wrapper.targetType, isToMany: wrapper.isToMany, inverseKeyPath: inverse,
+                    declaredDeleteRule: deleteRule)
                 var column: Int?
                 if !relationship.isToMany {
                     column = columnProperties.count
@@ -108,10 +120,23 @@ final class EntityModel: @unchecked Sendable {
             }
         }
         if let clash = Self.firstSiteClash(sites, properties) {
-            throw .invalidSchema("\(type.entityName): \(clash.0) and \(clash.1) have the same declaration site (the same reported #fileID, #line and #column, as generated code with one #sourceLocation gives, or a one-in-billions hash collision): declare them on different lines, or pass one of them an explicit _line: or _column: argument")
+            throw .invalidSchema(
+                """
+                \(type.entityName): \(clash.0) and \(clash.1) have the same declaration site (the same reported \
+                #fileID, #line and #column, as generated code with one #sourceLocation gives, or a \
+                one-in-billions hash collision): declare them on different lines, or pass one of them an explicit \
+                _line: or _column: argument
+                """
+            )
         }
-        for property in properties where !EntityName.isValid(property.name) || property.name == "id" || property.name == "version" {
-            throw .invalidSchema("\(type.entityName).\(property.name): property names must be ASCII identifiers other than id and version")
+        for property in properties
+        where !EntityName.isValid(property.name) || property.name == "id" || property.name == "version" {
+            throw .invalidSchema(
+                """
+                \(type.entityName).\(property.name): property names must be ASCII identifiers other than id and \
+                version
+                """
+            )
         }
         self.properties = properties
         self.columnProperties = columnProperties
@@ -143,7 +168,9 @@ final class EntityModel: @unchecked Sendable {
 
     /// The declared default of attribute `property`, as the property's Swift type.
     func typedDefault(ofProperty property: Int) -> any Sendable {
-        guard let value = typedDefaults[property] else { fatalError("Strata: property \(property) of \(name) is not an attribute") }
+        guard let value = typedDefaults[property] else {
+            fatalError("Strata: property \(property) of \(name) is not an attribute")
+        }
         return value
     }
 
@@ -151,7 +178,9 @@ final class EntityModel: @unchecked Sendable {
     private static func firstSiteClash(_ sites: [UInt32], _ properties: [PropertyModel]) -> (String, String)? {
         var seen: [UInt32: Int] = [:]
         for (index, site) in sites.enumerated() {
-            if let earlier = seen.updateValue(index, forKey: site) { return (properties[earlier].name, properties[index].name) }
+            if let earlier = seen.updateValue(index, forKey: site) {
+                return (properties[earlier].name, properties[index].name)
+            }
         }
         return nil
     }
@@ -166,7 +195,9 @@ final class EntityModel: @unchecked Sendable {
         }
         return mirrors.reversed().flatMap { mirror in
             mirror.children.compactMap { child -> (String, Any)? in
-                guard let label = child.label, child.value is any AttributeWrapper || child.value is any RelationshipWrapper else { return nil }
+                guard let label = child.label,
+                    child.value is any AttributeWrapper || child.value is any RelationshipWrapper
+                else { return nil }
                 return (label, child.value)
             }
         }
@@ -206,7 +237,8 @@ final class EntityModel: @unchecked Sendable {
             recordedAccesses = []
             _ = prototype[keyPath: keyPath]
             var accesses = recordedAccesses ?? []
-            if accesses.count == 1, accesses[0].keyPath == nil, let writable = keyPath as? any PrototypeWritableKeyPath {
+            if accesses.count == 1, accesses[0].keyPath == nil, let writable = keyPath as? any PrototypeWritableKeyPath
+            {
                 recordedAccesses = []
                 writable.writeBack(on: prototype)
                 accesses = recordedAccesses ?? []
@@ -378,12 +410,19 @@ enum ModelRegistry {
             guard case .relationship(let declaration) = property.kind else { continue }
             let target = try build(declaration.targetType, pending: &pending)
             let place = "\(model.name).\(property.name)"
-            let inverseIndex = try inverseProperty(of: index, in: model, declaration: declaration, target: target, place: place)
+            let inverseIndex = try inverseProperty(
+                of: index, in: model, declaration: declaration, target: target, place: place)
             guard case .relationship(let inverse) = target.properties[inverseIndex].kind else {
-                throw StrataError.invalidSchema("\(place): its inverse must be a @Relationship property of \(target.name)")
+                throw StrataError.invalidSchema(
+                    "\(place): its inverse must be a @Relationship property of \(target.name)")
             }
             guard inverse.targetType == model.type else {
-                throw StrataError.invalidSchema("\(place): its inverse \(target.name).\(target.properties[inverseIndex].name) points at \(inverse.targetType), not \(model.name)")
+                throw StrataError.invalidSchema(
+                    """
+                    \(place): its inverse \(target.name).\(target.properties[inverseIndex].name) points at \
+                    \(inverse.targetType), not \(model.name)
+                    """
+                )
             }
             var joinName: String?
             var isLeft = false
@@ -405,13 +444,18 @@ enum ModelRegistry {
         of index: Int, in model: EntityModel, declaration: RelationshipDeclaration, target: EntityModel, place: String
     ) throws -> Int {
         if let inverseKeyPath = declaration.inverseKeyPath {
-            guard let inverseIndex = target.propertyIndex(forKeyPath: inverseKeyPath), target.properties[inverseIndex].isRelationship else {
-                throw StrataError.invalidSchema("\(place): its inverse must be a @Relationship property of \(target.name)")
+            guard let inverseIndex = target.propertyIndex(forKeyPath: inverseKeyPath),
+                target.properties[inverseIndex].isRelationship
+            else {
+                throw StrataError.invalidSchema(
+                    "\(place): its inverse must be a @Relationship property of \(target.name)")
             }
-            if case .relationship(let inverse) = target.properties[inverseIndex].kind, let back = inverse.inverseKeyPath,
+            if case .relationship(let inverse) = target.properties[inverseIndex].kind,
+                let back = inverse.inverseKeyPath,
                 model.propertyIndex(forKeyPath: back) != index
             {
-                throw StrataError.invalidSchema("\(place) and \(target.name).\(target.properties[inverseIndex].name) name different inverses")
+                throw StrataError.invalidSchema(
+                    "\(place) and \(target.name).\(target.properties[inverseIndex].name) name different inverses")
             }
             return inverseIndex
         }
@@ -422,7 +466,8 @@ enum ModelRegistry {
             return model.propertyIndex(forKeyPath: back) == index
         }
         guard naming.count == 1 else {
-            throw StrataError.invalidSchema("\(place) has no inverse: name it on one side, e.g. @Relationship(inverse: \\\(target.name).property)")
+            throw StrataError.invalidSchema(
+                "\(place) has no inverse: name it on one side, e.g. @Relationship(inverse: \\\(target.name).property)")
         }
         return naming[0]
     }

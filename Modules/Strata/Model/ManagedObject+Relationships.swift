@@ -1,10 +1,16 @@
 import StrataStorage
+
 extension ManagedObject {
     /// The context for relationship work, stopping the program for objects not in one.
     private func relationContext(_ property: Int) -> ObjectContext {
         checkAccess { propertyName(property) }
         guard let context = link?.context else {
-            Misuse.fail("\(propertyName(property)) was used on an object that is not in a live context; insert the object before relating it")
+            Misuse.fail(
+                """
+                \(propertyName(property)) was used on an object that is not in a live context; insert the object \
+                before relating it
+                """
+            )
         }
         return context
     }
@@ -16,7 +22,8 @@ extension ManagedObject {
     /// Stops the program when `object` is not in this object's context; the message is built
     /// only then.
     @inline(__always)
-    private func requireSameContext(_ object: ManagedObject, _ context: ObjectContext, _ api: @autoclosure () -> String) {
+    private func requireSameContext(_ object: ManagedObject, _ context: ObjectContext, _ api: @autoclosure () -> String)
+    {
         if object.link !== link { context.requireOwned(object, api()) }
     }
 
@@ -72,14 +79,22 @@ extension ManagedObject {
     /// `object` as `Target`, the declared class of relationship `property` (see
     /// ``toOneTarget(_:as:)`` for why the cast cannot fail).
     @inline(__always)
-    final func checkedMember<Target: ManagedObject>(_ object: ManagedObject, of property: Int, as _: Target.Type) -> Target {
+    final func checkedMember<Target: ManagedObject>(
+        _ object: ManagedObject, of property: Int, as _: Target.Type
+    ) -> Target {
         if let typed = object as? Target { return typed }
         wrongMemberClass(object, property, Target.self)
     }
 
     @inline(never)
     private final func wrongMemberClass(_ object: ManagedObject, _ property: Int, _ expected: Any.Type) -> Never {
-        Misuse.fail("\(propertyName(property)) holds \(object), a \(type(of: object)), where its declaration says \(expected). The schema builds every relationship's target from its declared class, so this is a bug in Strata: please report it with this message")
+        Misuse.fail(
+            """
+            \(propertyName(property)) holds \(object), a \(type(of: object)), where its declaration says \
+            \(expected). The schema builds every relationship's target from its declared class, so this is a bug \
+            in Strata: please report it with this message
+            """
+        )
     }
 
     /// The ID of a to-one target, without loading it when it is saved.
@@ -89,7 +104,8 @@ extension ManagedObject {
         _ = relationContext(property)
         if let cached = relations?[toOne: property] { return cached?.objectID }
         guard case .integer(let key) = values[resolvedModel.properties[property].column!], let link else { return nil }
-        return ObjectID(storeIdentifier: link.storeIdentifier, entityName: relation(property).target.name, kind: .permanent(key))
+        return ObjectID(
+            storeIdentifier: link.storeIdentifier, entityName: relation(property).target.name, kind: .permanent(key))
     }
 
     /// Sets a to-one relationship and keeps the inverse in sync; returns whether it changed.
@@ -199,7 +215,9 @@ extension ManagedObject {
     /// Links or unlinks a many-to-many pair on both sides, recording the join change and
     /// touching both rows. No effect when the pair is already in the wanted state.
     @discardableResult
-    private func setLinked(_ object: ManagedObject, _ linked: Bool, through relation: RelationModel, context: ObjectContext) -> Bool {
+    private func setLinked(
+        _ object: ManagedObject, _ linked: Bool, through relation: RelationModel, context: ObjectContext
+    ) -> Bool {
         let mine = loadedSet(relation.property)
         guard mine.contains(object) != linked else { return false }
         let theirs = object.loadedSet(relation.inverseProperty)

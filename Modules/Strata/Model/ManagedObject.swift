@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 public import StrataStorage
+import Synchronization
 
 /// The base class of every model class: an object in a context's graph, backed by one row.
 ///
@@ -88,7 +88,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The object's ID: temporary until the first save, permanent after.
     public final var objectID: ObjectID {
-        guard let link else { fatalError("Strata misuse: \(Self.entityName).objectID read before the object was inserted into a context") }
+        guard let link else {
+            fatalError("Strata misuse: \(Self.entityName).objectID read before the object was inserted into a context")
+        }
         checkAccess { "\(Self.entityName).objectID" }
         let name = model?.name ?? Self.entityName
         if key > 0 { return ObjectID(storeIdentifier: link.storeIdentifier, entityName: name, kind: .permanent(key)) }
@@ -127,7 +129,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         let current = CurrentThread.id
         guard let owner = link?.ownerThread.load(ordering: .relaxed) else { return }
         if owner != current {
-            Misuse.fail("\(api()) was used outside its context's perform { }. Objects are confined to the perform call of the context that fetched or inserted them: move this code inside `try await context.perform { … }` and pass object IDs, not objects, between operations.")
+            Misuse.fail(
+                """
+                \(api()) was used outside its context's perform { }. Objects are confined to the perform call of \
+                the context that fetched or inserted them: move this code inside `try await context.perform { … \
+                }` and pass object IDs, not objects, between operations.
+                """
+            )
         }
     }
 

@@ -14,7 +14,9 @@
     /// as long as the object (see the type's summary).
     @inline(__always)
     init(_ model: EntityModel, for object: ManagedObject) {
-        precondition(model.isPublished || model.prototype === object, "Strata: an object's model must be published by the model registry")
+        precondition(
+            model.isPublished || model.prototype === object,
+            "Strata: an object's model must be published by the model registry")
         unsafe target = Unmanaged.passUnretained(model)
     }
 
@@ -25,11 +27,15 @@
     /// The column of property `index` (-1 for a to-many relationship); see
     /// ``EntityModel/column(ofProperty:)``.
     @inline(__always)
-    func column(ofProperty index: Int) -> Int { unsafe target._withUnsafeGuaranteedRef { $0.column(ofProperty: index) } }
+    func column(ofProperty index: Int) -> Int {
+        unsafe target._withUnsafeGuaranteedRef { $0.column(ofProperty: index) }
+    }
 
     /// ``EntityModel/propertyIndex(forSite:)``, without reference counting.
     @inline(__always)
-    func propertyIndex(forSite site: UInt32) -> Int? { unsafe target._withUnsafeGuaranteedRef { $0.propertyIndex(forSite: site) } }
+    func propertyIndex(forSite site: UInt32) -> Int? {
+        unsafe target._withUnsafeGuaranteedRef { $0.propertyIndex(forSite: site) }
+    }
 
     /// ``EntityModel/column(forSite:)``, without reference counting.
     @inline(__always)

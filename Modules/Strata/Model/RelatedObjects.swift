@@ -82,7 +82,9 @@ public struct RelatedObjects<Target: ManagedObject>: Collection {
             while position < members.count {
                 let member = members[position]
                 position += 1
-                if !member.state.contains(.deleted) { return owner.checkedMember(member, of: property, as: Target.self) }
+                if !member.state.contains(.deleted) {
+                    return owner.checkedMember(member, of: property, as: Target.self)
+                }
             }
             return nil
         }

@@ -1,4 +1,5 @@
 public import StrataStorage
+
 /// Declares a relationship on a ``ManagedObject`` subclass: to-one (`Target?`) or to-many
 /// (``RelatedObjects``). Every relationship has an inverse, so both sides stay in sync.
 ///
@@ -120,7 +121,8 @@ public struct Relationship<Value: RelationshipValue> {
         }
         set {
             let site = object[keyPath: storageKeyPath].site
-            let property = object.fastPropertyIndex(site: site) ?? object.property(site: site, accessedAs: wrappedKeyPath)
+            let property =
+                object.fastPropertyIndex(site: site) ?? object.property(site: site, accessedAs: wrappedKeyPath)
             Value.relationshipAccessors.write(newValue, object, property)
         }
     }
@@ -176,7 +178,8 @@ public struct RelationshipAccessors<Value: RelationshipValue> {
 
     @inlinable
     init(
-        isToMany: Bool, read: @escaping (ManagedObject, Int) -> Value, write: @escaping (Value, ManagedObject, Int) -> Void,
+        isToMany: Bool, read: @escaping (ManagedObject, Int) -> Value,
+        write: @escaping (Value, ManagedObject, Int) -> Void,
         project: @escaping (ManagedObject, Int) -> Value.Projection
     ) {
         self.isToMany = isToMany

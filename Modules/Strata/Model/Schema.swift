@@ -1,4 +1,5 @@
 public import StrataStorage
+
 /// The model classes of a store and its version number.
 ///
 /// ```swift
@@ -70,36 +71,51 @@ public struct Schema: Sendable {
                 let column = columns.count
                 columns.append(ColumnSchema(name: property.name, type: type, isOptional: isOptional))
                 if options.contains(.unique) {
-                    indexes.append(IndexSchema(name: "\(model.name)_\(property.name)_unique", columns: [column], isUnique: true))
+                    indexes.append(
+                        IndexSchema(name: "\(model.name)_\(property.name)_unique", columns: [column], isUnique: true))
                 } else if options.contains(.indexed) {
-                    indexes.append(IndexSchema(name: "\(model.name)_\(property.name)_index", columns: [column], isUnique: false))
+                    indexes.append(
+                        IndexSchema(name: "\(model.name)_\(property.name)_index", columns: [column], isUnique: false))
                 }
             case .relationship:
                 guard let relation = model.relations[index] else { continue }
                 guard let target = numbers[ObjectIdentifier(relation.target)] else {
-                    throw .invalidSchema("\(model.name).\(property.name) points at \(relation.target.name), which the schema does not list")
+                    throw .invalidSchema(
+                        """
+                        \(model.name).\(property.name) points at \(relation.target.name), which the schema does \
+                        not list
+                        """
+                    )
                 }
                 if !relation.isToMany {
                     let column = columns.count
-                    columns.append(ColumnSchema(name: property.name, type: .reference, isOptional: true, referencedEntity: target))
-                    indexes.append(IndexSchema(name: "\(model.name)_\(property.name)_ref", columns: [column], isUnique: false))
+                    columns.append(
+                        ColumnSchema(name: property.name, type: .reference, isOptional: true, referencedEntity: target))
+                    indexes.append(
+                        IndexSchema(name: "\(model.name)_\(property.name)_ref", columns: [column], isUnique: false))
                 } else if let joinName = relation.joinName, relation.isJoinLeft {
-                    joins.append(JoinSchema(name: joinName, number: joins.count, leftEntity: number, rightEntity: target))
+                    joins.append(
+                        JoinSchema(name: joinName, number: joins.count, leftEntity: number, rightEntity: target))
                 }
             }
         }
         for declared in model.declaredIndexes {
             var indexColumns: [Int] = []
             for keyPath in declared.keyPaths {
-                guard let property = model.propertyIndex(forKeyPath: keyPath), let column = model.properties[property].column,
+                guard let property = model.propertyIndex(forKeyPath: keyPath),
+                    let column = model.properties[property].column,
                     !model.properties[property].isRelationship
                 else {
-                    throw .invalidSchema("an index of \(model.name) names \(keyPath), which is not an attribute of \(model.name)")
+                    throw .invalidSchema(
+                        "an index of \(model.name) names \(keyPath), which is not an attribute of \(model.name)")
                 }
                 indexColumns.append(column)
             }
             let names = indexColumns.map { columns[$0].name }.joined(separator: "_")
-            indexes.append(IndexSchema(name: "\(model.name)_\(names)_\(declared.isUnique ? "unique" : "index")", columns: indexColumns, isUnique: declared.isUnique))
+            indexes.append(
+                IndexSchema(
+                    name: "\(model.name)_\(names)_\(declared.isUnique ? "unique" : "index")", columns: indexColumns,
+                    isUnique: declared.isUnique))
         }
         return EntitySchema(name: model.name, number: number, columns: columns, indexes: indexes)
     }

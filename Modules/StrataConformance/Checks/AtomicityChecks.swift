@@ -23,15 +23,22 @@ enum AtomicityChecks {
                 try context.save()
             }
         }
-        try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
-        try kit.expect(try await context.perform { context.hasChanges && context.updatedObjects.count == 2 }, "the failed context keeps both changes")
-        let before = try await container.read { try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name)=\($0.balance)" } }
+        try kit.expectEqual(
+            error.withoutNative, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
+        try kit.expect(
+            try await context.perform { context.hasChanges && context.updatedObjects.count == 2 },
+            "the failed context keeps both changes")
+        let before = try await container.read {
+            try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name)=\($0.balance)" }
+        }
         try kit.expectEqual(before, ["From=500", "To=0"], "stored accounts after the failed save")
         try await context.perform {
             try context.existingObject(with: to, as: KitAccount.self).name = "To"
             try context.save()
         }
-        let after = try await container.read { try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name)=\($0.balance)" } }
+        let after = try await container.read {
+            try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name)=\($0.balance)" }
+        }
         try kit.expectEqual(after, ["From=300", "To=200"], "stored accounts after fixing and saving again")
     }
 

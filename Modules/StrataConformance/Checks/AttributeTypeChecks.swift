@@ -6,10 +6,16 @@ import StrataStorage
 /// and a stored value the model cannot decode is a typed error, not a crash or a wrong value.
 enum AttributeTypeChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Attribute types", "enums and Codable values round-trip, optional or not, with their defaults", roundTrip),
-        ConformanceCheck("Attribute types", "predicates and sorts on enums and Codable values give the type's own answers", predicates),
-        ConformanceCheck("Attribute types", "a stored value the model cannot decode makes fetch and lookup throw undecodableValue", undecodable),
-        ConformanceCheck("Attribute types", "a Codable value that cannot be encoded makes save throw validation", unencodable),
+        ConformanceCheck(
+            "Attribute types", "enums and Codable values round-trip, optional or not, with their defaults", roundTrip),
+        ConformanceCheck(
+            "Attribute types", "predicates and sorts on enums and Codable values give the type's own answers",
+            predicates),
+        ConformanceCheck(
+            "Attribute types", "a stored value the model cannot decode makes fetch and lookup throw undecodableValue",
+            undecodable),
+        ConformanceCheck(
+            "Attribute types", "a Codable value that cannot be encoded makes save throw validation", unencodable),
     ]
 
     struct Values: Equatable, Sendable {
@@ -54,13 +60,15 @@ enum AttributeTypeChecks {
     }
 
     static let defaults = Values(
-        title: "", status: .draft, previous: nil, priority: .normal, address: KitAddress(street: "1 Main Street", city: "Oslo"),
+        title: "", status: .draft, previous: nil, priority: .normal,
+        address: KitAddress(street: "1 Main Street", city: "Oslo"),
         mailing: nil, labels: ["new"], history: nil)
 
     static let filled = Values(
         title: "filled", status: .archived, previous: .active, priority: .high,
         address: KitAddress(street: "Storgata 5 \"B\"", city: "Tromsø", latitude: 69.65),
-        mailing: KitAddress(street: "Box 12", city: "Bergen", latitude: -0.5), labels: ["a", "ü", ""], history: [.draft, .active])
+        mailing: KitAddress(street: "Box 12", city: "Bergen", latitude: -0.5), labels: ["a", "ü", ""],
+        history: [.draft, .active])
 
     static func roundTrip(_ kit: ConformanceHarness) async throws {
         var container = try kit.open(schema: AttributeTypeModels.schema)
@@ -152,17 +160,26 @@ enum AttributeTypeChecks {
                 if count != expected.count { failures.append("\(name): count \(count), expected \(expected.count)") }
             }
             // The type's own order in sorts: low, normal, high, then title.
-            let sorted = try context.fetch(FetchRequest<KitTicket>(sortBy: [SortDescriptor(\.priority), SortDescriptor(\.title)]))
-            if sorted.map(\.title) != ["a", "b", "c", "d"] { failures.append("sort by priority: \(sorted.map(\.title))") }
+            let sorted = try context.fetch(
+                FetchRequest<KitTicket>(sortBy: [SortDescriptor(\.priority), SortDescriptor(\.title)]))
+            if sorted.map(\.title) != ["a", "b", "c", "d"] {
+                failures.append("sort by priority: \(sorted.map(\.title))")
+            }
             let reversed = try context.fetch(
-                FetchRequest<KitTicket>(sortBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)], fetchLimit: 2))
-            if reversed.map(\.title) != ["c", "d"] { failures.append("sort by priority, reversed, limit 2: \(reversed.map(\.title))") }
+                FetchRequest<KitTicket>(
+                    sortBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)], fetchLimit: 2))
+            if reversed.map(\.title) != ["c", "d"] {
+                failures.append("sort by priority, reversed, limit 2: \(reversed.map(\.title))")
+            }
             // The same predicates with an unsaved change, which are judged in memory.
             let b = try context.fetch(FetchRequest<KitTicket>(predicate: #Predicate { $0.title == "b" }))[0]
             b.status = .archived
             b.mailing = nil
-            let changed = try context.fetch(FetchRequest<KitTicket>(predicate: #Predicate { $0.status == archived && $0.mailing == nil }))
-            if changed.map(\.title).sorted() != ["b", "c"] { failures.append("with an unsaved change: \(changed.map(\.title))") }
+            let changed = try context.fetch(
+                FetchRequest<KitTicket>(predicate: #Predicate { $0.status == archived && $0.mailing == nil }))
+            if changed.map(\.title).sorted() != ["b", "c"] {
+                failures.append("with an unsaved change: \(changed.map(\.title))")
+            }
             return failures
         }
         try kit.expect(failures.isEmpty, "predicates: \(failures)")
@@ -178,7 +195,9 @@ enum AttributeTypeChecks {
         defer { engine.close() }
         let reader = try engine.makeReader()
         defer { reader.close() }
-        guard var row = try reader.row(entity: entity.number, key: key) else { throw kit.fail("ticket \(key) is not stored") }
+        guard var row = try reader.row(entity: entity.number, key: key) else {
+            throw kit.fail("ticket \(key) is not stored")
+        }
         row.values[column] = value
         var changes = ChangeSet()
         changes.updates = [RowWrite(entity: entity.number, key: key, expectedVersion: row.version, values: row.values)]
@@ -219,7 +238,8 @@ enum AttributeTypeChecks {
                 guard case .undecodableValue(let entity, let attribute, let errorKey, _)? = error else {
                     throw kit.fail("\(column) = \(value): expected undecodableValue, got \(String(describing: error))")
                 }
-                try kit.expectEqual([entity, attribute, String(errorKey)], ["Ticket", column, String(key)], "what the error names")
+                try kit.expectEqual(
+                    [entity, attribute, String(errorKey)], ["Ticket", column, String(key)], "what the error names")
             }
             // The row is not damaged: written back correctly, it loads again.
             try overwrite(kit, key: key, column: column, with: good[column] ?? .null)
@@ -232,8 +252,10 @@ enum AttributeTypeChecks {
         let context = container.newBackgroundContext()
         let values = try await context.perform { Values(try context.existingObject(with: id, as: KitTicket.self)) }
         return [
-            "status": values.status.storedValue, "previous": values.previous.storedValue, "priority": values.priority.storedValue,
-            "address": values.address.storedValue, "mailing": values.mailing.storedValue, "labels": values.labels.storedValue,
+            "status": values.status.storedValue, "previous": values.previous.storedValue,
+            "priority": values.priority.storedValue,
+            "address": values.address.storedValue, "mailing": values.mailing.storedValue,
+            "labels": values.labels.storedValue,
             "history": values.history.storedValue,
         ]
     }

@@ -21,7 +21,10 @@ enum CRUDChecks {
     static func roundTrip(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
         let uuid = UUID()
-        let variants: [(Int, Int64, Double)] = [(.min, .min, -.infinity), (.max, .max, .infinity), (0, -1, -0.0), (1, 1, .leastNonzeroMagnitude), (-1, 0, -.greatestFiniteMagnitude)]
+        let variants: [(Int, Int64, Double)] = [
+            (.min, .min, -.infinity), (.max, .max, .infinity), (0, -1, -0.0), (1, 1, .leastNonzeroMagnitude),
+            (-1, 0, -.greatestFiniteMagnitude),
+        ]
         let ids = try await container.performUnitOfWork { context in
             try variants.map { int, int64, double in
                 let sample = KitSample(context: context)
@@ -49,13 +52,18 @@ enum CRUDChecks {
             let values = try await container.read { context in
                 let s = try context.existingObject(with: id, as: KitSample.self)
                 return [
-                    s.flag == (int64 != 0), s.int == int, s.int64 == int64, s.double == double, s.text.utf8.elementsEqual(oddText.utf8),
+                    s.flag == (int64 != 0), s.int == int, s.int64 == int64, s.double == double,
+                    s.text.utf8.elementsEqual(oddText.utf8),
                     s.date == early, s.data == bigData, s.uuid == uuid, s.optionalFlag == false, s.optionalInt == int,
-                    s.optionalInt64 == int64, s.optionalDouble == double, s.optionalText == "", s.optionalDate == Date(timeIntervalSinceReferenceDate: 1e-6),
+                    s.optionalInt64 == int64, s.optionalDouble == double, s.optionalText == "",
+                    s.optionalDate == Date(timeIntervalSinceReferenceDate: 1e-6),
                     s.optionalData == Data(), s.optionalUUID == uuid,
                 ]
             }
-            let names = ["flag", "int", "int64", "double", "text", "date", "data", "uuid", "optionalFlag", "optionalInt", "optionalInt64", "optionalDouble", "optionalText", "optionalDate", "optionalData", "optionalUUID"]
+            let names = [
+                "flag", "int", "int64", "double", "text", "date", "data", "uuid", "optionalFlag", "optionalInt",
+                "optionalInt64", "optionalDouble", "optionalText", "optionalDate", "optionalData", "optionalUUID",
+            ]
             let wrong = zip(names, values).filter { !$0.1 }.map(\.0)
             try kit.expect(wrong.isEmpty, "values that did not round-trip for (\(int), \(int64), \(double)): \(wrong)")
         }
@@ -111,7 +119,8 @@ enum CRUDChecks {
         }
         guard case .validation(let issues) = error else { throw kit.fail("expected .validation, got \(error)") }
         try kit.expectEqual(issues.map(\.property), ["optionalDouble"], "the property named by the validation error")
-        try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitSample>()) }, 0, "samples stored")
+        try kit.expectEqual(
+            try await container.read { try $0.count(for: FetchRequest<KitSample>()) }, 0, "samples stored")
     }
 
     static func exactStrings(_ kit: ConformanceHarness) async throws {
@@ -121,7 +130,9 @@ enum CRUDChecks {
         _ = try await container.makeAccount(composed)
         _ = try await container.makeAccount(decomposed)
         let found = try await container.read { context in
-            try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == decomposed })).map { Array($0.name.unicodeScalars) }
+            try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == decomposed })).map {
+                Array($0.name.unicodeScalars)
+            }
         }
         try kit.expectEqual(found, [Array(decomposed.unicodeScalars)], "accounts named with the decomposed é")
     }

@@ -8,8 +8,11 @@ enum ConcurrencyChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck("Concurrency", "8 concurrent contexts writing disjoint objects lose nothing", disjoint),
         ConformanceCheck("Concurrency", "8 concurrent contexts updating shared objects lose no update", overlapping),
-        ConformanceCheck("Concurrency", "readers running during writes always see a consistent total", readersDuringWrites),
-        ConformanceCheck("Concurrency", "2,000 saves from 8 tasks hopping threads between awaits all finish (watchdog 120 s)", manySaves),
+        ConformanceCheck(
+            "Concurrency", "readers running during writes always see a consistent total", readersDuringWrites),
+        ConformanceCheck(
+            "Concurrency", "2,000 saves from 8 tasks hopping threads between awaits all finish (watchdog 120 s)",
+            manySaves),
     ]
 
     static func disjoint(_ kit: ConformanceHarness) async throws {
@@ -55,7 +58,9 @@ enum ConcurrencyChecks {
             }
             try await group.waitForAll()
         }
-        let balances = try await container.read { try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.balance) }
+        let balances = try await container.read {
+            try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.balance)
+        }
         try kit.expectEqual(balances, [50, 50, 50, 50], "balances after 200 concurrent increments")
     }
 
@@ -83,9 +88,10 @@ enum ConcurrencyChecks {
                 group.addTask {
                     var sums: [Int64] = []
                     for _ in 0..<60 {
-                        sums.append(try await container.read { context in
-                            try context.fetch(FetchRequest<KitAccount>()).reduce(Int64(0)) { $0 + $1.balance }
-                        })
+                        sums.append(
+                            try await container.read { context in
+                                try context.fetch(FetchRequest<KitAccount>()).reduce(Int64(0)) { $0 + $1.balance }
+                            })
                     }
                     return sums
                 }
@@ -123,7 +129,8 @@ enum ConcurrencyChecks {
         let finished = await finishes(work, within: .seconds(120))
         try kit.expect(finished, "2,000 saves did not finish within 120 s: a write is stuck")
         _ = try await work.value
-        try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitEntry>()) }, 2000, "entries stored")
+        try kit.expectEqual(
+            try await container.read { try $0.count(for: FetchRequest<KitEntry>()) }, 2000, "entries stored")
     }
 
     /// Whether `work` ends before `limit`. A hung task is left behind rather than awaited.

@@ -4,10 +4,13 @@ import Strata
 /// Optimistic conflicts are detected, listed with versions, and nothing is written.
 enum ConflictChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Optimistic conflicts", "a concurrent update makes the later save fail, listing it, and write nothing", update),
+        ConformanceCheck(
+            "Optimistic conflicts", "a concurrent update makes the later save fail, listing it, and write nothing",
+            update),
         ConformanceCheck("Optimistic conflicts", "updating a row another context deleted is a conflict", deleted),
         ConformanceCheck("Optimistic conflicts", "every conflicting object is listed", listsAll),
-        ConformanceCheck("Optimistic conflicts", "the store-wins policy keeps stored values and saves the rest", storeWins),
+        ConformanceCheck(
+            "Optimistic conflicts", "the store-wins policy keeps stored values and saves the rest", storeWins),
         ConformanceCheck("Optimistic conflicts", "the object-wins policy merges property by property", objectWins),
     ]
 
@@ -29,8 +32,11 @@ enum ConflictChecks {
             }
         }
         guard case .conflict(let conflicts) = error else { throw kit.fail("expected .conflict, got \(error)") }
-        try kit.expectEqual(conflicts, [VersionConflict(objectID: id, expectedVersion: 1, storedVersion: 2)], "the conflicts")
-        let balances = try await container.read { try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.balance) }
+        try kit.expectEqual(
+            conflicts, [VersionConflict(objectID: id, expectedVersion: 1, storedVersion: 2)], "the conflicts")
+        let balances = try await container.read {
+            try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.balance)
+        }
         try kit.expectEqual(balances, [0, 20], "balances of Other and Shared")
     }
 
@@ -49,8 +55,10 @@ enum ConflictChecks {
                 try late.save()
             }
         }
-        try kit.expectEqual(error, .conflict([VersionConflict(objectID: id, expectedVersion: 1, storedVersion: nil)]), "the error")
-        try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitAccount>()) }, 0, "accounts stored")
+        try kit.expectEqual(
+            error, .conflict([VersionConflict(objectID: id, expectedVersion: 1, storedVersion: nil)]), "the error")
+        try kit.expectEqual(
+            try await container.read { try $0.count(for: FetchRequest<KitAccount>()) }, 0, "accounts stored")
     }
 
     static func listsAll(_ kit: ConformanceHarness) async throws {
@@ -96,7 +104,9 @@ enum ConflictChecks {
             try late.save()
         }
         return try await container.read { context in
-            try context.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name)|\($0.balance)|\($0.currency)|\($0.note ?? "nil")" }
+            try context.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map {
+                "\($0.name)|\($0.balance)|\($0.currency)|\($0.note ?? "nil")"
+            }
         }
     }
 

@@ -6,8 +6,10 @@ import StrataTestSupport
 /// state that dies with its context, rollback, reset, early permanent IDs, retried units of work.
 enum ContextChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Contexts", "perform never runs on the main thread, even when called from the main actor", offMain),
-        ConformanceCheck("Contexts", "a failed operation's unsaved changes do not reach a fresh context", failedOperation),
+        ConformanceCheck(
+            "Contexts", "perform never runs on the main thread, even when called from the main actor", offMain),
+        ConformanceCheck(
+            "Contexts", "a failed operation's unsaved changes do not reach a fresh context", failedOperation),
         ConformanceCheck("Contexts", "rollback discards changes and reset forgets every object", rollbackAndReset),
         ConformanceCheck("Contexts", "obtainPermanentIDs gives unsaved objects their final IDs", permanentIDs),
         ConformanceCheck("Contexts", "performUnitOfWork re-runs conflicting work until every increment lands", retries),
@@ -23,8 +25,12 @@ enum ContextChecks {
             precondition(MainQueue.isCurrent, "the caller must be on the main actor")
             return try await context.perform { MainQueue.isCurrent }
         }.value
-        try kit.expect(!fromTask && !fromMain, "perform ran on the main thread (from a task: \(fromTask), from the main actor: \(fromMain))")
-        try kit.expect(try await context.perform { context.isInsidePerform } && !context.isInsidePerform, "isInsidePerform is true only inside perform")
+        try kit.expect(
+            !fromTask && !fromMain,
+            "perform ran on the main thread (from a task: \(fromTask), from the main actor: \(fromMain))")
+        try kit.expect(
+            try await context.perform { context.isInsidePerform } && !context.isInsidePerform,
+            "isInsidePerform is true only inside perform")
     }
 
     static func failedOperation(_ kit: ConformanceHarness) async throws {
@@ -39,7 +45,10 @@ enum ContextChecks {
             }
         } catch is Boom {}
         let (balance, names, dirty) = try await container.read { context in
-            (try context.existingObject(with: id, as: KitAccount.self).balance, try context.fetch(FetchRequest<KitAccount>()).map(\.name), context.hasChanges)
+            (
+                try context.existingObject(with: id, as: KitAccount.self).balance,
+                try context.fetch(FetchRequest<KitAccount>()).map(\.name), context.hasChanges
+            )
         }
         try kit.expectEqual(balance, 100, "balance seen by a fresh context")
         try kit.expectEqual(names, ["Checking"], "accounts seen by a fresh context")
@@ -80,7 +89,9 @@ enum ContextChecks {
             try context.save()
             return (before, early, found, account.objectID)
         }
-        try kit.expect(before.isTemporary && !early.isTemporary && found && early == after, "temporary \(before), early \(early), found \(found), after save \(after)")
+        try kit.expect(
+            before.isTemporary && !early.isTemporary && found && early == after,
+            "temporary \(before), early \(early), found \(found), after save \(after)")
     }
 
     static func retries(_ kit: ConformanceHarness) async throws {
@@ -101,6 +112,8 @@ enum ContextChecks {
             }
             try await group.waitForAll()
         }
-        try kit.expectEqual(try await container.read { try $0.existingObject(with: id, as: KitAccount.self).balance }, 200, "the counter")
+        try kit.expectEqual(
+            try await container.read { try $0.existingObject(with: id, as: KitAccount.self).balance }, 200,
+            "the counter")
     }
 }

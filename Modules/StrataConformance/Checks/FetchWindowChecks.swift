@@ -5,8 +5,12 @@ import Strata
 /// the plain-Swift window of the full result, a negative one gives `.misuse`, none traps.
 enum FetchWindowChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Fetch semantics", "offsets and limits from 0 to Int.max give the right window on every fetch path and in count", edges),
-        ConformanceCheck("Fetch semantics", "a negative offset or limit is refused with misuse on every fetch path and in count", negatives),
+        ConformanceCheck(
+            "Fetch semantics",
+            "offsets and limits from 0 to Int.max give the right window on every fetch path and in count", edges),
+        ConformanceCheck(
+            "Fetch semantics", "a negative offset or limit is refused with misuse on every fetch path and in count",
+            negatives),
     ]
 
     static let offsets = [0, 1, 3, Int.max - 1, Int.max]
@@ -23,13 +27,25 @@ enum FetchWindowChecks {
     static let shapes: [Shape] = {
         let base: [(String, @Sendable (Int?, Int) -> FetchRequest<KitAccount>)] = [
             ("no sort", { FetchRequest(fetchLimit: $0, fetchOffset: $1) }),
-            ("sorted by balance", { FetchRequest(sortBy: [SortDescriptor(\.balance)], fetchLimit: $0, fetchOffset: $1) }),
-            ("predicate pushed down", { FetchRequest(predicate: #Predicate { $0.balance > 0 }, fetchLimit: $0, fetchOffset: $1) }),
+            (
+                "sorted by balance",
+                { FetchRequest(sortBy: [SortDescriptor(\.balance)], fetchLimit: $0, fetchOffset: $1) }
+            ),
+            (
+                "predicate pushed down",
+                { FetchRequest(predicate: #Predicate { $0.balance > 0 }, fetchLimit: $0, fetchOffset: $1) }
+            ),
             // `debt` is computed (-balance): the predicate cannot compile and runs in memory.
-            ("predicate in memory", { FetchRequest(predicate: #Predicate { $0.debt < 0 }, fetchLimit: $0, fetchOffset: $1) }),
+            (
+                "predicate in memory",
+                { FetchRequest(predicate: #Predicate { $0.debt < 0 }, fetchLimit: $0, fetchOffset: $1) }
+            ),
         ]
         return base.flatMap { label, request in
-            [Shape(label: label, unsaved: false, request: request), Shape(label: "\(label), with an unsaved change", unsaved: true, request: request)]
+            [
+                Shape(label: label, unsaved: false, request: request),
+                Shape(label: "\(label), with an unsaved change", unsaved: true, request: request),
+            ]
         }
     }()
 
@@ -72,7 +88,12 @@ enum FetchWindowChecks {
                         let fetched = try context.fetch(request).map(\.name)
                         let counted = try context.count(for: request)
                         if fetched != expected || counted != expected.count {
-                            mismatches.append("offset \(offset) limit \(limit.map(String.init) ?? "nil"): fetched \(fetched), counted \(counted), expected \(expected)")
+                            mismatches.append(
+                                """
+                                offset \(offset) limit \(limit.map(String.init) ?? "nil"): fetched \(fetched), \
+                                counted \(counted), expected \(expected)
+                                """
+                            )
                         }
                     }
                 }
@@ -87,21 +108,29 @@ enum FetchWindowChecks {
     static func negatives(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
         try await seed(container)
-        let windows: [(offset: Int, limit: Int?)] = [(-1, nil), (0, -1), (Int.min, nil), (0, Int.min), (-1, -1), (Int.max, -1), (-1, Int.max)]
+        let windows: [(offset: Int, limit: Int?)] = [
+            (-1, nil), (0, -1), (Int.min, nil), (0, Int.min), (-1, -1), (Int.max, -1), (-1, Int.max),
+        ]
         for shape in shapes {
             for window in windows {
                 let request = shape.request(window.limit, window.offset)
                 let label = "\(shape.label), offset \(window.offset) limit \(window.limit.map(String.init) ?? "nil")"
                 let errors = try await container.read { context in
                     if shape.unsaved { KitAccount(context: context).name = "unsaved" }
-                    return try ConformanceHarness.strataErrors(of: [{ _ = try context.fetch(request) }, { _ = try context.count(for: request) }])
+                    return try ConformanceHarness.strataErrors(of: [
+                        { _ = try context.fetch(request) }, { _ = try context.count(for: request) },
+                    ])
                 }
                 for (error, call) in zip(errors, ["fetch", "count"]) {
                     guard case .misuse(let message, _)? = error else {
-                        throw kit.fail("\(label): \(call) gave \(error.map { "\($0)" } ?? "no error"), expected .misuse")
+                        throw kit.fail(
+                            "\(label): \(call) gave \(error.map { "\($0)" } ?? "no error"), expected .misuse")
                     }
-                    let field = window.offset < 0 ? "fetchOffset is \(window.offset)" : "fetchLimit is \(window.limit ?? 0)"
-                    try kit.expect(message.contains(field), "\(label): \(call)'s message names the field and value (\(field)): \(message)")
+                    let field =
+                        window.offset < 0 ? "fetchOffset is \(window.offset)" : "fetchLimit is \(window.limit ?? 0)"
+                    try kit.expect(
+                        message.contains(field),
+                        "\(label): \(call)'s message names the field and value (\(field)): \(message)")
                 }
             }
         }

@@ -19,9 +19,15 @@ enum IdentityChecks {
             try context.save()
             return (temporary, account.objectID)
         }
-        try kit.expect(temporary.isTemporary && !permanent.isTemporary && permanent.primaryKey != nil, "temporary before save, permanent after")
-        try kit.expect(permanent.uriString.hasPrefix("strata://\(container.storeIdentifier.uuidString)/Account/p"), "URI \(permanent.uriString)")
-        try kit.expectEqual(try await container.read { try $0.managedObjectID(forURIRepresentation: permanent.uriRepresentation) }, permanent, "the parsed URI")
+        try kit.expect(
+            temporary.isTemporary && !permanent.isTemporary && permanent.primaryKey != nil,
+            "temporary before save, permanent after")
+        try kit.expect(
+            permanent.uriString.hasPrefix("strata://\(container.storeIdentifier.uuidString)/Account/p"),
+            "URI \(permanent.uriString)")
+        try kit.expectEqual(
+            try await container.read { try $0.managedObjectID(forURIRepresentation: permanent.uriRepresentation) },
+            permanent, "the parsed URI")
         let decoded = try JSONDecoder().decode([ObjectID].self, from: try JSONEncoder().encode([permanent]))
         try kit.expectEqual(decoded, [permanent], "the JSON round trip")
         let name = try await container.read { try lookUp(permanent.uriString, as: KitAccount.self, in: $0).name }
@@ -36,16 +42,20 @@ enum IdentityChecks {
             ("", .malformed), ("not a uri", .malformed), ("strata://\(store)/Account", .malformed),
             ("strata://\(store)/Account/p", .malformed), ("strata://\(store)/Account/p0", .malformed),
             ("strata://\(store)/Account/p-3", .malformed), ("strata://\(store)/Account/p01", .malformed),
-            ("strata://\(store)/Account/p99999999999999999999", .malformed), ("strata://\(store)/Account/x1", .malformed),
+            ("strata://\(store)/Account/p99999999999999999999", .malformed),
+            ("strata://\(store)/Account/x1", .malformed),
             ("strata://\(store)/Acc ount/p1", .malformed), ("strata://not-a-uuid/Account/p1", .malformed),
             ("https://\(store)/Account/p1", .malformed), ("strata://\(store)/Account/p1/extra", .malformed),
-            ("strata://\(store)/Nope/p1", .unknownEntity), ("strata://\(other.storeIdentifier.uuidString)/Account/p1", .otherStore),
+            ("strata://\(store)/Nope/p1", .unknownEntity),
+            ("strata://\(other.storeIdentifier.uuidString)/Account/p1", .otherStore),
         ]
         for (uri, expected) in cases {
             let error = try await kit.expectStrataError("looking up \(String(reflecting: uri))") {
                 _ = try await container.read { try lookUp(uri, as: KitAccount.self, in: $0).objectID }
             }
-            guard case .invalidURI(_, let reason) = error else { throw kit.fail("\(uri): expected .invalidURI, got \(error)") }
+            guard case .invalidURI(_, let reason) = error else {
+                throw kit.fail("\(uri): expected .invalidURI, got \(error)")
+            }
             try kit.expectEqual(reason, expected, "the reason for \(String(reflecting: uri))")
         }
         let missing = "strata://\(store)/Account/p12345"
@@ -58,9 +68,12 @@ enum IdentityChecks {
         let wrong = try await kit.expectStrataError("asking for an account as an entry") {
             _ = try await container.read { try lookUp(accountID.uriString, as: KitEntry.self, in: $0).objectID }
         }
-        try kit.expectEqual(wrong, .wrongEntity(accountID, expected: KitEntry.entityName), "the error for an account asked for as an entry")
+        try kit.expectEqual(
+            wrong, .wrongEntity(accountID, expected: KitEntry.entityName),
+            "the error for an account asked for as an entry")
         try kit.expect(
-            wrong.description.contains("names an Account, not an Entry") && wrong.description.contains("Look it up as Account"),
+            wrong.description.contains("names an Account, not an Entry")
+                && wrong.description.contains("Look it up as Account"),
             "the message says what happened and what to do: \(wrong)")
     }
 
@@ -81,7 +94,9 @@ enum IdentityChecks {
 
     /// A URI string to an object the way a user goes: `URL(string:)`,
     /// `managedObjectID(forURIRepresentation:)`, then `existingObject(with:as:)`.
-    private static func lookUp<Object: ManagedObject>(_ uri: String, as type: Object.Type, in context: ObjectContext) throws -> Object {
+    private static func lookUp<Object: ManagedObject>(
+        _ uri: String, as type: Object.Type, in context: ObjectContext
+    ) throws -> Object {
         guard let url = URL(string: uri) else { throw StrataError.invalidURI(uri, reason: .malformed) }
         return try context.existingObject(with: context.managedObjectID(forURIRepresentation: url), as: type)
     }

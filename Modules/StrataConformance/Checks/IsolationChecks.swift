@@ -16,7 +16,10 @@ enum IsolationChecks {
     /// Runs `work` as a unit of work in another context and waits for it from inside a
     /// `perform`, with a watchdog. The commit must succeed: its error fails the check, and so
     /// does a commit still unfinished when the watchdog fires.
-    static func commitMeanwhile(_ kit: ConformanceHarness, _ container: PersistentContainer, _ what: String, _ work: @escaping @Sendable (ObjectContext) throws -> Void) throws {
+    static func commitMeanwhile(
+        _ kit: ConformanceHarness, _ container: PersistentContainer, _ what: String,
+        _ work: @escaping @Sendable (ObjectContext) throws -> Void
+    ) throws {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Void, any Error>?>(nil)
         Task.detached {
@@ -29,7 +32,12 @@ enum IsolationChecks {
             done.signal()
         }
         guard done.wait(timeout: .now() + .seconds(commitWatchdogSeconds)) == .success else {
-            throw kit.fail("\(what) while a snapshot was open did not finish within \(commitWatchdogSeconds) s: an open snapshot must not block writers")
+            throw kit.fail(
+                """
+                \(what) while a snapshot was open did not finish within \(commitWatchdogSeconds) s: an open \
+                snapshot must not block writers
+                """
+            )
         }
         if case .failure(let error)? = outcome.withLock({ $0 }) {
             throw kit.fail("\(what) while a snapshot was open failed: \(error)")

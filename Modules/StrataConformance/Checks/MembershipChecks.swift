@@ -7,7 +7,8 @@ import Strata
 enum MembershipChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck("Fetch semantics", "40,000 names in a membership predicate select the right rows", names),
-        ConformanceCheck("Fetch semantics", "40,000 integers in a membership predicate select the right rows", integers),
+        ConformanceCheck(
+            "Fetch semantics", "40,000 integers in a membership predicate select the right rows", integers),
     ]
 
     /// How many constants each predicate holds: past SQLite's default limit of 32,766.
@@ -54,12 +55,19 @@ enum MembershipChecks {
         let wanted = Set(names)
         let members = rows.filter { wanted.contains($0.name) }
         try kit.expect(members.count == 40, "the seed selects 40 members, got \(members.count)")
-        try await expect(kit, container, "names.contains(name)", FetchRequest(predicate: #Predicate { names.contains($0.name) }), members)
-        try await expect(kit, container, "!names.contains(name), sorted by balance descending, offset 7 limit 50",
-            FetchRequest(predicate: #Predicate { !names.contains($0.name) }, sortBy: [SortDescriptor(\.balance, order: .reverse)], fetchLimit: 50, fetchOffset: 7),
+        try await expect(
+            kit, container, "names.contains(name)", FetchRequest(predicate: #Predicate { names.contains($0.name) }),
+            members)
+        try await expect(
+            kit, container, "!names.contains(name), sorted by balance descending, offset 7 limit 50",
+            FetchRequest(
+                predicate: #Predicate { !names.contains($0.name) },
+                sortBy: [SortDescriptor(\.balance, order: .reverse)], fetchLimit: 50, fetchOffset: 7),
             Array(rows.filter { !wanted.contains($0.name) }.sorted { $0.balance > $1.balance }.dropFirst(7).prefix(50)))
-        try await expect(kit, container, "names.contains(name) && balance > 0, sorted by name",
-            FetchRequest(predicate: #Predicate { names.contains($0.name) && $0.balance > 0 }, sortBy: [SortDescriptor(\.name)]),
+        try await expect(
+            kit, container, "names.contains(name) && balance > 0, sorted by name",
+            FetchRequest(
+                predicate: #Predicate { names.contains($0.name) && $0.balance > 0 }, sortBy: [SortDescriptor(\.name)]),
             members.filter { $0.balance > 0 }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) })
     }
 
@@ -73,12 +81,18 @@ enum MembershipChecks {
         let wanted = Set(balances)
         let members = rows.filter { wanted.contains($0.balance) }
         try kit.expect(members.count == 24, "the seed selects 24 members, got \(members.count)")
-        try await expect(kit, container, "balances.contains(balance)", FetchRequest(predicate: #Predicate { balances.contains($0.balance) }), members)
-        try await expect(kit, container, "!balances.contains(balance), limit 20 offset 80 (past the end)",
+        try await expect(
+            kit, container, "balances.contains(balance)",
+            FetchRequest(predicate: #Predicate { balances.contains($0.balance) }), members)
+        try await expect(
+            kit, container, "!balances.contains(balance), limit 20 offset 80 (past the end)",
             FetchRequest(predicate: #Predicate { !balances.contains($0.balance) }, fetchLimit: 20, fetchOffset: 80),
             Array(rows.filter { !wanted.contains($0.balance) }.dropFirst(80).prefix(20)))
-        try await expect(kit, container, "balances.contains(balance) sorted by balance descending, limit 9",
-            FetchRequest(predicate: #Predicate { balances.contains($0.balance) }, sortBy: [SortDescriptor(\.balance, order: .reverse)], fetchLimit: 9),
+        try await expect(
+            kit, container, "balances.contains(balance) sorted by balance descending, limit 9",
+            FetchRequest(
+                predicate: #Predicate { balances.contains($0.balance) },
+                sortBy: [SortDescriptor(\.balance, order: .reverse)], fetchLimit: 9),
             Array(members.sorted { $0.balance > $1.balance }.prefix(9)))
     }
 }

@@ -5,7 +5,8 @@ import Strata
 enum PersistenceChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck("Persistence", "data and relationships survive close and reopen", survives),
-        ConformanceCheck("Persistence", "primary keys are never reused, even after deletes and reopening", keysNotReused),
+        ConformanceCheck(
+            "Persistence", "primary keys are never reused, even after deletes and reopening", keysNotReused),
         ConformanceCheck("Persistence", "opening a store with another schema version is a typed error", schemaVersion),
     ]
 
@@ -36,8 +37,12 @@ enum PersistenceChecks {
         let ok = try await reopened.read { context in
             let sample = try context.existingObject(with: sampleID, as: KitSample.self)
             let account = try context.existingObject(with: accountID, as: KitAccount.self)
-            return [sample.text.utf8.elementsEqual(CRUDChecks.oddText.utf8), sample.data == CRUDChecks.bigData, sample.date == CRUDChecks.early,
-                    sample.optionalInt64 == .min, account.name == "Kept", account.entries.map(\.amount).sorted() == [1, 2, 3]]
+            return [
+                sample.text.utf8.elementsEqual(CRUDChecks.oddText.utf8), sample.data == CRUDChecks.bigData,
+                sample.date == CRUDChecks.early,
+                sample.optionalInt64 == .min, account.name == "Kept",
+                account.entries.map(\.amount).sorted() == [1, 2, 3],
+            ]
         }
         try kit.expect(!ok.contains(false), "values after reopening: \(ok)")
     }

@@ -5,8 +5,11 @@ import Strata
 /// operations, on one-to-many and many-to-many relationships, before and after save.
 enum RelatedObjectsChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Relationships", "a to-many relationship is a collection in key order, then insertion order", collection),
-        ConformanceCheck("Relationships", "a to-many relationship's set operations report what they changed and keep inverses", setOperations),
+        ConformanceCheck(
+            "Relationships", "a to-many relationship is a collection in key order, then insertion order", collection),
+        ConformanceCheck(
+            "Relationships", "a to-many relationship's set operations report what they changed and keep inverses",
+            setOperations),
     ]
 
     static func collection(_ kit: ConformanceHarness) async throws {
@@ -26,7 +29,8 @@ enum RelatedObjectsChecks {
         let (memos, walked, counts, found, afterSave) = try await context.perform {
             let account = try context.existingObject(with: accountID, as: KitAccount.self)
             let entries = account.entries
-            guard let s2 = entries.first(where: { $0.memo == "s2" }), let s3 = entries.first(where: { $0.memo == "s3" }) else {
+            guard let s2 = entries.first(where: { $0.memo == "s2" }), let s3 = entries.first(where: { $0.memo == "s3" })
+            else {
                 return ([String](), [String](), [Int](), false, [String]())
             }
             for memo in ["n1", "n2"] {
@@ -43,7 +47,9 @@ enum RelatedObjectsChecks {
             try context.save()
             return (memos, walked, counts, found, account.entries.map(\.memo))
         }
-        try kit.expectEqual(memos, ["s1", "s3", "n1", "n2"], "saved members in key order, then new ones in insertion order, the deleted one skipped")
+        try kit.expectEqual(
+            memos, ["s1", "s3", "n1", "n2"],
+            "saved members in key order, then new ones in insertion order, the deleted one skipped")
         try kit.expectEqual(walked, memos + memos, "the members reached by walking the indices, then by a for-in loop")
         try kit.expectEqual(counts, [4, 4, 4], "count, the iterated count and allObjects.count")
         try kit.expect(found, "firstIndex(of:) gives an index whose element is that object")
@@ -78,7 +84,8 @@ enum RelatedObjectsChecks {
             other.entries.insert(entries[3])
             log["remove another's member"] = account.entries.remove(entries[3]) == nil && entries[3].account === other
             account.entries.formUnion(entries)
-            log["formUnion"] = account.entries.count == 4 && entries.allSatisfy { $0.account === account } && other.entries.isEmpty
+            log["formUnion"] =
+                account.entries.count == 4 && entries.allSatisfy { $0.account === account } && other.entries.isEmpty
             account.entries.subtract(entries[2...])
             log["subtract"] = account.entries.map(\.memo) == ["e0", "e1"] && entries[2].account == nil
             account.entries.subtract(entries[2...])
@@ -89,7 +96,8 @@ enum RelatedObjectsChecks {
             log["many-to-many inverse"] = account.tags.contains(tag)
             tag.accounts.formUnion([account, other])
             log["many-to-many formUnion"] = tag.accounts.count == 2 && other.tags.contains(tag)
-            log["many-to-many remove"] = tag.accounts.remove(other) === other && tag.accounts.remove(other) == nil && !other.tags.contains(tag)
+            log["many-to-many remove"] =
+                tag.accounts.remove(other) === other && tag.accounts.remove(other) == nil && !other.tags.contains(tag)
             entries[2].memo = "gone"
             context.delete(entries[2])
             entries[3].account = other
@@ -114,7 +122,9 @@ enum RelatedObjectsChecks {
             return result
         }
         try kit.expect(cleared, "removeAll() unrelates every member and clears each inverse")
-        let entriesAfter = try await container.read { try $0.existingObject(with: accountID, as: KitAccount.self).entries.count }
+        let entriesAfter = try await container.read {
+            try $0.existingObject(with: accountID, as: KitAccount.self).entries.count
+        }
         try kit.expectEqual(entriesAfter, 0, "the saved entries after removeAll()")
     }
 }

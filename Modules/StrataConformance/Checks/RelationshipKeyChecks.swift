@@ -6,7 +6,9 @@ import Strata
 /// the way `existingObject(with:)` refuses it — never answered with unrelated rows.
 enum RelationshipKeyChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("IDs and URIs", "relationship-key predicates refuse IDs of another store, another entity or an unsaved object", refusals),
+        ConformanceCheck(
+            "IDs and URIs",
+            "relationship-key predicates refuse IDs of another store, another entity or an unsaved object", refusals)
     ]
 
     /// Account A (key k) with entries 0, 2, 4 and account B with 1, 3, 5; an owner whose key is
@@ -32,7 +34,8 @@ enum RelationshipKeyChecks {
     /// The error (or the amounts) of a fetch and a count of entries with `predicate`, with or
     /// without an unsaved entry in the context (so the in-memory path runs too).
     static func attempt(
-        _ container: PersistentContainer, unsaved: Bool, _ predicate: @escaping @Sendable (ObjectID?) -> Predicate<KitEntry>,
+        _ container: PersistentContainer, unsaved: Bool,
+        _ predicate: @escaping @Sendable (ObjectID?) -> Predicate<KitEntry>,
         id: @escaping @Sendable (ObjectContext) -> ObjectID?
     ) async throws -> [String] {
         try await container.read { context in
@@ -66,7 +69,9 @@ enum RelationshipKeyChecks {
             let ids: [ObjectID?] = [id]
             return #Predicate { ids.contains($0.$account) }
         }
-        let mixed: @Sendable (ObjectID?) -> Predicate<KitEntry> = { id in #Predicate { $0.amount >= 0 && $0.$account == id } }
+        let mixed: @Sendable (ObjectID?) -> Predicate<KitEntry> = { id in
+            #Predicate { $0.amount >= 0 && $0.$account == id }
+        }
         let predicates = [("==", equal), ("contains", member), ("&& ==", mixed)]
 
         for unsaved in [false, true] {
@@ -81,14 +86,18 @@ enum RelationshipKeyChecks {
 
                 let wrongEntity = try await attempt(container, unsaved: unsaved, predicate) { _ in ownerID }
                 let unknown = "\(StrataError.invalidURI(ownerID.uriString, reason: .unknownEntity))"
-                try kit.expectEqual(wrongEntity, [unknown, unknown], "\(place): an Owner's ID for the account relationship")
+                try kit.expectEqual(
+                    wrongEntity, [unknown, unknown], "\(place): an Owner's ID for the account relationship")
 
                 let temporary = try await container.read { context -> [String] in
                     let fresh = KitAccount(context: context)
                     fresh.name = "unsaved"
                     let id = fresh.objectID
                     var outcomes: [String] = []
-                    for call in [{ _ = try context.fetch(FetchRequest<KitEntry>(predicate: predicate(id))) }, { _ = try context.count(for: FetchRequest<KitEntry>(predicate: predicate(id))) }] {
+                    for call in [
+                        { _ = try context.fetch(FetchRequest<KitEntry>(predicate: predicate(id))) },
+                        { _ = try context.count(for: FetchRequest<KitEntry>(predicate: predicate(id))) },
+                    ] {
                         do {
                             try call()
                             outcomes.append("no error")
@@ -98,7 +107,8 @@ enum RelationshipKeyChecks {
                     }
                     return outcomes
                 }
-                try kit.expectEqual(temporary, ["temporary", "temporary"], "\(place): an unsaved account's temporary ID")
+                try kit.expectEqual(
+                    temporary, ["temporary", "temporary"], "\(place): an unsaved account's temporary ID")
             }
         }
     }

@@ -5,8 +5,10 @@ import Strata
 /// inserting it gives a typed error naming the class and the schema, never a stop.
 enum SchemaMembershipChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Contexts", "fetch, count and lookup of a class outside the schema throw a typed error naming it", reads),
-        ConformanceCheck("Contexts", "inserting a class outside the schema makes the next save throw and write nothing", inserts),
+        ConformanceCheck(
+            "Contexts", "fetch, count and lookup of a class outside the schema throw a typed error naming it", reads),
+        ConformanceCheck(
+            "Contexts", "inserting a class outside the schema makes the next save throw and write nothing", inserts),
     ]
 
     /// Expects `.misuse` whose message names the stranger class and the schema's entities.
@@ -26,14 +28,19 @@ enum SchemaMembershipChecks {
             try ConformanceHarness.strataErrors(of: [
                 { _ = try context.fetch(FetchRequest<KitStranger>()) },
                 { _ = try context.count(for: FetchRequest<KitStranger>()) },
-                { _ = try context.fetch(FetchRequest<KitStranger>(predicate: #Predicate { $0.label == "x" }, fetchLimit: 1)) },
+                {
+                    _ = try context.fetch(
+                        FetchRequest<KitStranger>(predicate: #Predicate { $0.label == "x" }, fetchLimit: 1))
+                },
                 { _ = try context.existingObject(with: accountID, as: KitStranger.self) },
             ])
         }
         try expectNotInSchema(kit, errors[0], "fetch")
         try expectNotInSchema(kit, errors[1], "count")
         try expectNotInSchema(kit, errors[2], "fetch with a predicate and a limit")
-        try kit.expectEqual(errors[3], .wrongEntity(accountID, expected: KitStranger.entityName), "an Account's ID looked up as a Stranger")
+        try kit.expectEqual(
+            errors[3], .wrongEntity(accountID, expected: KitStranger.entityName),
+            "an Account's ID looked up as a Stranger")
     }
 
     static func inserts(_ kit: ConformanceHarness) async throws {
@@ -56,7 +63,9 @@ enum SchemaMembershipChecks {
         try expectNotInSchema(kit, error, "save after inserting a Stranger")
         try kit.expect(hadChanges, "hasChanges is true after the refused insert")
         try kit.expectEqual(stranger, "lost", "the refused object stays a plain value")
-        let names = try await container.read { context in try context.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.name) }
+        let names = try await container.read { context in
+            try context.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        }
         try kit.expectEqual(names, ["Existing"], "accounts after the refused save: nothing was written")
         let again = try await context.perform { () -> StrataError? in
             do {

@@ -4,7 +4,8 @@ import Strata
 /// Damaged store files give typed errors at open — never a crash — and are left as they were.
 enum StoreFileChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Bad store files", "a store whose files are overwritten with garbage gives a typed error", garbage),
+        ConformanceCheck(
+            "Bad store files", "a store whose files are overwritten with garbage gives a typed error", garbage),
         ConformanceCheck("Bad store files", "a store whose files are emptied gives a typed error", empty),
     ]
 
@@ -38,12 +39,15 @@ enum StoreFileChecks {
             throw kit.fail("opening a store whose files were \(what): expected notAStore, got \(error)")
         }
         for (file, content) in written {
-            try kit.expect((try? Data(contentsOf: file)) == content, "\(file.lastPathComponent) was changed by the failed open")
+            try kit.expect(
+                (try? Data(contentsOf: file)) == content, "\(file.lastPathComponent) was changed by the failed open")
         }
     }
 
     static func garbage(_ kit: ConformanceHarness) async throws {
-        try await damage(kit, with: { size in Data((0..<max(size, 4096)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }) }, "overwritten with garbage")
+        try await damage(
+            kit, with: { size in Data((0..<max(size, 4096)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }) },
+            "overwritten with garbage")
     }
 
     static func empty(_ kit: ConformanceHarness) async throws {

@@ -6,7 +6,13 @@ import StrataStorage
 /// of `rows(for:)`, in the same order, for every plan shape — fetches go through it.
 enum StreamingChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Fetch semantics", "streamed rows (forEachRow) equal row arrays (rows(for:)) and the reference plan; a known row count is right", streamedRows)
+        ConformanceCheck(
+            "Fetch semantics",
+            """
+            streamed rows (forEachRow) equal row arrays (rows(for:)) and the reference plan; a known row count is \
+            right
+            """,
+            streamedRows)
     ]
 
     static func streamedRows(_ kit: ConformanceHarness) async throws {

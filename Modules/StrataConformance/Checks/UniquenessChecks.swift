@@ -5,13 +5,19 @@ import Strata
 /// nil never conflicts; indexed attributes filter and sort like the rest.
 enum UniquenessChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Uniqueness and indexes", "a unique attribute refuses a stored duplicate and writes nothing", storedDuplicate),
-        ConformanceCheck("Uniqueness and indexes", "a compound constraint holds inside one save and against the store", compound),
         ConformanceCheck(
-            "Uniqueness and indexes", "a clash names the first clashing unique index from the schema and keeps the native cause",
+            "Uniqueness and indexes", "a unique attribute refuses a stored duplicate and writes nothing",
+            storedDuplicate),
+        ConformanceCheck(
+            "Uniqueness and indexes", "a compound constraint holds inside one save and against the store", compound),
+        ConformanceCheck(
+            "Uniqueness and indexes",
+            "a clash names the first clashing unique index from the schema and keeps the native cause",
             namedFromSchema),
-        ConformanceCheck("Uniqueness and indexes", "nil values never conflict; a freed value can be reused", nilsAndReuse),
-        ConformanceCheck("Uniqueness and indexes", "indexed attributes filter and sort like unindexed ones", indexedQueries),
+        ConformanceCheck(
+            "Uniqueness and indexes", "nil values never conflict; a freed value can be reused", nilsAndReuse),
+        ConformanceCheck(
+            "Uniqueness and indexes", "indexed attributes filter and sort like unindexed ones", indexedQueries),
     ]
 
     static func storedDuplicate(_ kit: ConformanceHarness) async throws {
@@ -25,7 +31,8 @@ enum UniquenessChecks {
                 try context.save()
             }
         }
-        try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
+        try kit.expectEqual(
+            error.withoutNative, .constraintViolation(entity: "Account", attributes: ["name"]), "the error")
         try kit.expect(error.native != nil, "a clash the engine found keeps the engine's native error (got \(error))")
         let names = try await container.read { try $0.fetch(FetchRequest<KitAccount>()).map(\.name) }
         try kit.expectEqual(names, ["Only"], "accounts stored")
@@ -57,7 +64,8 @@ enum UniquenessChecks {
                     try context.save()
                 }
             }
-            try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Seat", attributes: ["row", "number"]), "the error")
+            try kit.expectEqual(
+                error.withoutNative, .constraintViolation(entity: "Seat", attributes: ["row", "number"]), "the error")
         }
         try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitSeat>()) }, 4, "seats stored")
     }
@@ -75,9 +83,9 @@ enum UniquenessChecks {
             try context.save()
         }
         let clashes: [(row: String, code: String, attributes: [String])] = [
-            ("A", "other", ["row", "number"]),  // only the second unique index clashes
-            ("B", "A1", ["code"]),  // only the first
-            ("A", "A1", ["code"]),  // both: the first in schema order
+            ("A", "other", ["row", "number"]), // only the second unique index clashes
+            ("B", "A1", ["code"]), // only the first
+            ("A", "A1", ["code"]), // both: the first in schema order
         ]
         for clash in clashes {
             let context = container.newBackgroundContext()
@@ -90,9 +98,15 @@ enum UniquenessChecks {
                     try context.save()
                 }
             }
-            try kit.expectEqual(error.withoutNative, .constraintViolation(entity: "Seat", attributes: clash.attributes), "the error for (\(clash.row), 1, \(clash.code))")
-            guard let native = error.native else { throw kit.fail("no native error under \(error): an engine keeps its own error") }
-            try kit.expect(error.description.contains("\(native.code)") && error.description.contains(native.message), "the description names the native cause: \(error)")
+            try kit.expectEqual(
+                error.withoutNative, .constraintViolation(entity: "Seat", attributes: clash.attributes),
+                "the error for (\(clash.row), 1, \(clash.code))")
+            guard let native = error.native else {
+                throw kit.fail("no native error under \(error): an engine keeps its own error")
+            }
+            try kit.expect(
+                error.description.contains("\(native.code)") && error.description.contains(native.message),
+                "the description names the native cause: \(error)")
         }
         try kit.expectEqual(try await container.read { try $0.count(for: FetchRequest<KitSeat>()) }, 1, "seats stored")
     }
@@ -136,9 +150,18 @@ enum UniquenessChecks {
             try context.save()
         }
         let (amys, sorted, range) = try await container.read { context in
-            let amys = try context.fetch(FetchRequest<KitSeat>(predicate: #Predicate { $0.holder == "amy" }, sortBy: [SortDescriptor(\.number, order: .reverse)])).map(\.number)
-            let sorted = try context.fetch(FetchRequest<KitSeat>(sortBy: [SortDescriptor(\.holder), SortDescriptor(\.number)])).map(\.holder)
-            let range = try context.fetch(FetchRequest<KitSeat>(predicate: #Predicate { $0.holder >= "amy" && $0.holder < "zed" }, sortBy: [SortDescriptor(\.holder)])).map(\.holder)
+            let amys = try context.fetch(
+                FetchRequest<KitSeat>(
+                    predicate: #Predicate { $0.holder == "amy" }, sortBy: [SortDescriptor(\.number, order: .reverse)])
+            ).map(\.number)
+            let sorted = try context.fetch(
+                FetchRequest<KitSeat>(sortBy: [SortDescriptor(\.holder), SortDescriptor(\.number)])
+            ).map(\.holder)
+            let range = try context.fetch(
+                FetchRequest<KitSeat>(
+                    predicate: #Predicate { $0.holder >= "amy" && $0.holder < "zed" },
+                    sortBy: [SortDescriptor(\.holder)])
+            ).map(\.holder)
             return (amys, sorted, range)
         }
         try kit.expectEqual(amys, [6, 4, 1], "seats held by amy, newest number first")

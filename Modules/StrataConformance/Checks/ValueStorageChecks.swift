@@ -6,8 +6,13 @@ import StrataStorage
 /// side by side, and engines hand out rows whose storage they reuse for the next row.
 enum ValueStorageChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Fetch semantics", "thousands of fetched and looked-up objects each keep their own values through changes and rollback", manyObjects),
-        ConformanceCheck("Fetch semantics", "a row the engine handed out keeps its values while the engine reads more", rowsStayTheCallers),
+        ConformanceCheck(
+            "Fetch semantics",
+            "thousands of fetched and looked-up objects each keep their own values through changes and rollback",
+            manyObjects),
+        ConformanceCheck(
+            "Fetch semantics", "a row the engine handed out keeps its values while the engine reads more",
+            rowsStayTheCallers),
     ]
 
     /// Enough accounts that their values span several of the core's value blocks.
@@ -61,7 +66,9 @@ enum ValueStorageChecks {
             fetched[middle].balance = -1
             fetched[middle].note = "changed"
             for index in [middle - 1, middle + 1] { check(fetched[index], index, "neighbour") }
-            if fetched[middle].balance != -1 || fetched[middle].note != "changed" { failures.append("the change did not stick") }
+            if fetched[middle].balance != -1 || fetched[middle].note != "changed" {
+                failures.append("the change did not stick")
+            }
             context.rollback()
             for (index, account) in fetched.enumerated() { check(account, index, "after rollback") }
             return failures
@@ -76,7 +83,9 @@ enum ValueStorageChecks {
             for index in order {
                 let account = try lookups.existingObject(with: ids[index], as: KitAccount.self)
                 held.append(account)
-                if Expected(name: account.name, balance: account.balance, note: account.note) != expected(index) { misses.append(index) }
+                if Expected(name: account.name, balance: account.balance, note: account.note) != expected(index) {
+                    misses.append(index)
+                }
             }
             for (position, account) in held.enumerated() where account.name != expected(order[position]).name {
                 misses.append(order[position])
@@ -101,7 +110,8 @@ enum ValueStorageChecks {
         let held = try keys.map { try reader.row(entity: account.number, key: $0) }
         for (row, key) in zip(held, keys) {
             try kit.expectEqual(row?.key, key, "the key of a row held across later lookups")
-            try kit.expectEqual(row, try reader.row(entity: account.number, key: key), "a held row against a fresh lookup")
+            try kit.expectEqual(
+                row, try reader.row(entity: account.number, key: key), "a held row against a fresh lookup")
         }
         try kit.expect(Set(held.compactMap { $0?.values }).count == keys.count, "each held row has its own values")
         var streamed: [StoredRow] = []

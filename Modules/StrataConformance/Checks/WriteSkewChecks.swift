@@ -6,9 +6,19 @@ import Synchronization
 /// written rows, write skew possible on rows only read — and `requireUnchanged` closing it.
 enum WriteSkewChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("Isolation", "write skew: two units of work that read A and B and each write one both commit, rewriting the other unchanged or not", writeSkewHappens),
-        ConformanceCheck("Isolation", "requireUnchanged turns write skew into a conflict, and the retry keeps the invariant", requireUnchangedPrevents),
-        ConformanceCheck("Isolation", "requireUnchanged checks without writing, and refuses unsaved, deleted and foreign objects", requireUnchangedRules),
+        ConformanceCheck(
+            "Isolation",
+            """
+            write skew: two units of work that read A and B and each write one both commit, rewriting the other \
+            unchanged or not
+            """,
+            writeSkewHappens),
+        ConformanceCheck(
+            "Isolation", "requireUnchanged turns write skew into a conflict, and the retry keeps the invariant",
+            requireUnchangedPrevents),
+        ConformanceCheck(
+            "Isolation", "requireUnchanged checks without writing, and refuses unsaved, deleted and foreign objects",
+            requireUnchangedRules),
     ]
 
     /// Why a withdrawal was refused: the rule "A + B >= 0" would break.
@@ -37,7 +47,9 @@ enum WriteSkewChecks {
     }
 
     static func balances(_ container: PersistentContainer) async throws -> [Int64] {
-        try await container.read { try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.balance) }
+        try await container.read {
+            try $0.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.balance)
+        }
     }
 
     static func writeSkewHappens(_ kit: ConformanceHarness) async throws {
@@ -46,24 +58,32 @@ enum WriteSkewChecks {
         let context = container.newBackgroundContext()
         try await context.perform {
             try withdraw(context, from: b, other: a, amount: 100, protect: false) {
-                try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: a, other: b, amount: 100, protect: false) }
+                try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") {
+                    try withdraw($0, from: a, other: b, amount: 100, protect: false)
+                }
             }
         }
         // Documents the isolation level: each saw A + B = 100 and left it at 0 by its own
         // reading; together they broke the rule, because neither wrote the row it only read.
-        try kit.expectEqual(try await balances(container), [-50, -50], "balances after two unprotected withdrawals (write skew)")
+        try kit.expectEqual(
+            try await balances(container), [-50, -50], "balances after two unprotected withdrawals (write skew)")
 
         // The old recipe, writing the read row back unchanged, does not protect it either: an
         // unchanged value is dropped from the save.
-        let (c, d) = (try await container.makeAccount("C", balance: 50), try await container.makeAccount("D", balance: 50))
+        let (c, d) = (
+            try await container.makeAccount("C", balance: 50), try await container.makeAccount("D", balance: 50)
+        )
         let other = container.newBackgroundContext()
         try await other.perform {
             try withdraw(other, from: d, other: c, amount: 100, protect: false, rewrite: true) {
-                try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: c, other: d, amount: 100, protect: false, rewrite: true) }
+                try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") {
+                    try withdraw($0, from: c, other: d, amount: 100, protect: false, rewrite: true)
+                }
             }
         }
         let all = try await balances(container)
-        try kit.expectEqual(Array(all[2...]), [-50, -50], "C and D after two withdrawals that rewrote the other row unchanged")
+        try kit.expectEqual(
+            Array(all[2...]), [-50, -50], "C and D after two withdrawals that rewrote the other row unchanged")
     }
 
     static func requireUnchangedPrevents(_ kit: ConformanceHarness) async throws {
@@ -73,7 +93,9 @@ enum WriteSkewChecks {
         let conflict = try await context.perform { () -> StrataError? in
             do {
                 try withdraw(context, from: b, other: a, amount: 100, protect: true) {
-                    try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: a, other: b, amount: 100, protect: true) }
+                    try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") {
+                        try withdraw($0, from: a, other: b, amount: 100, protect: true)
+                    }
                 }
                 return nil
             } catch let error as StrataError {
@@ -87,7 +109,9 @@ enum WriteSkewChecks {
         try kit.expectEqual(try await balances(container), [-50, 50], "balances: the conflicting save wrote nothing")
 
         // The same race through performUnitOfWork: the retry reads the other's write and refuses.
-        let (c, d) = (try await container.makeAccount("C", balance: 50), try await container.makeAccount("D", balance: 50))
+        let (c, d) = (
+            try await container.makeAccount("C", balance: 50), try await container.makeAccount("D", balance: 50)
+        )
         let attempts = Atomic<Int>(0)
         var refused = false
         do {
@@ -95,7 +119,9 @@ enum WriteSkewChecks {
                 let attempt = attempts.add(1, ordering: .relaxed).newValue
                 try withdraw(context, from: d, other: c, amount: 100, protect: true) {
                     guard attempt == 1 else { return }
-                    try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") { try withdraw($0, from: c, other: d, amount: 100, protect: true) }
+                    try IsolationChecks.commitMeanwhile(kit, container, "the other withdrawal") {
+                        try withdraw($0, from: c, other: d, amount: 100, protect: true)
+                    }
                 }
             }
         } catch is Refused {
@@ -146,7 +172,12 @@ enum WriteSkewChecks {
             }
         }
         guard case .conflict? = verifyOnly else {
-            throw kit.fail("a save with only requireUnchanged after A changed gave \(verifyOnly.map { "\($0)" } ?? "no error"), expected .conflict")
+            throw kit.fail(
+                """
+                a save with only requireUnchanged after A changed gave \
+                \(verifyOnly.map { "\($0)" } ?? "no error"), expected .conflict
+                """
+            )
         }
 
         // Unsaved, deleted and foreign objects are refused with misuse.

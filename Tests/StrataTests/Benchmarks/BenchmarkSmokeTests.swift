@@ -14,18 +14,25 @@ struct BenchmarkSmokeTests {
     func runsEveryWorkload() throws {
         let binary = try #require(
             BenchmarkBinary.locate(),
-            "strata-bench was not found next to the test bundle (\(BenchmarkBinary.searched.map(\.path))); build it with swift build --build-tests")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-smoke-\(UUID().uuidString)")
+            """
+            strata-bench was not found next to the test bundle (\(BenchmarkBinary.searched.map(\.path))); build \
+            it with swift build --build-tests
+            """
+        )
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-bench-smoke-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("bench.json")
         let svg = directory.appendingPathComponent("bench.svg")
         let markdown = directory.appendingPathComponent("bench.md")
 
-        let run = try BenchmarkBinary.run(binary, [
-            "--rows", "1000", "--repetitions", "1", "--engine", "all",
-            "--json", json.path, "--svg", svg.path, "--markdown", markdown.path,
-        ])
+        let run = try BenchmarkBinary.run(
+            binary,
+            [
+                "--rows", "1000", "--repetitions", "1", "--engine", "all",
+                "--json", json.path, "--svg", svg.path, "--markdown", markdown.path,
+            ])
         #expect(run.status == 0, "strata-bench failed: \(run.errorOutput)")
 
         let lines = run.output.split(separator: "\n").map(String.init)
@@ -33,14 +40,20 @@ struct BenchmarkSmokeTests {
             for engine in ["SQLite", "LMDB"] {
                 let line = lines.first { $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") }
                 #expect(line != nil, "no line for workload \(workload) on \(engine) in:\n\(run.output)")
-                #expect(line?.contains(workload == 6 ? " µs" : "×") == true, "workload \(workload) on \(engine) has no comparison: \(line ?? "")")
+                #expect(
+                    line?.contains(workload == 6 ? " µs" : "×") == true,
+                    "workload \(workload) on \(engine) has no comparison: \(line ?? "")")
             }
         }
         for engine in ["SQLite", "LMDB"] {
-            let transfers = lines.filter { $0.hasPrefix("7 ") && $0.contains("  \(engine)  ") && $0.contains("transfers/s") }
-            #expect(transfers.count == 4, "workload 7 on \(engine) should report 1, 2, 4 and 8 tasks in:\n\(run.output)")
+            let transfers = lines.filter {
+                $0.hasPrefix("7 ") && $0.contains("  \(engine)  ") && $0.contains("transfers/s")
+            }
+            #expect(
+                transfers.count == 4, "workload 7 on \(engine) should report 1, 2, 4 and 8 tasks in:\n\(run.output)")
             let stalls = lines.filter { $0.hasPrefix("8 ") && $0.contains("  \(engine)  ") && $0.contains(" ms") }
-            #expect(stalls.count == 2, "workload 8 on \(engine) should report the longest and p99 gaps in:\n\(run.output)")
+            #expect(
+                stalls.count == 2, "workload 8 on \(engine) should report the longest and p99 gaps in:\n\(run.output)")
         }
 
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
@@ -81,7 +94,8 @@ enum BenchmarkBinary {
     }
 
     /// Runs the binary and collects its exit status, standard output and standard error.
-    static func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errorOutput: String) {
+    static func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errorOutput: String)
+    {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -100,7 +114,10 @@ enum BenchmarkBinary {
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         drained.wait()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData.data, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            String(decoding: errorData.data, as: UTF8.self)
+        )
     }
 
     private final class ErrorCollector: @unchecked Sendable {

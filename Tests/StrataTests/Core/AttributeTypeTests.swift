@@ -1,13 +1,15 @@
 import CSQLite
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// A raw-value enum whose `Comparable` order is its raw value's; `CaseIterable`, so that
 /// `.rawValue` comparisons run in the engine.
 /// An enum that is not `CaseIterable`: its `.rawValue` comparisons run in memory.
 enum Weather: Int, RawValueAttribute, Codable {
-    case sun = 1, rain = 2
+    case sun = 1
+    case rain = 2
 }
 
 enum Mood: String, RawValueAttribute, Codable, Comparable, CaseIterable {

@@ -21,7 +21,9 @@ struct BlockedPerformTests {
     /// A second such executor, for a task started inside a body that the inner task runs.
     static let otherExecutor = QueueTaskExecutor()
 
-    @Test("waiting inside perform for a perform of the same context throws misuse instead of deadlocking", arguments: EngineKind.allCases)
+    @Test(
+        "waiting inside perform for a perform of the same context throws misuse instead of deadlocking",
+        arguments: EngineKind.allCases)
     func sameContext(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -41,14 +43,17 @@ struct BlockedPerformTests {
                 }
                 done.signal()
             }
-            guard done.wait(timeout: .now() + Self.watchdog) == .success else { return "deadlock: the inner perform never returned" }
+            guard done.wait(timeout: .now() + Self.watchdog) == .success else {
+                return "deadlock: the inner perform never returned"
+            }
             return result.withLock { $0 }
         }
         #expect(outcome.contains("ObjectContext.perform(_:) of context ledger-import"), "\(outcome)")
         #expect(outcome.contains("same context"), "\(outcome)")
     }
 
-    @Test("a task started inside perform may use the context once that body has returned", arguments: EngineKind.allCases)
+    @Test(
+        "a task started inside perform may use the context once that body has returned", arguments: EngineKind.allCases)
     func laterUseIsAllowed(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -66,7 +71,9 @@ struct BlockedPerformTests {
         #expect(try await later.value == 1)
     }
 
-    @Test("a task started inside perform that does not wait may call perform while the body still runs", arguments: EngineKind.allCases)
+    @Test(
+        "a task started inside perform that does not wait may call perform while the body still runs",
+        arguments: EngineKind.allCases)
     func fireAndForgetWhileRunning(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -88,7 +95,12 @@ struct BlockedPerformTests {
         #expect(try await later.value == 1)
     }
 
-    @Test("waiting for a perform of the same context through another context's perform throws misuse instead of deadlocking", arguments: EngineKind.allCases)
+    @Test(
+        """
+        waiting for a perform of the same context through another context's perform throws misuse instead of \
+        deadlocking
+        """,
+        arguments: EngineKind.allCases)
     func sameContextThroughAnother(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -114,7 +126,9 @@ struct BlockedPerformTests {
                             }
                             innerDone.signal()
                         }
-                        guard innerDone.wait(timeout: .now() + Self.watchdog) == .success else { return "deadlock: the perform of first never returned" }
+                        guard innerDone.wait(timeout: .now() + Self.watchdog) == .success else {
+                            return "deadlock: the perform of first never returned"
+                        }
                         return innerResult.withLock { $0 }
                     }
                     result.withLock { $0 = inner }
@@ -123,7 +137,9 @@ struct BlockedPerformTests {
                 }
                 done.signal()
             }
-            guard done.wait(timeout: .now() + Self.watchdog) == .success else { return "deadlock: the perform of second never returned" }
+            guard done.wait(timeout: .now() + Self.watchdog) == .success else {
+                return "deadlock: the perform of second never returned"
+            }
             return result.withLock { $0 }
         }
         #expect(outcome.contains("ObjectContext.perform(_:) of context first"), "\(outcome)")

@@ -18,7 +18,9 @@ struct BusyRetryTests {
 
     static func names(_ container: PersistentContainer) async throws -> [String] {
         let context = container.newBackgroundContext()
-        return try await context.perform { try context.fetch(FetchRequest<Account>(sortBy: [SortDescriptor(\.name)])).map(\.name) }
+        return try await context.perform {
+            try context.fetch(FetchRequest<Account>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        }
     }
 
     @Test("busy three times, then the unit of work commits on its fourth attempt", arguments: EngineKind.allCases)
@@ -27,7 +29,9 @@ struct BusyRetryTests {
         faults.busyCommits(3)
         let attempts = Atomic<Int>(0)
         let (_, counts) = try await RetryStatistics.observing {
-            try await container.performUnitOfWork(retries: RetryPolicy(maxRetries: 5, baseDelay: .zero, maxDelay: .zero)) { context in
+            try await container.performUnitOfWork(
+                retries: RetryPolicy(maxRetries: 5, baseDelay: .zero, maxDelay: .zero)
+            ) { context in
                 attempts.add(1, ordering: .relaxed)
                 Account(context: context).name = "A"
                 try context.save()
@@ -42,13 +46,17 @@ struct BusyRetryTests {
         _ = store
     }
 
-    @Test("an exhausted budget throws retriesExhausted with every attempt's reason, and nothing is written", arguments: EngineKind.allCases)
+    @Test(
+        "an exhausted budget throws retriesExhausted with every attempt's reason, and nothing is written",
+        arguments: EngineKind.allCases)
     func exhaustedBudget(kind: EngineKind) async throws {
         let (store, container, faults) = try Self.open(kind)
         faults.busyCommits(10)
         let attempts = Atomic<Int>(0)
         let error = await #expect(throws: StrataError.self) {
-            try await container.performUnitOfWork(retries: RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)) { context in
+            try await container.performUnitOfWork(
+                retries: RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)
+            ) { context in
                 attempts.add(1, ordering: .relaxed)
                 Account(context: context).name = "A"
                 try context.save()
@@ -92,7 +100,9 @@ struct BusyRetryTests {
     func negativePolicy(kind: EngineKind) async throws {
         let (store, container, _) = try Self.open(kind)
         let ran = Atomic<Bool>(false)
-        for policy in [RetryPolicy(maxRetries: -1), RetryPolicy(baseDelay: .milliseconds(-1)), RetryPolicy(maxDelay: .seconds(-5))] {
+        for policy in [
+            RetryPolicy(maxRetries: -1), RetryPolicy(baseDelay: .milliseconds(-1)), RetryPolicy(maxDelay: .seconds(-5)),
+        ] {
             let error = await #expect(throws: StrataError.self) {
                 try await container.performUnitOfWork(retries: policy) { _ in ran.store(true, ordering: .relaxed) }
             }

@@ -13,7 +13,9 @@ struct CancellationTests {
         return try await context.perform { try context.count(for: FetchRequest<Account>()) }
     }
 
-    @Test("a task cancelled before perform gets CancellationError and the body never runs", arguments: EngineKind.allCases)
+    @Test(
+        "a task cancelled before perform gets CancellationError and the body never runs", arguments: EngineKind.allCases
+    )
     func cancelledBeforeStart(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -43,7 +45,9 @@ struct CancellationTests {
         }
     }
 
-    @Test("a perform cancelled while waiting for the context's queue does not run its body", arguments: EngineKind.allCases)
+    @Test(
+        "a perform cancelled while waiting for the context's queue does not run its body",
+        arguments: EngineKind.allCases)
     func cancelledWhileQueued(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -88,7 +92,9 @@ struct CancellationTests {
         #expect(try await Self.accountCount(container) == 0)
     }
 
-    @Test("a running body sees the cancellation, and a save that starts after it throws and writes nothing", arguments: EngineKind.allCases)
+    @Test(
+        "a running body sees the cancellation, and a save that starts after it throws and writes nothing",
+        arguments: EngineKind.allCases)
     func cancelledWhileRunning(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -126,10 +132,11 @@ struct CancellationTests {
         task.cancel()
         cancelled.signal()
         let seen = try await task.value
-        #expect(seen == [
-            "isCancelled before: false", "isCancelled after: true", "checkCancellation: CancellationError",
-            "save: CancellationError, hasChanges true",
-        ])
+        #expect(
+            seen == [
+                "isCancelled before: false", "isCancelled after: true", "checkCancellation: CancellationError",
+                "save: CancellationError, hasChanges true",
+            ])
         #expect(try await Self.accountCount(container) == 0)
     }
 

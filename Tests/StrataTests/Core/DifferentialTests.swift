@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// A seeded random workload (inserts, updates, deletes, relationship changes, fetches with
 /// random predicates and sorts) run against every engine; every fetch must return identical
@@ -21,7 +21,12 @@ struct DifferentialTests {
         let limit: Int?
         let offset: Int
 
-        var description: String { "template \(template) n=\(number) m=\(other) s=\(String(reflecting: text)) sort \(sort) limit \(limit.map(String.init) ?? "nil") offset \(offset)" }
+        var description: String {
+            """
+            template \(template) n=\(number) m=\(other) s=\(String(reflecting: text)) sort \(sort) limit \
+            \(limit.map(String.init) ?? "nil") offset \(offset)
+            """
+        }
 
         var request: FetchRequest<Account> {
             let n = number
@@ -45,7 +50,8 @@ struct DifferentialTests {
             }
             let sorts: [[SortDescriptor<Account>]] = [
                 [], [SortDescriptor(\.balance)], [SortDescriptor(\.balance, order: .reverse)], [SortDescriptor(\.note)],
-                [SortDescriptor(\.currency), SortDescriptor(\.note, order: .reverse)], [SortDescriptor(\.name, order: .reverse)],
+                [SortDescriptor(\.currency), SortDescriptor(\.note, order: .reverse)],
+                [SortDescriptor(\.name, order: .reverse)],
             ]
             return FetchRequest(predicate: predicate, sortBy: sorts[sort], fetchLimit: limit, fetchOffset: offset)
         }
@@ -62,13 +68,17 @@ struct DifferentialTests {
         let request = query.request
         return try await context.perform {
             let rows = try context.fetch(request).map {
-                "\($0.objectID.primaryKey ?? 0)|\($0.name)|\($0.currency)|\($0.balance)|\($0.note.map { String(reflecting: $0) } ?? "nil")|\($0.entries.count)"
+                let note = $0.note.map { String(reflecting: $0) } ?? "nil"
+                return
+                    "\($0.objectID.primaryKey ?? 0)|\($0.name)|\($0.currency)|\($0.balance)|\(note)|\($0.entries.count)"
             }
             return Outcome(rows: rows, count: try context.count(for: request))
         }
     }
 
-    @Test("every engine returns identical results for a seeded random workload", arguments: [UInt64(0x5EED_0001), 0x5EED_0002])
+    @Test(
+        "every engine returns identical results for a seeded random workload",
+        arguments: [UInt64(0x5EED_0001), 0x5EED_0002])
     func identicalResults(seed: UInt64) async throws {
         let stores = try EngineKind.allCases.map { try TestStore($0) }
         let containers = try stores.map { try $0.open() }
@@ -99,7 +109,8 @@ struct DifferentialTests {
             } else if choice < 55, let name {
                 for container in containers {
                     try await container.performUnitOfWork { context in
-                        let account = try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == name }))[0]
+                        let account = try context.fetch(
+                            FetchRequest<Account>(predicate: #Predicate { $0.name == name }))[0]
                         account.balance = balance
                         account.note = note
                         try context.save()
@@ -109,7 +120,8 @@ struct DifferentialTests {
                 // Add an entry to the account (the deny rule then protects it from deletion).
                 for container in containers {
                     try await container.performUnitOfWork { context in
-                        let account = try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == name }))[0]
+                        let account = try context.fetch(
+                            FetchRequest<Account>(predicate: #Predicate { $0.name == name }))[0]
                         let entry = Entry(context: context)
                         entry.amount = balance
                         account.entries.insert(entry)
@@ -121,7 +133,8 @@ struct DifferentialTests {
                 liveNames.removeAll { $0 == name }
                 for container in containers {
                     try await container.performUnitOfWork { context in
-                        let account = try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == name }))[0]
+                        let account = try context.fetch(
+                            FetchRequest<Account>(predicate: #Predicate { $0.name == name }))[0]
                         account.entries.allObjects.forEach(context.delete)
                         context.delete(account)
                         try context.save()
@@ -129,16 +142,26 @@ struct DifferentialTests {
                 }
             } else {
                 let query = Query(
-                    template: Int.random(in: 0...10, using: &random), number: balance, other: balance + Int64.random(in: 0...400, using: &random),
+                    template: Int.random(in: 0...10, using: &random), number: balance,
+                    other: balance + Int64.random(in: 0...400, using: &random),
                     text: [note ?? "", currency, "acct-1", "acct", "é"][Int.random(in: 0..<5, using: &random)],
-                    sort: Int.random(in: 0..<6, using: &random), limit: Bool.random(using: &random) ? Int.random(in: 0...8, using: &random) : nil,
+                    sort: Int.random(in: 0..<6, using: &random),
+                    limit: Bool.random(using: &random) ? Int.random(in: 0...8, using: &random) : nil,
                     offset: Int.random(in: 0...3, using: &random))
                 var outcomes: [Outcome] = []
                 for container in containers { outcomes.append(try await Self.run(query, on: container)) }
                 for (kind, outcome) in zip(EngineKind.allCases, outcomes).dropFirst() {
-                    #expect(outcome == outcomes[0], "seed \(String(seed, radix: 16)) step \(step): \(kind) differs from \(EngineKind.allCases[0]) for \(query)")
+                    #expect(
+                        outcome == outcomes[0],
+                        """
+                        seed \(String(seed, radix: 16)) step \(step): \(kind) differs from \
+                        \(EngineKind.allCases[0]) for \(query)
+                        """
+                    )
                 }
-                #expect(outcomes[0].count == outcomes[0].rows.count, "seed \(String(seed, radix: 16)) step \(step): count differs from fetch for \(query)")
+                #expect(
+                    outcomes[0].count == outcomes[0].rows.count,
+                    "seed \(String(seed, radix: 16)) step \(step): count differs from fetch for \(query)")
             }
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Strata
+import StrataStorage
 import StrataTestSupport
 import Testing
-import StrataStorage
 
 /// `FilterEvaluator` (membership constants in hashed sets) answers exactly as the reference
 /// `Filter.matches` for every value and every list of constants, on the values where the
@@ -14,9 +14,11 @@ struct FilterEvaluatorTests {
         .null,
         .integer(0), .integer(1), .integer(-1), .integer(3), .integer(Int64.max), .integer(Int64.min),
         .integer(1 << 53), .integer((1 << 53) + 1), .integer(-(1 << 53) - 1),
-        .real(0), .real(-0.0), .real(1), .real(0.5), .real(3), .real(-1), .real(.nan), .real(.infinity), .real(-.infinity),
+        .real(0), .real(-0.0), .real(1), .real(0.5), .real(3), .real(-1), .real(.nan), .real(.infinity),
+        .real(-.infinity),
         .real(9_007_199_254_740_992), .real(Double(Int64.max)), .real(Double(Int64.min)), .real(.ulpOfOne),
-        .text(""), .text("a"), .text("A"), .text("a\u{0}"), .text("\u{E9}"), .text("e\u{301}"), .text("\u{C5}"), .text("A\u{30A}"),
+        .text(""), .text("a"), .text("A"), .text("a\u{0}"), .text("\u{E9}"), .text("e\u{301}"), .text("\u{C5}"),
+        .text("A\u{30A}"),
         .text("\u{FB01}"), .text("fi"), .text("3"),
         .blob(Data()), .blob(Data([0])), .blob(Data([0, 0])), .blob(Data([0xFF])), .blob(Data("a".utf8)),
     ]
@@ -50,7 +52,8 @@ struct FilterEvaluatorTests {
                             let got = evaluator.matches(row, key: key)
                             checked += 1
                             if want != got, disagreements.count < 5 {
-                                disagreements.append("\(filter) on \(row), key \(key): reference \(want), evaluator \(got)")
+                                disagreements.append(
+                                    "\(filter) on \(row), key \(key): reference \(want), evaluator \(got)")
                             }
                         }
                     }
@@ -63,11 +66,14 @@ struct FilterEvaluatorTests {
 
     @Test("the cases that tell a hashed lookup from the reference rule")
     func knownCases() {
-        let members = MembershipSet([.integer(3), .real(-0.0), .real(9_007_199_254_740_992), .text("\u{E9}"), .real(.nan), .null])
+        let members = MembershipSet([
+            .integer(3), .real(-0.0), .real(9_007_199_254_740_992), .text("\u{E9}"), .real(.nan), .null,
+        ])
         #expect(members.contains(.real(3)))
         #expect(members.contains(.integer(0)))
         #expect(members.contains(.real(0)))
-        #expect(members.contains(.integer((1 << 53) + 1)), "Double(2^53 + 1) rounds to 2^53, as StoredValue.order compares")
+        #expect(
+            members.contains(.integer((1 << 53) + 1)), "Double(2^53 + 1) rounds to 2^53, as StoredValue.order compares")
         #expect(!members.contains(.integer((1 << 53) + 2)))
         #expect(!members.contains(.text("e\u{301}")), "canonically equivalent, but other bytes")
         #expect(members.contains(.text("\u{E9}")))

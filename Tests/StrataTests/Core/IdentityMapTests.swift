@@ -1,6 +1,7 @@
-@testable import Strata
 import StrataTestSupport
 import Testing
+
+@testable import Strata
 
 /// The context's identity map against a plain dictionary, through every operation, in small
 /// (scanned) and large (hashed) sizes, with removals leaving holes and compactions.

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// Each `perform` notes the body it was called from, so that a wait through other contexts'
 /// bodies is detected. A loop that reschedules itself from inside its own body must not keep
@@ -12,7 +13,9 @@ struct PerformTokenChainTests {
         weak var token: PerformToken?
     }
 
-    @Test("a perform loop that reschedules itself from its own body keeps no finished calls alive", arguments: EngineKind.allCases)
+    @Test(
+        "a perform loop that reschedules itself from its own body keeps no finished calls alive",
+        arguments: EngineKind.allCases)
     func selfReschedulingLoop(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Strata
 import Synchronization
 import Testing
+
+@testable import Strata
 
 /// Property wrappers carry only their declaration's site; the model maps sites and key paths
 /// to properties. These checks are about the model alone (no store is opened).
@@ -44,7 +45,12 @@ struct PropertySiteTests {
         #expect(model.propertyIndex(forKeyPath: \SiteProbe.sum) == nil)
     }
 
-    @Test("mapping never runs the setter of a computed property that reads several attributes, and runs a one-attribute one's once")
+    @Test(
+        """
+        mapping never runs the setter of a computed property that reads several attributes, and runs a \
+        one-attribute one's once
+        """
+    )
     func computedSetters() throws {
         let model = try ModelRegistry.model(for: SiteSetterProbe.self)
         // fullName's setter would trap on the prototype's defaults (an empty split).
@@ -66,7 +72,9 @@ struct PropertySiteTests {
         #expect(model.propertyIndex(forKeyPath: \SitePrivateSet.note) == model.propertyIndex(named: "note"))
     }
 
-    @Test("an inherited attribute declared in another file at the same line and column keeps its own column", arguments: EngineKind.allCases)
+    @Test(
+        "an inherited attribute declared in another file at the same line and column keeps its own column",
+        arguments: EngineKind.allCases)
     func sameLineAndColumnInAnotherFile(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let schema = try Schema(version: 1, [SiteStampedNote.self])

@@ -1,5 +1,6 @@
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// The retry back-off is computed from numbers the caller gives: no policy and no attempt
 /// number may overflow it.
@@ -7,7 +8,10 @@ import Testing
 struct RetryDelayTests {
     @Test("every back-off is between zero and the policy's cap, for extreme policies and attempts")
     func extremes() {
-        let durations: [Duration] = [.zero, .nanoseconds(1), .microseconds(100), .seconds(Int64.max), .seconds(Int64.max / 1_000_000_000), .seconds(-1), .nanoseconds(-1)]
+        let durations: [Duration] = [
+            .zero, .nanoseconds(1), .microseconds(100), .seconds(Int64.max), .seconds(Int64.max / 1_000_000_000),
+            .seconds(-1), .nanoseconds(-1),
+        ]
         let attempts = [0, 1, 19, 20, 21, 63, 64, Int.max, -1, Int.min]
         for base in durations {
             for cap in durations {

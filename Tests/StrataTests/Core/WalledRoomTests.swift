@@ -1,12 +1,15 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// The walled files' safe APIs check their preconditions in release builds too: a wrong index
 /// or a wrong class stops the program instead of reading a neighbour's memory.
 @Suite("walled rooms")
 struct WalledRoomTests {
-    @Test("an index past an object's value slots stops the program instead of reading the next object's", arguments: EngineKind.allCases)
+    @Test(
+        "an index past an object's value slots stops the program instead of reading the next object's",
+        arguments: EngineKind.allCases)
     func slotIndexPastTheRun(kind: EngineKind) async {
         await #expect(processExitsWith: .failure) { [kind = kind as EngineKind] in
             let store = try TestStore(kind)
@@ -37,7 +40,9 @@ struct WalledRoomTests {
         }
     }
 
-    @Test("value slots read and write in place, and the same run is seen through every path", arguments: EngineKind.allCases)
+    @Test(
+        "value slots read and write in place, and the same run is seen through every path",
+        arguments: EngineKind.allCases)
     func slotsReadAndWrite(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()

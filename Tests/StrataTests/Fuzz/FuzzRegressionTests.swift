@@ -35,7 +35,9 @@ struct FuzzRegressionTests {
 
     static func bytes(hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
+        return stride(from: 0, to: digits.count, by: 2).map {
+            UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
+        }
     }
 
     static func expectClean(_ check: ([UInt8]) throws(FuzzViolation) -> Void, hex: String) {

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("LMDB damaged and foreign files give typed errors")
 struct LMDBBadFileTests {
@@ -18,8 +18,13 @@ struct LMDBBadFileTests {
         let engine = try LMDBFixture.open(directory)
         var changes = ChangeSet()
         for key in Int64(1)...200 {
-            changes.inserts.append(RowWrite(entity: 0, key: key, expectedVersion: 0,
-                                            values: [.text("account \(key)"), .integer(key), .text(key == 77 ? marker : String(repeating: "m", count: 500))]))
+            changes.inserts.append(
+                RowWrite(
+                    entity: 0, key: key, expectedVersion: 0,
+                    values: [
+                        .text("account \(key)"), .integer(key),
+                        .text(key == 77 ? marker : String(repeating: "m", count: 500)),
+                    ]))
         }
         try engine.commit(changes)
         engine.close()
@@ -41,7 +46,12 @@ struct LMDBBadFileTests {
         defer { reader.close() }
         #expect(Self.isCorrupt(LMDBFixture.strataError { _ = try reader.row(entity: 0, key: 77) }))
         #expect(Self.isCorrupt(LMDBFixture.strataError { _ = try reader.rows(for: FetchPlan(entity: 0)) }))
-        #expect(Self.isCorrupt(LMDBFixture.strataError { _ = try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("account 77")))) }))
+        #expect(
+            Self.isCorrupt(
+                LMDBFixture.strataError {
+                    _ = try reader.rows(
+                        for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("account 77"))))
+                }))
         #expect(try reader.row(entity: 0, key: 76) != nil)
     }
 
@@ -67,7 +77,9 @@ struct LMDBBadFileTests {
         #expect(detail.contains("truncated"))
     }
 
-    @Test("garbage, empty and SQLite data.mdb files and a SQLite file as the path are refused", arguments: ["garbage", "empty", "sqlite", "short"])
+    @Test(
+        "garbage, empty and SQLite data.mdb files and a SQLite file as the path are refused",
+        arguments: ["garbage", "empty", "sqlite", "short"])
     func foreignFiles(kind: String) throws {
         let directory = LMDBFixture.directory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -85,7 +97,8 @@ struct LMDBBadFileTests {
     @Test("a regular file (a SQLite store) as the store path is not a store")
     func fileAsPath() throws {
         let directory = LMDBFixture.directory()
-        try FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
         try (Data("SQLite format 3\0".utf8) + Data(repeating: 0, count: 4096)).write(to: directory)
         let error = LMDBFixture.strataError { _ = try LMDBFixture.open(directory) }
         guard case .notAStore? = error else {
@@ -97,7 +110,8 @@ struct LMDBBadFileTests {
     @Test("mdb_stat from lmdb-utils reads the store (CI installs lmdb-utils)")
     func mdbStat() throws {
         let tool = "/usr/bin/mdb_stat"
-        try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: install lmdb-utils (CI does)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: install lmdb-utils (CI does)")
         let directory = try Self.closedStore()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)

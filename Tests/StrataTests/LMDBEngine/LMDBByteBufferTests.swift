@@ -1,8 +1,9 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 @Suite("LMDB byte buffer encoders")
 struct LMDBByteBufferTests {
@@ -31,12 +32,13 @@ struct LMDBByteBufferTests {
         let buffer = ByteBuffer(capacity: 1)
         for value in Self.samples {
             let values: ContiguousArray<StoredValue> = [value, .integer(4), value]
-            let storageClass: StorageClass = switch value {
-            case .null, .integer: .integer
-            case .real: .real
-            case .text: .text
-            case .blob: .blob
-            }
+            let storageClass: StorageClass =
+                switch value {
+                case .null, .integer: .integer
+                case .real: .real
+                case .text: .text
+                case .blob: .blob
+                }
             let classes: [StorageClass] = [storageClass, .integer, storageClass]
             let layout = EntityLayout(name: "Row", classes: ContiguousArray(classes))
             #expect(RowCodec.encode(version: 2, values: values, checking: ContiguousArray(classes), into: buffer))
@@ -50,7 +52,8 @@ struct LMDBByteBufferTests {
 
     @Test("a long text or blob followed by fixed-size values stays inside the buffer, at every length")
     func longValueThenIntegers() throws {
-        let layout = EntityLayout(name: "Row", classes: [.text, .integer, .integer, .real, .integer, .blob, .integer, .integer])
+        let layout = EntityLayout(
+            name: "Row", classes: [.text, .integer, .integer, .real, .integer, .blob, .integer, .integer])
         for length in 180...300 {
             let buffer = ByteBuffer()
             let values: ContiguousArray<StoredValue> = [
@@ -60,7 +63,9 @@ struct LMDBByteBufferTests {
             #expect(RowCodec.encode(version: 3, values: values, checking: nil, into: buffer))
             // Every append checks its room (in release too) and grows the buffer when it must.
             #expect(buffer.count <= buffer.capacity)
-            #expect(try RowCodec.decode(buffer.bytes, key: 9, layout: layout) == StoredRow(key: 9, version: 3, values: values))
+            #expect(
+                try RowCodec.decode(buffer.bytes, key: 9, layout: layout)
+                    == StoredRow(key: 9, version: 3, values: values))
         }
     }
 }

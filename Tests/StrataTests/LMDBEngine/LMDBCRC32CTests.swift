@@ -1,6 +1,7 @@
-@testable import StrataLMDB
 import StrataTestSupport
 import Testing
+
+@testable import StrataLMDB
 
 @Suite("LMDB CRC-32C")
 struct LMDBCRC32CTests {
@@ -77,7 +78,9 @@ struct LMDBCRC32CTests {
             #expect(crc == vector.crc)
         }
         Self.forEachLengthAndAlignment { bytes in
-            #expect(CRC32C.softwareChecksum(bytes.baseAddress!, count: bytes.count) == Self.reference(bytes), "length \(bytes.count)")
+            #expect(
+                CRC32C.softwareChecksum(bytes.baseAddress!, count: bytes.count) == Self.reference(bytes),
+                "length \(bytes.count)")
         }
     }
 }

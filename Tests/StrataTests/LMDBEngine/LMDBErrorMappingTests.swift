@@ -1,8 +1,9 @@
 import CLMDB
 import Foundation
 import Strata
-@testable import StrataLMDB
 import Testing
+
+@testable import StrataLMDB
 
 /// Every LMDB result code becomes the `StrataError` its meaning calls for, keeping the native
 /// code and message: damage only for damage codes, unknown codes as `.engineFailure`.
@@ -26,9 +27,11 @@ struct LMDBErrorMappingTests {
         (MDB_PANIC, "engineFailure"), (MDB_PAGE_FULL, "engineFailure"), (MDB_CURSOR_FULL, "engineFailure"),
         (MDB_BAD_TXN, "engineFailure"), (MDB_BAD_RSLOT, "engineFailure"), (MDB_BAD_VALSIZE, "engineFailure"),
         (MDB_BAD_DBI, "engineFailure"), (MDB_KEYEXIST, "engineFailure"), (MDB_NOTFOUND, "engineFailure"),
-        (MDB_MAP_RESIZED, "engineFailure"), (EINVAL, "engineFailure"), (12_345, "engineFailure"), (-30_000, "engineFailure"),
+        (MDB_MAP_RESIZED, "engineFailure"), (EINVAL, "engineFailure"), (12_345, "engineFailure"),
+        (-30_000, "engineFailure"),
         (MDB_READERS_FULL, "busy"), (EBUSY, "busy"), (EAGAIN, "busy"),
-        (MDB_MAP_FULL, "storeFull"), (MDB_TXN_FULL, "storeFull"), (MDB_DBS_FULL, "storeFull"), (ENOSPC, "storeFull"), (EDQUOT, "storeFull"),
+        (MDB_MAP_FULL, "storeFull"), (MDB_TXN_FULL, "storeFull"), (MDB_DBS_FULL, "storeFull"), (ENOSPC, "storeFull"),
+        (EDQUOT, "storeFull"),
         (EIO, "io"), (EACCES, "io"), (EROFS, "io"), (ENOMEM, "io"),
         (MDB_INVALID, "notAStore"), (MDB_VERSION_MISMATCH, "notAStore"), (MDB_INCOMPATIBLE, "notAStore"),
     ]
@@ -39,7 +42,10 @@ struct LMDBErrorMappingTests {
             let error = LMDBError(code: code).strataError("committing to /store")
             #expect(Self.caseName(error) == expectedCase, "LMDB code \(code) became \(error)")
             let native = String(cString: mdb_strerror(code))
-            #expect(error.native == NativeError(engine: "lmdb", code: Int(code), message: native, operation: "committing to /store"), "\(error)")
+            #expect(
+                error.native
+                    == NativeError(engine: "lmdb", code: Int(code), message: native, operation: "committing to /store"),
+                "\(error)")
             #expect(error.description.contains("lmdb code \(code) \(String(reflecting: native))"), "\(error)")
         }
     }

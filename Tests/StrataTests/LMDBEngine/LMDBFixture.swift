@@ -1,8 +1,9 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 /// Temporary LMDB stores and the hand-built schema the LMDB tests use.
 ///
@@ -13,28 +14,37 @@ enum LMDBFixture {
     static let account = 0, txn = 1, sample = 2
 
     static func schema(version: Int = 1) -> StoreSchema {
-        StoreSchema(version: version, entities: [
-            EntitySchema(name: "Account", number: 0, columns: [
-                ColumnSchema(name: "name", type: .string, isOptional: false),
-                ColumnSchema(name: "balance", type: .int64, isOptional: false),
-                ColumnSchema(name: "memo", type: .string, isOptional: true),
-            ], indexes: [IndexSchema(name: "Account_name_unique", columns: [0], isUnique: true)]),
-            EntitySchema(name: "Txn", number: 1, columns: [
-                ColumnSchema(name: "amount", type: .int64, isOptional: false),
-                ColumnSchema(name: "account", type: .reference, isOptional: true, referencedEntity: 0),
-            ], indexes: [IndexSchema(name: "Txn_account", columns: [1], isUnique: false)]),
-            EntitySchema(name: "Sample", number: 2, columns: [
-                ColumnSchema(name: "i", type: .int64, isOptional: true),
-                ColumnSchema(name: "r", type: .double, isOptional: true),
-                ColumnSchema(name: "t", type: .string, isOptional: true),
-                ColumnSchema(name: "b", type: .data, isOptional: true),
-                ColumnSchema(name: "code", type: .string, isOptional: true),
-            ], indexes: [
-                IndexSchema(name: "Sample_t", columns: [2], isUnique: false),
-                IndexSchema(name: "Sample_r", columns: [1], isUnique: false),
-                IndexSchema(name: "Sample_code_unique", columns: [4], isUnique: true),
-            ]),
-        ], joins: [JoinSchema(name: "Account_txns_Txn_accounts", number: 0, leftEntity: 0, rightEntity: 1)])
+        StoreSchema(
+            version: version,
+            entities: [
+                EntitySchema(
+                    name: "Account", number: 0,
+                    columns: [
+                        ColumnSchema(name: "name", type: .string, isOptional: false),
+                        ColumnSchema(name: "balance", type: .int64, isOptional: false),
+                        ColumnSchema(name: "memo", type: .string, isOptional: true),
+                    ], indexes: [IndexSchema(name: "Account_name_unique", columns: [0], isUnique: true)]),
+                EntitySchema(
+                    name: "Txn", number: 1,
+                    columns: [
+                        ColumnSchema(name: "amount", type: .int64, isOptional: false),
+                        ColumnSchema(name: "account", type: .reference, isOptional: true, referencedEntity: 0),
+                    ], indexes: [IndexSchema(name: "Txn_account", columns: [1], isUnique: false)]),
+                EntitySchema(
+                    name: "Sample", number: 2,
+                    columns: [
+                        ColumnSchema(name: "i", type: .int64, isOptional: true),
+                        ColumnSchema(name: "r", type: .double, isOptional: true),
+                        ColumnSchema(name: "t", type: .string, isOptional: true),
+                        ColumnSchema(name: "b", type: .data, isOptional: true),
+                        ColumnSchema(name: "code", type: .string, isOptional: true),
+                    ],
+                    indexes: [
+                        IndexSchema(name: "Sample_t", columns: [2], isUnique: false),
+                        IndexSchema(name: "Sample_r", columns: [1], isUnique: false),
+                        IndexSchema(name: "Sample_code_unique", columns: [4], isUnique: true),
+                    ]),
+            ], joins: [JoinSchema(name: "Account_txns_Txn_accounts", number: 0, leftEntity: 0, rightEntity: 1)])
     }
 
     /// A fresh, empty directory path under the temporary directory (not created).

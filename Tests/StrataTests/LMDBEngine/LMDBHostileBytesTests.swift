@@ -1,8 +1,9 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 /// The walled rooms of the LMDB engine (the byte buffer, the row and index-key codecs, the
 /// transaction wrapper) keep their promises in release builds: stored bytes that are cut short,
@@ -11,7 +12,9 @@ import StrataStorage
 @Suite("LMDB hostile bytes")
 struct LMDBHostileBytesTests {
     static let layout = EntityLayout(name: "Account", classes: [.text, .integer, .text, .real, .blob])
-    static let values: ContiguousArray<StoredValue> = [.text("Checking"), .integer(12_345), .null, .real(-0.0), .blob(Data([1, 2, 3]))]
+    static let values: ContiguousArray<StoredValue> = [
+        .text("Checking"), .integer(12_345), .null, .real(-0.0), .blob(Data([1, 2, 3])),
+    ]
 
     /// `body` followed by its CRC-32C, little-endian: bytes that pass the checksum, so that
     /// the decoder's structural checks are the ones tested.
@@ -33,7 +36,9 @@ struct LMDBHostileBytesTests {
     func truncatedAndOversizedRows() throws {
         let encoded = RowCodec.encode(version: 3, values: Self.values)
         let body = Array(encoded.dropLast(4))
-        #expect(try RowCodec.decode(encoded, key: 9, layout: Self.layout) == StoredRow(key: 9, version: 3, values: Self.values))
+        #expect(
+            try RowCodec.decode(encoded, key: 9, layout: Self.layout)
+                == StoredRow(key: 9, version: 3, values: Self.values))
         for cut in 0..<body.count {
             let error = Self.decodingError(Self.sealed(Array(body[..<cut])))
             guard case .storeCorrupt(let detail, _)? = error else {
@@ -59,9 +64,9 @@ struct LMDBHostileBytesTests {
         let layout = EntityLayout(name: "Account", classes: [.text])
         let payload = Array("abc".utf8)
         let lengths: [[UInt8]] = [
-            [4],                                                   // one byte past the end
-            [0x80, 0x80, 0x80, 0x80, 0x08],                         // 2^31
-            [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],   // 2^63 - 1
+            [4], // one byte past the end
+            [0x80, 0x80, 0x80, 0x80, 0x08], // 2^31
+            [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], // 2^63 - 1
             [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], // 2^64 - 1
             [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], // past 64 bits
         ]
@@ -77,7 +82,10 @@ struct LMDBHostileBytesTests {
         let blobLayout = EntityLayout(name: "Account", classes: [.blob])
         var blobRow = Self.textHeader
         blobRow[blobRow.count - 1] = RowCodec.tagBlob
-        guard case .storeCorrupt? = Self.decodingError(Self.sealed(blobRow + [0x80, 0x80, 0x80, 0x80, 0x08] + payload), layout: blobLayout) else {
+        guard
+            case .storeCorrupt? = Self.decodingError(
+                Self.sealed(blobRow + [0x80, 0x80, 0x80, 0x80, 0x08] + payload), layout: blobLayout)
+        else {
             Issue.record("a blob of length 2^31 in 3 bytes decoded")
             return
         }
@@ -90,7 +98,10 @@ struct LMDBHostileBytesTests {
         let value: [UInt8] = [RowCodec.tagInteger, 1, 0, 0, 0, 0, 0, 0, 0]
         #expect(Self.decodingError(Self.sealed(header + [1] + value), layout: layout) == nil)
         for count in [[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40], [0x81, 0x00], [0]] as [[UInt8]] {
-            guard case .storeCorrupt(let detail, _)? = Self.decodingError(Self.sealed(header + count + value), layout: layout) else {
+            guard
+                case .storeCorrupt(let detail, _)? = Self.decodingError(
+                    Self.sealed(header + count + value), layout: layout)
+            else {
                 Issue.record("column count bytes \(count) decoded")
                 continue
             }
@@ -103,7 +114,9 @@ struct LMDBHostileBytesTests {
         let buffer = ByteBuffer()
         let three: ContiguousArray<StoredValue> = [.integer(1), .integer(2), .integer(3)]
         #expect(RowCodec.encode(version: 1, values: three, checking: [.integer, .integer, .integer], into: buffer))
-        #expect(!RowCodec.encode(version: 1, values: three, checking: [.integer, .integer, .integer, .integer], into: buffer))
+        #expect(
+            !RowCodec.encode(
+                version: 1, values: three, checking: [.integer, .integer, .integer, .integer], into: buffer))
         // Fewer classes than values used to be read past their end.
         #expect(!RowCodec.encode(version: 1, values: three, checking: [.integer], into: buffer))
         #expect(!RowCodec.encode(version: 1, values: three, checking: [], into: buffer))
@@ -184,7 +197,9 @@ struct LMDBHostileBytesTests {
         let index = try #require(account.indexes.first)
         // A 7-byte key in the entity database, and an index entry whose value is 3 bytes.
         try lmdb.environment.write("test") { txn in
-            try txn.put(account.dbi, [0, 0, 0, 0, 0, 0, 9], RowCodec.encode(version: 1, values: [.text("short"), .integer(1), .null]))
+            try txn.put(
+                account.dbi, [0, 0, 0, 0, 0, 0, 9],
+                RowCodec.encode(version: 1, values: [.text("short"), .integer(1), .null]))
             var key: [UInt8] = []
             IndexKeyCodec.append(.text("zzz"), to: &key)
             try txn.put(index.dbi, key, [0, 0, 1])
@@ -198,7 +213,8 @@ struct LMDBHostileBytesTests {
         }
         #expect(detail.contains("malformed key of 7 bytes"))
         let byIndex = LMDBFixture.strataError {
-            _ = try reader.rows(for: FetchPlan(entity: LMDBFixture.account, filter: .compare(column: 0, .equal, .text("zzz"))))
+            _ = try reader.rows(
+                for: FetchPlan(entity: LMDBFixture.account, filter: .compare(column: 0, .equal, .text("zzz"))))
         }
         guard case .storeCorrupt(let indexDetail, _)? = byIndex else {
             Issue.record("index lookup: expected storeCorrupt, got \(String(describing: byIndex))")

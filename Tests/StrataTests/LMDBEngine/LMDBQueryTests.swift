@@ -1,13 +1,19 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 @Suite("LMDB queries match the reference FetchPlan.apply")
 struct LMDBQueryTests {
-    static let texts: [StoredValue] = [.null, .text(""), .text("a"), .text("a\0"), .text("ab"), .text("B"), .text("é"), .text("e\u{301}"), .text("🙂"), .text("Ch"), .text("Checking")]
-    static let reals: [StoredValue] = [.null, .real(-0.0), .real(0.0), .real(1.5), .real(-2.25), .real(.infinity), .real(-.infinity), .real(3)]
+    static let texts: [StoredValue] = [
+        .null, .text(""), .text("a"), .text("a\0"), .text("ab"), .text("B"), .text("é"), .text("e\u{301}"), .text("🙂"),
+        .text("Ch"), .text("Checking"),
+    ]
+    static let reals: [StoredValue] = [
+        .null, .real(-0.0), .real(0.0), .real(1.5), .real(-2.25), .real(.infinity), .real(-.infinity), .real(3),
+    ]
     static let ints: [StoredValue] = [.null, .integer(.min), .integer(-1), .integer(0), .integer(7), .integer(.max)]
 
     /// 60 Sample rows and 40 Txn rows with repeating, awkward values.
@@ -19,14 +25,21 @@ struct LMDBQueryTests {
                 ints[n % ints.count], reals[(n * 3) % reals.count], texts[(n * 7) % texts.count],
                 n % 5 == 0 ? .null : .blob(Data([UInt8(n % 4), 0])), n % 3 == 0 ? .null : .text("code\(n)"),
             ]
-            changes.inserts.append(RowWrite(entity: LMDBFixture.sample, key: key * 3, expectedVersion: 0, values: values))
+            changes.inserts.append(
+                RowWrite(entity: LMDBFixture.sample, key: key * 3, expectedVersion: 0, values: values))
         }
         for key in Int64(1)...5 {
-            changes.inserts.append(RowWrite(entity: LMDBFixture.account, key: key, expectedVersion: 0, values: [.text("acct\(key)"), .integer(key * 100), .null]))
+            changes.inserts.append(
+                RowWrite(
+                    entity: LMDBFixture.account, key: key, expectedVersion: 0,
+                    values: [.text("acct\(key)"), .integer(key * 100), .null]))
         }
         for key in Int64(1)...40 {
             let account: StoredValue = key % 7 == 0 ? .null : .integer(key % 5 + 1)
-            changes.inserts.append(RowWrite(entity: LMDBFixture.txn, key: key, expectedVersion: 0, values: [.integer(key * 13 % 17 - 8), account]))
+            changes.inserts.append(
+                RowWrite(
+                    entity: LMDBFixture.txn, key: key, expectedVersion: 0,
+                    values: [.integer(key * 13 % 17 - 8), account]))
         }
         try engine.commit(changes)
     }
@@ -46,9 +59,11 @@ struct LMDBQueryTests {
         }
         filters += [
             .hasPrefix(column: 2, prefix: "a"), .hasPrefix(column: 2, prefix: ""), .hasPrefix(column: 2, prefix: "C"),
-            .hasPrefix(column: 4, prefix: "code1"), .contains(column: 2, substring: "h"), .contains(column: 2, substring: ""),
+            .hasPrefix(column: 4, prefix: "code1"), .contains(column: 2, substring: "h"),
+            .contains(column: 2, substring: ""),
             .isIn(column: 2, values: [.text("a"), .text("é"), .text("zzz")]), .isIn(column: 2, values: []),
-            .isIn(column: 1, values: [.real(0), .real(.infinity)]), .isIn(column: 0, values: [.integer(0), .integer(7)]),
+            .isIn(column: 1, values: [.real(0), .real(.infinity)]),
+            .isIn(column: 0, values: [.integer(0), .integer(7)]),
             .isIn(column: 1, values: [.integer(3)]),
             .and([.compare(column: 2, .greaterThanOrEqual, .text("a")), .compare(column: 0, .lessThan, .integer(7))]),
             .and([.primaryKey(.greaterThan, 20), .primaryKey(.lessThanOrEqual, 100)]),
@@ -80,10 +95,14 @@ struct LMDBQueryTests {
         defer { reader.close() }
         for filter in Self.sampleFilters {
             let expectedCount = FetchPlan(entity: LMDBFixture.sample, filter: filter).apply(to: all).count
-            #expect(try reader.count(entity: LMDBFixture.sample, filter: filter) == expectedCount, "count \(String(describing: filter))")
+            #expect(
+                try reader.count(entity: LMDBFixture.sample, filter: filter) == expectedCount,
+                "count \(String(describing: filter))")
             for sort in Self.sorts {
                 for window in Self.windows {
-                    let plan = FetchPlan(entity: LMDBFixture.sample, filter: filter, sort: sort, limit: window.limit, offset: window.offset)
+                    let plan = FetchPlan(
+                        entity: LMDBFixture.sample, filter: filter, sort: sort, limit: window.limit,
+                        offset: window.offset)
                     let rows = try reader.rows(for: plan)
                     #expect(rows == plan.apply(to: all), "\(plan)")
                 }
@@ -103,13 +122,16 @@ struct LMDBQueryTests {
         for account in Int64(0)...6 {
             filters.append(.compare(column: 1, .equal, .integer(account)))
             filters.append(.compare(column: 1, .greaterThan, .integer(account)))
-            filters.append(.and([.compare(column: 1, .equal, .integer(account)), .compare(column: 0, .lessThan, .integer(0))]))
+            filters.append(
+                .and([.compare(column: 1, .equal, .integer(account)), .compare(column: 0, .lessThan, .integer(0))]))
         }
         let lmdb = try #require(engine as? LMDBEngine)
         for filter in filters {
             // The planner's own account of the access path: a range scan of the reference index.
             let chosen = try lmdb.explain(FetchPlan(entity: LMDBFixture.txn, filter: filter))
-            guard case .indexScan(let indexes) = chosen, !indexes.isEmpty, indexes.allSatisfy({ $0.hasPrefix("r.") || $0.hasPrefix("i.") }) else {
+            guard case .indexScan(let indexes) = chosen, !indexes.isEmpty,
+                indexes.allSatisfy({ $0.hasPrefix("r.") || $0.hasPrefix("i.") })
+            else {
                 Issue.record("\(filter) does not use the reference index: \(chosen)")
                 continue
             }
@@ -129,8 +151,12 @@ struct LMDBQueryTests {
         let lmdb = try #require(engine as? LMDBEngine)
         let txn = LMDBFixture.txn
         #expect(try lmdb.explain(FetchPlan(entity: txn)) == .keyScan(lower: 1, upper: .max))
-        #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .compare(column: 0, .lessThan, .integer(0)))) == .keyScan(lower: 1, upper: .max))
-        #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .primaryKey(.greaterThan, 5))) == .keyScan(lower: 6, upper: .max))
+        #expect(
+            try lmdb.explain(FetchPlan(entity: txn, filter: .compare(column: 0, .lessThan, .integer(0))))
+                == .keyScan(lower: 1, upper: .max))
+        #expect(
+            try lmdb.explain(FetchPlan(entity: txn, filter: .primaryKey(.greaterThan, 5)))
+                == .keyScan(lower: 6, upper: .max))
         #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .constant(false))) == .nothing)
         #expect(try lmdb.explain(FetchPlan(entity: txn, filter: .primaryKey(.lessThan, .min))) == .nothing)
         let indexed = try lmdb.explain(FetchPlan(entity: txn, filter: .compare(column: 1, .equal, .integer(2))))
@@ -152,25 +178,37 @@ struct LMDBQueryTests {
         let plans = [
             FetchPlan(entity: LMDBFixture.account, sort: [SortKey(column: 3, ascending: true)]),
             FetchPlan(entity: LMDBFixture.account, filter: .compare(column: -1, .equal, .integer(1))),
-            FetchPlan(entity: LMDBFixture.account, filter: .not(.or([.isNull(column: 0), .isNotNull(column: Int.max)]))),
+            FetchPlan(
+                entity: LMDBFixture.account, filter: .not(.or([.isNull(column: 0), .isNotNull(column: Int.max)]))),
         ]
         for (number, plan) in plans.enumerated() {
             expectMisuse("rows(for:) with plan \(number)") { _ = try reader.rows(for: plan) }
             expectMisuse("forEachRow with plan \(number)") { try reader.forEachRow(for: plan) { _ in } }
         }
-        expectMisuse("count with column 7") { _ = try reader.count(entity: LMDBFixture.account, filter: .isNull(column: 7)) }
+        expectMisuse("count with column 7") {
+            _ = try reader.count(entity: LMDBFixture.account, filter: .isNull(column: 7))
+        }
     }
 
     /// Records an issue unless `body` throws `StrataError.misuse`.
-    private func expectMisuse(_ call: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    private func expectMisuse(
+        _ call: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) {
         let error = strataError(sourceLocation: sourceLocation, body)
         guard case .misuse = error else {
-            Issue.record("\(call): expected StrataError.misuse, got \(error.map { String(reflecting: $0) } ?? "no error")", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(call): expected StrataError.misuse, got \(error.map { String(reflecting: $0) } ?? "no error")",
+                sourceLocation: sourceLocation)
             return
         }
     }
 
-    @Test("the expected row count of an unfiltered plan is the entry count, trimmed by offset and limit; with a filter it is unknown")
+    @Test(
+        """
+        the expected row count of an unfiltered plan is the entry count, trimmed by offset and limit; with a \
+        filter it is unknown
+        """
+    )
     func expectedRowCount() throws {
         let engine = try LMDBFixture.open(LMDBFixture.directory())
         defer { engine.close() }
@@ -185,7 +223,9 @@ struct LMDBQueryTests {
         #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, offset: 25)) == 5)
         #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, limit: 10, offset: 25)) == 5)
         #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, offset: 40)) == 0)
-        #expect(reader.expectedRowCount(for: FetchPlan(entity: entity, filter: .compare(column: 1, .greaterThan, .integer(3)))) == nil)
+        #expect(
+            reader.expectedRowCount(
+                for: FetchPlan(entity: entity, filter: .compare(column: 1, .greaterThan, .integer(3)))) == nil)
         #expect(reader.expectedRowCount(for: FetchPlan(entity: LMDBFixture.txn)) == 0)
     }
 }

@@ -1,9 +1,10 @@
 import CLMDB
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 /// Read transactions are reset into a small idle pool and renewed: a renewed snapshot must be
 /// the latest one, an open snapshot must stay put, and reader slots must not pile up.
@@ -48,7 +49,12 @@ struct LMDBReadPoolTests {
         #expect(info.me_numreaders <= 12)
     }
 
-    @Test("with more readers open than the pool keeps, the extra transactions are ended, not pooled; with no read in flight one is kept, then released unused")
+    @Test(
+        """
+        with more readers open than the pool keeps, the extra transactions are ended, not pooled; with no read in \
+        flight one is kept, then released unused
+        """
+    )
     func poolOverflow() throws {
         let engine = try LMDBFixture.open(LMDBFixture.directory())
         defer { engine.close() }
@@ -70,7 +76,9 @@ struct LMDBReadPoolTests {
         // Unused, the kept one is ended after LMDBEnvironment.idleReadRelease (100 ms): an idle
         // process holds no reader slot. (Waits up to 10 s, so a pool that never lets go fails.)
         let deadline = ContinuousClock.now + .seconds(10)
-        while lmdb.environment.idleReadCount > 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while lmdb.environment.idleReadCount > 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
         #expect(lmdb.environment.idleReadCount == 0)
         var info = MDB_envinfo()
         #expect(mdb_env_info(lmdb.environment.raw, &info) == 0)

@@ -1,15 +1,17 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
+import StrataStorage
 import Synchronization
 import Testing
-import StrataStorage
+
+@testable import StrataLMDB
 
 @Suite("LMDB map growth and concurrency")
 struct LMDBResilienceTests {
     static func blobRow(_ key: Int64, bytes: Int) -> RowWrite {
-        RowWrite(entity: LMDBFixture.sample, key: key, expectedVersion: 0,
-                 values: [.integer(key), .null, .null, .blob(Data(repeating: UInt8(key & 0xFF), count: bytes)), .null])
+        RowWrite(
+            entity: LMDBFixture.sample, key: key, expectedVersion: 0,
+            values: [.integer(key), .null, .null, .blob(Data(repeating: UInt8(key & 0xFF), count: bytes)), .null])
     }
 
     @Test("a tiny map grows until the data fits")
@@ -47,11 +49,15 @@ struct LMDBResilienceTests {
                         let count = try reader.count(entity: LMDBFixture.sample, filter: nil)
                         var streamed = 0
                         try reader.forEachRow(for: FetchPlan(entity: LMDBFixture.sample)) { row in
-                            if case .blob(let data) = row.values[3], data.count != 256 << 10 { throw StrataError.storeCorrupt("short blob") }
+                            if case .blob(let data) = row.values[3], data.count != 256 << 10 {
+                                throw StrataError.storeCorrupt("short blob")
+                            }
                             streamed += 1
                         }
                         if streamed != count || count < lastCount {
-                            failures.withLock { $0.append("count \(count), streamed \(streamed), previous \(lastCount)") }
+                            failures.withLock {
+                                $0.append("count \(count), streamed \(streamed), previous \(lastCount)")
+                            }
                         }
                         lastCount = count
                         reads.wrappingAdd(1, ordering: .relaxed)
@@ -85,7 +91,8 @@ struct LMDBResilienceTests {
 
     @Test("past the maximum map size a commit fails with .storeFull and the store stays usable")
     func storeFull() throws {
-        let engine = try LMDBFixture.open(LMDBFixture.directory(), options: LMDBOptions(initialMapSize: 1 << 20, maximumMapSize: 2 << 20))
+        let engine = try LMDBFixture.open(
+            LMDBFixture.directory(), options: LMDBOptions(initialMapSize: 1 << 20, maximumMapSize: 2 << 20))
         defer { engine.close() }
         try LMDBFixture.insert(engine, LMDBFixture.account, 1, [.text("before"), .integer(1), .null])
         var huge = ChangeSet()
@@ -118,7 +125,11 @@ struct LMDBResilienceTests {
                         for step in 0..<250 {
                             let key = try engine.allocateKeys(entity: LMDBFixture.txn, count: 1).lowerBound
                             var changes = ChangeSet()
-                            changes.inserts = [RowWrite(entity: LMDBFixture.txn, key: key, expectedVersion: 0, values: [.integer(Int64(worker * 1000 + step)), .null])]
+                            changes.inserts = [
+                                RowWrite(
+                                    entity: LMDBFixture.txn, key: key, expectedVersion: 0,
+                                    values: [.integer(Int64(worker * 1000 + step)), .null])
+                            ]
                             try engine.commit(changes)
                             if step % 25 == 0 {
                                 let reader = try engine.makeReader()
@@ -154,7 +165,9 @@ struct LMDBResilienceTests {
         defer { try? FileManager.default.removeItem(at: link) }
         let second = try LMDBFixture.open(link)
         let third = try LMDBFixture.open(URL(fileURLWithPath: directory.path + "/./"))
-        let a = try #require(first as? LMDBEngine), b = try #require(second as? LMDBEngine), c = try #require(third as? LMDBEngine)
+        let a = try #require(first as? LMDBEngine)
+        let b = try #require(second as? LMDBEngine)
+        let c = try #require(third as? LMDBEngine)
         #expect(a.environment === b.environment)
         #expect(a.environment === c.environment)
         #expect(first.storeIdentifier == second.storeIdentifier)

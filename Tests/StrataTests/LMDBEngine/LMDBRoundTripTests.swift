@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("LMDB round trips and metadata")
 struct LMDBRoundTripTests {
@@ -15,7 +15,10 @@ struct LMDBRoundTripTests {
             [.integer(.max), .real(.infinity), .text("👩‍👩‍👧 ünïcödé e\u{301} é \0 nul"), .blob(big), .text("code")],
             [.integer(0), .real(-.infinity), .text("plain"), .blob(Data([0, 0xFF, 0])), .null],
             [.null, .real(.leastNonzeroMagnitude), .null, .null, .null],
-            [.integer(-1), .real(.greatestFiniteMagnitude), .text(String(repeating: "x", count: 300)), .blob(Data([1])), .text("")],
+            [
+                .integer(-1), .real(.greatestFiniteMagnitude), .text(String(repeating: "x", count: 300)),
+                .blob(Data([1])), .text(""),
+            ],
         ]
         for (offset, values) in rows.enumerated() {
             try LMDBFixture.insert(engine, LMDBFixture.sample, Int64(offset + 1), values)
@@ -41,8 +44,13 @@ struct LMDBRoundTripTests {
         #expect(first.schemaVersion == 1)
         first.close()
         first.close()
-        #expect(LMDBFixture.strataError { _ = try first.makeReader() }.map { if case .misuse = $0 { true } else { false } } == true)
-        #expect(LMDBFixture.strataError { try first.commit(ChangeSet()) }.map { if case .misuse = $0 { true } else { false } } == true)
+        #expect(
+            LMDBFixture.strataError { _ = try first.makeReader() }.map { if case .misuse = $0 { true } else { false } }
+                == true)
+        #expect(
+            LMDBFixture.strataError { try first.commit(ChangeSet()) }.map {
+                if case .misuse = $0 { true } else { false }
+            } == true)
         let second = try LMDBFixture.open(directory)
         #expect(second.storeIdentifier == identifier)
         second.close()
@@ -94,6 +102,9 @@ struct LMDBRoundTripTests {
         defer { reader.close() }
         #expect(try reader.linkedKeys(join: 0, from: .left, key: 1) == [])
         #expect(try reader.linkedKeys(join: 0, from: .right, key: 11) == [])
-        #expect(try reader.rows(for: FetchPlan(entity: 1, filter: .compare(column: 1, .equal, .integer(1)))).map(\.key) == [10])
+        #expect(
+            try reader.rows(for: FetchPlan(entity: 1, filter: .compare(column: 1, .equal, .integer(1)))).map(\.key) == [
+                10
+            ])
     }
 }

@@ -1,13 +1,16 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 @Suite("LMDB row codec")
 struct LMDBRowCodecTests {
     static let layout = EntityLayout(name: "Account", classes: [.text, .integer, .text, .real, .blob])
-    static let values: ContiguousArray<StoredValue> = [.text("Checking"), .integer(12_345), .null, .real(-0.0), .blob(Data([1, 2, 3]))]
+    static let values: ContiguousArray<StoredValue> = [
+        .text("Checking"), .integer(12_345), .null, .real(-0.0), .blob(Data([1, 2, 3])),
+    ]
 
     @Test("CRC-32C matches the standard check value")
     func crcCheckValue() {
@@ -24,7 +27,9 @@ struct LMDBRowCodecTests {
             for bit in 0..<8 {
                 var damaged = encoded
                 damaged[byte] ^= UInt8(1 << bit)
-                let error = LMDBFixture.strataError { _ = try damaged.withUnsafeBytes { try RowCodec.decode($0, key: 9, layout: Self.layout) } }
+                let error = LMDBFixture.strataError {
+                    _ = try damaged.withUnsafeBytes { try RowCodec.decode($0, key: 9, layout: Self.layout) }
+                }
                 guard case .storeCorrupt(let detail, _)? = error else {
                     Issue.record("flip of bit \(bit) in byte \(byte) not caught")
                     return
@@ -33,18 +38,24 @@ struct LMDBRowCodecTests {
             }
         }
         let wrongClass = EntityLayout(name: "Account", classes: [.integer, .integer, .text, .real, .blob])
-        #expect(LMDBFixture.strataError { _ = try encoded.withUnsafeBytes { try RowCodec.decode($0, key: 9, layout: wrongClass) } } != nil)
+        #expect(
+            LMDBFixture.strataError {
+                _ = try encoded.withUnsafeBytes { try RowCodec.decode($0, key: 9, layout: wrongClass) }
+            } != nil)
     }
 
     @Test("invalid UTF-8 behind a valid checksum is corruption, never repaired text")
     func invalidUTF8() throws {
-        var encoded = RowCodec.encode(version: 1, values: [.text("abcdefghé"), .integer(1), .null, .real(1), .blob(Data())])
+        var encoded = RowCodec.encode(
+            version: 1, values: [.text("abcdefghé"), .integer(1), .null, .real(1), .blob(Data())])
         let index = try #require(encoded.firstIndex(of: 0xC3))
         encoded[index + 1] = 0x41
         let body = encoded.count - 4
         let crc = encoded.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body])) }
         withUnsafeBytes(of: crc.littleEndian) { encoded.replaceSubrange(body..., with: $0) }
-        let error = LMDBFixture.strataError { _ = try encoded.withUnsafeBytes { try RowCodec.decode($0, key: 5, layout: Self.layout) } }
+        let error = LMDBFixture.strataError {
+            _ = try encoded.withUnsafeBytes { try RowCodec.decode($0, key: 5, layout: Self.layout) }
+        }
         guard case .storeCorrupt(let detail, _)? = error else {
             Issue.record("expected .storeCorrupt, got \(String(describing: error))")
             return

@@ -1,8 +1,9 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 /// A row stored at the highest version cannot take another change: the commit fails with a
 /// typed error and writes nothing, instead of trapping on `Int64.max + 1`.
@@ -19,7 +20,11 @@ struct LMDBVersionLimitTests {
             try txn.put(dbi, primaryKey: 7, RowCodec.encode(version: .max, values: values))
         }
         var update = ChangeSet()
-        update.updates = [RowWrite(entity: LMDBFixture.account, key: 7, expectedVersion: .max, values: [.text("changed"), .integer(2), .null])]
+        update.updates = [
+            RowWrite(
+                entity: LMDBFixture.account, key: 7, expectedVersion: .max,
+                values: [.text("changed"), .integer(2), .null])
+        ]
         var touch = ChangeSet()
         touch.touches = [RowVersionCheck(entity: LMDBFixture.account, key: 7, expectedVersion: .max)]
         for changes in [update, touch] {

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("LMDB commits: versions, uniqueness, snapshots")
 struct LMDBWriteTests {
@@ -21,7 +21,9 @@ struct LMDBWriteTests {
         let engine = try Self.seeded()
         defer { engine.close() }
         var changes = ChangeSet()
-        changes.updates = [RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Checking 2"), .integer(50), .text("x")])]
+        changes.updates = [
+            RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Checking 2"), .integer(50), .text("x")])
+        ]
         changes.touches = [RowVersionCheck(entity: 0, key: 2, expectedVersion: 1)]
         try engine.commit(changes)
         let rows = try LMDBFixture.allRows(engine, 0)
@@ -30,8 +32,11 @@ struct LMDBWriteTests {
         #expect(rows[1].values == [.text("Savings"), .integer(5), .text("memo")])
         let reader = try engine.makeReader()
         defer { reader.close() }
-        #expect(try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("Checking")))).isEmpty)
-        #expect(try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("Checking 2")))).map(\.key) == [1])
+        #expect(
+            try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("Checking")))).isEmpty)
+        #expect(
+            try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("Checking 2")))).map(
+                \.key) == [1])
     }
 
     @Test("every version mismatch is reported and nothing is written")
@@ -53,11 +58,18 @@ struct LMDBWriteTests {
             return
         }
         let id = engine.storeIdentifier
-        #expect(Set(conflicts) == [
-            VersionConflict(objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 1), expectedVersion: 7, storedVersion: 1),
-            VersionConflict(objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 42), expectedVersion: 1, storedVersion: nil),
-            VersionConflict(objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 2), expectedVersion: 0, storedVersion: nil),
-        ])
+        #expect(
+            Set(conflicts) == [
+                VersionConflict(
+                    objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 1), expectedVersion: 7,
+                    storedVersion: 1),
+                VersionConflict(
+                    objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 42), expectedVersion: 1,
+                    storedVersion: nil),
+                VersionConflict(
+                    objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 2), expectedVersion: 0,
+                    storedVersion: nil),
+            ])
         #expect(try LMDBFixture.allRows(engine, 0) == before)
     }
 
@@ -74,20 +86,31 @@ struct LMDBWriteTests {
         let error = LMDBFixture.strataError { try engine.commit(changes) }
         #expect(error?.withoutNative == .constraintViolation(entity: "Account", attributes: ["name"]))
         // The cause is MDB_KEYEXIST from putting the unique index entry.
-        #expect(error?.native == NativeError(engine: "lmdb", code: -30799, message: "MDB_KEYEXIST: Key/data pair already exists", operation: "mdb_put"))
+        #expect(
+            error?.native
+                == NativeError(
+                    engine: "lmdb", code: -30799, message: "MDB_KEYEXIST: Key/data pair already exists",
+                    operation: "mdb_put"))
         #expect(try LMDBFixture.allRows(engine, 0) == before)
         var rename = ChangeSet()
-        rename.updates = [RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Savings"), .integer(1), .null])]
-        #expect(LMDBFixture.strataError { try engine.commit(rename) }?.withoutNative == .constraintViolation(entity: "Account", attributes: ["name"]))
+        rename.updates = [
+            RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Savings"), .integer(1), .null])
+        ]
+        #expect(
+            LMDBFixture.strataError { try engine.commit(rename) }?.withoutNative
+                == .constraintViolation(entity: "Account", attributes: ["name"]))
         // Swapping names inside one change set is fine once the old rows are gone.
         var swap = ChangeSet()
         swap.deletes = [RowVersionCheck(entity: 0, key: 2, expectedVersion: 1)]
-        swap.updates = [RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Savings"), .integer(1), .null])]
+        swap.updates = [
+            RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Savings"), .integer(1), .null])
+        ]
         try engine.commit(swap)
         // Null codes in a unique index do not conflict.
         var nulls = ChangeSet()
         for key in Int64(1)...3 {
-            nulls.inserts.append(RowWrite(entity: 2, key: key, expectedVersion: 0, values: [.null, .null, .null, .null, .null]))
+            nulls.inserts.append(
+                RowWrite(entity: 2, key: key, expectedVersion: 0, values: [.null, .null, .null, .null, .null]))
         }
         try engine.commit(nulls)
         #expect(try LMDBFixture.allRows(engine, 2).count == 3)
@@ -117,8 +140,12 @@ struct LMDBWriteTests {
         defer { reader.close() }
         let before = try reader.rows(for: FetchPlan(entity: 0))
         var changes = ChangeSet()
-        changes.updates = [RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Changed"), .integer(0), .null])]
-        changes.inserts = [RowWrite(entity: 0, key: 3, expectedVersion: 0, values: [.text("Third"), .integer(3), .null])]
+        changes.updates = [
+            RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Changed"), .integer(0), .null])
+        ]
+        changes.inserts = [
+            RowWrite(entity: 0, key: 3, expectedVersion: 0, values: [.text("Third"), .integer(3), .null])
+        ]
         try engine.commit(changes)
         #expect(try reader.rows(for: FetchPlan(entity: 0)) == before)
         #expect(try reader.count(entity: 0, filter: nil) == 2)

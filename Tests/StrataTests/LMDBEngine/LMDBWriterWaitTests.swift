@@ -1,14 +1,17 @@
 import Foundation
 import Strata
-@testable import StrataLMDB
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataLMDB
 
 /// The busy timeout bounds the whole wait of a write on LMDB, including the wait for this
 /// process's earlier writes on the environment's one writer thread.
 @Suite("LMDB writer wait")
 struct LMDBWriterWaitTests {
-    @Test("with a zero or tiny busy timeout and nothing else writing, opening and every write succeed", arguments: [Duration.zero, .nanoseconds(1), .microseconds(1)])
+    @Test(
+        "with a zero or tiny busy timeout and nothing else writing, opening and every write succeed",
+        arguments: [Duration.zero, .nanoseconds(1), .microseconds(1)])
     func tinyTimeoutUncontended(timeout: Duration) throws {
         let directory = LMDBFixture.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -16,7 +19,8 @@ struct LMDBWriterWaitTests {
         let engine = try LMDBFixture.open(directory, options: LMDBOptions(busyTimeout: timeout))
         defer { engine.close() }
         for key in 1...200 {
-            try LMDBFixture.insert(engine, LMDBFixture.account, Int64(key), [.text("a\(key)"), .integer(Int64(key)), .null])
+            try LMDBFixture.insert(
+                engine, LMDBFixture.account, Int64(key), [.text("a\(key)"), .integer(Int64(key)), .null])
         }
         let reader = try engine.makeReader()
         defer { reader.close() }

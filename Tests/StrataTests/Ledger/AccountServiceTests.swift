@@ -50,7 +50,9 @@ extension LedgerTests {
             await #expect(throws: LedgerError.invalidCurrency("usd")) {
                 try await ledger.accounts.create(name: "Lower", currency: "usd")
             }
-            let malformed = await #expect(throws: LedgerError.self) { try await ledger.accounts.account(uri: "checking") }
+            let malformed = await #expect(throws: LedgerError.self) {
+                try await ledger.accounts.account(uri: "checking")
+            }
             guard case .invalidURI("checking", _)? = malformed else {
                 Issue.record("expected invalidURI, got \(String(describing: malformed))")
                 return
@@ -59,7 +61,9 @@ extension LedgerTests {
 
             // A well-formed URI of this store whose account does not exist.
             let missing = chart.wallet.id.replacingOccurrences(of: "/Account/p", with: "/Account/p99")
-            await #expect(throws: LedgerError.unknownAccount(missing)) { try await ledger.accounts.balance(of: missing) }
+            await #expect(throws: LedgerError.unknownAccount(missing)) {
+                try await ledger.accounts.balance(of: missing)
+            }
 
             // A URI of another store.
             let foreign = "strata://\(UUID().uuidString)/Account/p1"
@@ -89,8 +93,12 @@ extension LedgerTests {
         @Test("a negative opening balance needs overdraft", arguments: EngineKind.allCases)
         func openingOverdraft(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
-            await #expect(throws: LedgerError.insufficientFunds(account: "Debt", available: 0, attemptedBalance: -100, currency: "USD")) {
-                try await ledger.accounts.create(name: "Debt", currency: "USD", openingBalance: -100, allowsOverdraft: false)
+            await #expect(
+                throws: LedgerError.insufficientFunds(
+                    account: "Debt", available: 0, attemptedBalance: -100, currency: "USD")
+            ) {
+                try await ledger.accounts.create(
+                    name: "Debt", currency: "USD", openingBalance: -100, allowsOverdraft: false)
             }
             let card = try await ledger.accounts.create(name: "Card", currency: "USD", openingBalance: -100)
             #expect(card.balance == -100)

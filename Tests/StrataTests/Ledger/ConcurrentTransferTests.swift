@@ -1,8 +1,8 @@
 import Foundation
 import Ledger
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 extension LedgerTests {
     /// Many transfers at once over a few accounts: every transfer is all-or-nothing, conflicts are
@@ -14,14 +14,17 @@ extension LedgerTests {
         static let transfersPerTask = 200
         static let openingBalance: Int64 = 100_000
 
-        @Test("8 tasks × 200 random transfers among 20 accounts keep every balance and the total", arguments: EngineKind.allCases)
+        @Test(
+            "8 tasks × 200 random transfers among 20 accounts keep every balance and the total",
+            arguments: EngineKind.allCases)
         func concurrentTransfers(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             var ids: [String] = []
             for number in 0..<Self.accountCount {
                 // Every other account forbids overdraft, so some transfers are refused under contention.
                 let account = try await ledger.accounts.create(
-                    name: "Account \(number)", currency: "USD", openingBalance: Self.openingBalance, allowsOverdraft: number.isMultiple(of: 2))
+                    name: "Account \(number)", currency: "USD", openingBalance: Self.openingBalance,
+                    allowsOverdraft: number.isMultiple(of: 2))
                 ids.append(account.id)
             }
             let accountIDs = ids
@@ -38,7 +41,8 @@ extension LedgerTests {
                             if to >= from { to += 1 }
                             let amount = Int64.random(in: 1...40_000, using: &random)
                             do {
-                                try await ledger.transactions.transfer(from: accountIDs[from], to: accountIDs[to], amount: amount, memo: "t\(task)")
+                                try await ledger.transactions.transfer(
+                                    from: accountIDs[from], to: accountIDs[to], amount: amount, memo: "t\(task)")
                                 done += 1
                             } catch LedgerError.insufficientFunds {
                                 refused += 1
@@ -57,7 +61,9 @@ extension LedgerTests {
             let audit = try await ledger.audit()
             #expect(audit.lines.count == Self.accountCount)
             for line in audit.lines {
-                #expect(line.balance == line.expectedBalance, "\(line.name): balance \(line.balance), transactions say \(line.expectedBalance)")
+                #expect(
+                    line.balance == line.expectedBalance,
+                    "\(line.name): balance \(line.balance), transactions say \(line.expectedBalance)")
                 #expect(line.runningBalancesAgree, "\(line.name): running balances disagree")
             }
             #expect(audit.lines.map(\.balance).reduce(0, +) == Int64(Self.accountCount) * Self.openingBalance)
@@ -69,4 +75,3 @@ extension LedgerTests {
         }
     }
 }
-

@@ -39,7 +39,8 @@ struct LedgerFixture: Sendable {
         Chart(
             checking: try await accounts.create(name: "Checking", currency: "USD", openingBalance: 100_000),
             savings: try await accounts.create(name: "Savings", currency: "USD"),
-            wallet: try await accounts.create(name: "Wallet", currency: "USD", openingBalance: 5_000, allowsOverdraft: false),
+            wallet: try await accounts.create(
+                name: "Wallet", currency: "USD", openingBalance: 5_000, allowsOverdraft: false),
             travel: try await accounts.create(name: "Travel", currency: "EUR", openingBalance: 20_000))
     }
 

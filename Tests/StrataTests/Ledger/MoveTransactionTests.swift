@@ -25,8 +25,12 @@ extension LedgerTests {
             #expect(try await ledger.accounts.balance(of: chart.checking.id) == 99_000)
             #expect(try await ledger.accounts.balance(of: chart.savings.id) == 2_500)
             #expect(try await ledger.transactions.transactions(for: chart.checking.id).map(\.memo) == ["Books"])
-            #expect(try await ledger.transactions.transactions(for: chart.checking.id).map(\.runningBalance) == [99_000])
-            #expect(Set(try await ledger.transactions.transactions(for: chart.savings.id).map(\.memo)) == ["Groceries", "Gift"])
+            #expect(
+                try await ledger.transactions.transactions(for: chart.checking.id).map(\.runningBalance) == [99_000])
+            #expect(
+                Set(try await ledger.transactions.transactions(for: chart.savings.id).map(\.memo)) == [
+                    "Groceries", "Gift",
+                ])
             let audit = try await ledger.audit()
             #expect(audit.isConsistent)
             #expect(audit.transactionCount == 3)
@@ -59,7 +63,8 @@ extension LedgerTests {
             #expect(try await ledger.audit().isConsistent)
         }
 
-        @Test("moving into an account of another currency is refused and changes nothing", arguments: EngineKind.allCases)
+        @Test(
+            "moving into an account of another currency is refused and changes nothing", arguments: EngineKind.allCases)
         func currencyMismatch(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -67,7 +72,10 @@ extension LedgerTests {
             let before = try await ledger.audit()
             var moved = taxi
             moved.accountID = chart.travel.id
-            await #expect(throws: LedgerError.currencyMismatch(source: "Checking", sourceCurrency: "USD", target: "Travel", targetCurrency: "EUR")) {
+            await #expect(
+                throws: LedgerError.currencyMismatch(
+                    source: "Checking", sourceCurrency: "USD", target: "Travel", targetCurrency: "EUR")
+            ) {
                 try await ledger.transactions.update(transaction: moved, originalAccountID: chart.checking.id)
             }
             #expect(try await ledger.audit() == before)
@@ -82,7 +90,10 @@ extension LedgerTests {
             let before = try await ledger.audit()
             var moved = pay
             moved.accountID = chart.savings.id
-            await #expect(throws: LedgerError.insufficientFunds(account: "Wallet", available: 3_000, attemptedBalance: -7_000, currency: "USD")) {
+            await #expect(
+                throws: LedgerError.insufficientFunds(
+                    account: "Wallet", available: 3_000, attemptedBalance: -7_000, currency: "USD")
+            ) {
                 try await ledger.transactions.update(transaction: moved, originalAccountID: chart.wallet.id)
             }
             #expect(try await ledger.audit() == before)

@@ -17,12 +17,14 @@ extension LedgerTests {
 
             // Both transactions are inserted and linked before the wallet's balance check throws.
             await #expect(throws: LedgerError.self) {
-                try await ledger.transactions.transfer(from: chart.wallet.id, to: chart.savings.id, amount: 9_000, memo: "Refused")
+                try await ledger.transactions.transfer(
+                    from: chart.wallet.id, to: chart.savings.id, amount: 9_000, memo: "Refused")
             }
             #expect(try await ledger.audit() == before)
 
             // The next operation saves exactly its own work.
-            try await ledger.transactions.transfer(from: chart.wallet.id, to: chart.savings.id, amount: 1_000, memo: "Accepted")
+            try await ledger.transactions.transfer(
+                from: chart.wallet.id, to: chart.savings.id, amount: 1_000, memo: "Accepted")
             let after = try await ledger.audit()
             #expect(after.transactionCount == before.transactionCount + 2)
             #expect(after.line("Wallet")?.memos == ["Accepted"])
@@ -39,7 +41,8 @@ extension LedgerTests {
 
             ledger.faults.failCommit(1)
             let error = await #expect(throws: StrataError.self) {
-                try await ledger.transactions.transfer(from: chart.checking.id, to: chart.savings.id, amount: 30_000, memo: "Lost")
+                try await ledger.transactions.transfer(
+                    from: chart.checking.id, to: chart.savings.id, amount: 30_000, memo: "Lost")
             }
             guard case .io? = error else {
                 Issue.record("expected the injected I/O error, got \(String(describing: error))")

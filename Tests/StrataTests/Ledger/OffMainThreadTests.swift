@@ -32,7 +32,8 @@ extension LedgerTests {
             var moved = rent
             moved.accountID = savings.id
             try await transactions.update(transaction: moved, originalAccountID: checking.id)
-            let receipt = try await transactions.transfer(from: checking.id, to: savings.id, amount: 1_000, memo: "Save")
+            let receipt = try await transactions.transfer(
+                from: checking.id, to: savings.id, amount: 1_000, memo: "Save")
             try await transactions.delete(transaction: receipt.deposit.id)
             let spare = try await accounts.create(name: "Spare", currency: "USD")
             try await accounts.delete(spare.id)

@@ -20,7 +20,8 @@ final class SharedContextTransactionService {
         let context = self.context
         try await context.perform {
             let url = try #require(URL(string: accountURI))
-            let account = try context.existingObject(with: context.managedObjectID(forURIRepresentation: url), as: LedgerAccount.self)
+            let account = try context.existingObject(
+                with: context.managedObjectID(forURIRepresentation: url), as: LedgerAccount.self)
             let transaction = LedgerTransaction(context: context)
             transaction.amount = amount
             transaction.memo = memo
@@ -34,13 +35,18 @@ final class SharedContextTransactionService {
 extension LedgerTests {
     @Suite("ledger: shared context versus a fresh context per operation")
     struct SharedContextContrastTests {
-        @Test("a shared @MainActor context leaks a failed call's changes into the next; fresh contexts do not", arguments: EngineKind.allCases)
+        @Test(
+            "a shared @MainActor context leaks a failed call's changes into the next; fresh contexts do not",
+            arguments: EngineKind.allCases)
         func sharedContextLeaks(kind: EngineKind) async throws {
             // The anti-pattern: the refused withdrawal stays in the context and the deposit saves it.
             let shared = try LedgerFixture(kind)
-            let sharedWallet = try await shared.accounts.create(name: "Wallet", currency: "USD", openingBalance: 10_000, allowsOverdraft: false)
+            let sharedWallet = try await shared.accounts.create(
+                name: "Wallet", currency: "USD", openingBalance: 10_000, allowsOverdraft: false)
             let leaky = await SharedContextTransactionService(contexts: shared.container)
-            await #expect(throws: LedgerError.self) { try await leaky.add(to: sharedWallet.id, amount: -50_000, memo: "Refused") }
+            await #expect(throws: LedgerError.self) {
+                try await leaky.add(to: sharedWallet.id, amount: -50_000, memo: "Refused")
+            }
             try await leaky.add(to: sharedWallet.id, amount: 45_000, memo: "Deposit")
             let leaked = try await shared.audit().line("Wallet")
             #expect(leaked?.memos == ["Refused", "Deposit"])
@@ -48,8 +54,11 @@ extension LedgerTests {
 
             // The pattern: the same two calls through the service, a fresh context each.
             let fresh = try LedgerFixture(kind)
-            let freshWallet = try await fresh.accounts.create(name: "Wallet", currency: "USD", openingBalance: 10_000, allowsOverdraft: false)
-            await #expect(throws: LedgerError.self) { try await fresh.transactions.add(to: freshWallet.id, amount: -50_000, memo: "Refused") }
+            let freshWallet = try await fresh.accounts.create(
+                name: "Wallet", currency: "USD", openingBalance: 10_000, allowsOverdraft: false)
+            await #expect(throws: LedgerError.self) {
+                try await fresh.transactions.add(to: freshWallet.id, amount: -50_000, memo: "Refused")
+            }
             try await fresh.transactions.add(to: freshWallet.id, amount: 45_000, memo: "Deposit")
             let clean = try await fresh.audit().line("Wallet")
             #expect(clean?.memos == ["Deposit"])

@@ -13,10 +13,13 @@ extension LedgerTests {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
             let start = Date(timeIntervalSince1970: 1_700_000_000)
-            for (offset, (text, memo)) in [("2500.00", "Salary"), ("-1200", "Rent"), ("-45.5", "Groceries")].enumerated() {
+            for (offset, (text, memo)) in [("2500.00", "Salary"), ("-1200", "Rent"), ("-45.5", "Groceries")]
+                .enumerated()
+            {
                 // Amounts travel as integer minor units: parsed from text, formatted back the same.
                 try await ledger.transactions.add(
-                    to: chart.checking.id, amount: try MinorUnits.parse(text), memo: memo, date: start + Double(offset) * 86_400)
+                    to: chart.checking.id, amount: try MinorUnits.parse(text), memo: memo,
+                    date: start + Double(offset) * 86_400)
             }
             // Added last but dated first: it goes to the start of the history.
             try await ledger.transactions.add(to: chart.checking.id, amount: 1, memo: "Interest", date: start - 86_400)
@@ -55,14 +58,17 @@ extension LedgerTests {
             try await ledger.transactions.delete(transaction: rent.id)
             #expect(try await ledger.transactions.transactions(for: chart.checking.id).isEmpty)
             #expect(try await ledger.accounts.balance(of: chart.checking.id) == 100_000)
-            await #expect(throws: LedgerError.unknownTransaction(rent.id)) { try await ledger.transactions.transaction(rent.id) }
+            await #expect(throws: LedgerError.unknownTransaction(rent.id)) {
+                try await ledger.transactions.transaction(rent.id)
+            }
         }
 
         @Test("transfer writes two transactions and two balances", arguments: EngineKind.allCases)
         func transfer(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
-            let receipt = try await ledger.transactions.transfer(from: chart.checking.id, to: chart.wallet.id, amount: 2_000, memo: "Cash")
+            let receipt = try await ledger.transactions.transfer(
+                from: chart.checking.id, to: chart.wallet.id, amount: 2_000, memo: "Cash")
             #expect(receipt.withdrawal.amount == -2_000 && receipt.withdrawal.accountID == chart.checking.id)
             #expect(receipt.deposit.amount == 2_000 && receipt.deposit.accountID == chart.wallet.id)
             #expect(receipt.withdrawal.runningBalance == 98_000 && receipt.deposit.runningBalance == 7_000)
@@ -72,23 +78,36 @@ extension LedgerTests {
             #expect(audit.transactionCount == 2 && audit.isConsistent)
         }
 
-        @Test("invalid amounts, currency mismatches, same-account transfers and overdrafts are refused", arguments: EngineKind.allCases)
+        @Test(
+            "invalid amounts, currency mismatches, same-account transfers and overdrafts are refused",
+            arguments: EngineKind.allCases)
         func refusals(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
             let before = try await ledger.audit()
 
-            await #expect(throws: LedgerError.self) { try await ledger.transactions.add(to: chart.checking.id, amount: 0, memo: "Nothing") }
             await #expect(throws: LedgerError.self) {
-                try await ledger.transactions.transfer(from: chart.checking.id, to: chart.savings.id, amount: -5, memo: "Backwards")
+                try await ledger.transactions.add(to: chart.checking.id, amount: 0, memo: "Nothing")
+            }
+            await #expect(throws: LedgerError.self) {
+                try await ledger.transactions.transfer(
+                    from: chart.checking.id, to: chart.savings.id, amount: -5, memo: "Backwards")
             }
             await #expect(throws: LedgerError.sameAccount("Checking")) {
-                try await ledger.transactions.transfer(from: chart.checking.id, to: chart.checking.id, amount: 5, memo: "Loop")
+                try await ledger.transactions.transfer(
+                    from: chart.checking.id, to: chart.checking.id, amount: 5, memo: "Loop")
             }
-            await #expect(throws: LedgerError.currencyMismatch(source: "Checking", sourceCurrency: "USD", target: "Travel", targetCurrency: "EUR")) {
-                try await ledger.transactions.transfer(from: chart.checking.id, to: chart.travel.id, amount: 5, memo: "Abroad")
+            await #expect(
+                throws: LedgerError.currencyMismatch(
+                    source: "Checking", sourceCurrency: "USD", target: "Travel", targetCurrency: "EUR")
+            ) {
+                try await ledger.transactions.transfer(
+                    from: chart.checking.id, to: chart.travel.id, amount: 5, memo: "Abroad")
             }
-            await #expect(throws: LedgerError.insufficientFunds(account: "Wallet", available: 5_000, attemptedBalance: -1_000, currency: "USD")) {
+            await #expect(
+                throws: LedgerError.insufficientFunds(
+                    account: "Wallet", available: 5_000, attemptedBalance: -1_000, currency: "USD")
+            ) {
                 try await ledger.transactions.add(to: chart.wallet.id, amount: -6_000, memo: "Too much")
             }
             let wrongKind = try await ledger.transactions.add(to: chart.checking.id, amount: -1, memo: "Fee")

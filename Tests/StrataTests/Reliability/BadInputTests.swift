@@ -5,8 +5,8 @@ import StrataSQLite
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import StrataStorage
+    import Glibc
+    import StrataStorage
 #endif
 
 /// Bad input gives a typed error — never a crash or a hang — and leaves any store untouched.
@@ -28,13 +28,21 @@ struct BadInputTests {
     static func snapshot(_ location: URL) -> [String: Data] {
         var isDirectory: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: location.path, isDirectory: &isDirectory)
-        let files = isDirectory.boolValue
-            ? ((try? FileManager.default.contentsOfDirectory(atPath: location.path)) ?? []).map { location.appendingPathComponent($0) }
+        let files =
+            isDirectory.boolValue
+            ? ((try? FileManager.default.contentsOfDirectory(atPath: location.path)) ?? []).map {
+                location.appendingPathComponent($0)
+            }
             : [location]
-        return Dictionary(uniqueKeysWithValues: files.filter { $0.lastPathComponent != "lock.mdb" }.map { ($0.path, (try? Data(contentsOf: $0)) ?? Data()) })
+        return Dictionary(
+            uniqueKeysWithValues: files.filter { $0.lastPathComponent != "lock.mdb" }.map {
+                ($0.path, (try? Data(contentsOf: $0)) ?? Data())
+            })
     }
 
-    @Test("a read-only directory and read-only store files give typed errors (checked as an unprivileged user)", arguments: EngineKind.allCases)
+    @Test(
+        "a read-only directory and read-only store files give typed errors (checked as an unprivileged user)",
+        arguments: EngineKind.allCases)
     func readOnly(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let existing = try await Self.makeStore(store)
@@ -42,7 +50,8 @@ struct BadInputTests {
         let emptyDirectory = store.directory.appendingPathComponent("read-only")
         try FileManager.default.createDirectory(at: emptyDirectory, withIntermediateDirectories: true)
         for path in [store.directory.path, emptyDirectory.path] + Array(before.keys) + [existing.path] {
-            let isDirectory = (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeDirectory
+            let isDirectory =
+                (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeDirectory
             try FileManager.default.setAttributes([.posixPermissions: isDirectory ? 0o555 : 0o444], ofItemAtPath: path)
         }
         defer {
@@ -54,14 +63,16 @@ struct BadInputTests {
         let existingStore = existing.path
         // The child reports each outcome on its standard output and exits normally; a crash
         // or a hang fails the exit test itself.
-        let result = try await #require(processExitsWith: .success, observing: [\.standardOutputContent]) { [kind = kind as EngineKind, newStore = newStore as String, existingStore = existingStore as String] in
+        let result = try await #require(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            [kind = kind as EngineKind, newStore = newStore as String, existingStore = existingStore as String] in
             // Root ignores permission bits: drop to an unprivileged user first.
             if getuid() == 0 {
                 guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
             }
             for path in [newStore, existingStore] {
                 let url = URL(fileURLWithPath: path)
-                let engine: EngineConfiguration = kind == .lmdb ? .lmdb(at: url) : kind.configuration(in: url.deletingLastPathComponent())
+                let engine: EngineConfiguration =
+                    kind == .lmdb ? .lmdb(at: url) : kind.configuration(in: url.deletingLastPathComponent())
                 let outcome: String
                 do {
                     let container = try PersistentContainer(schema: TestModels.schema, engine: engine)
@@ -80,25 +91,30 @@ struct BadInputTests {
             }
             exit(0)
         }
-        let outcomes = String(decoding: result.standardOutputContent, as: UTF8.self).split(separator: "\n").map(String.init)
+        let outcomes = String(decoding: result.standardOutputContent, as: UTF8.self).split(separator: "\n").map(
+            String.init)
         #expect(outcomes == ["\(newStore): io", "\(existingStore): io"])
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store.directory.path)
         #expect(Self.snapshot(existing) == before, "the read-only store changed")
     }
 
-    @Test("a file-size limit (a full disk) gives a typed error and the store stays readable", arguments: EngineKind.allCases)
+    @Test(
+        "a file-size limit (a full disk) gives a typed error and the store stays readable",
+        arguments: EngineKind.allCases)
     func fileSizeLimit(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let location = try await Self.makeStore(store)
         let path = location.path
         // The child reports its outcome on its standard output and exits normally; a crash
         // fails the exit test itself.
-        let result = try await #require(processExitsWith: .success, observing: [\.standardOutputContent]) { [kind = kind as EngineKind, path = path as String] in
+        let result = try await #require(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            [kind = kind as EngineKind, path = path as String] in
             signal(SIGXFSZ, SIG_IGN)
             var limit = rlimit(rlim_cur: 4 << 20, rlim_max: 4 << 20)
             guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { exit(3) }
             let url = URL(fileURLWithPath: path)
-            let engine: EngineConfiguration = kind == .lmdb ? .lmdb(at: url) : kind.configuration(in: url.deletingLastPathComponent())
+            let engine: EngineConfiguration =
+                kind == .lmdb ? .lmdb(at: url) : kind.configuration(in: url.deletingLastPathComponent())
             let outcome: String
             do {
                 let container = try PersistentContainer(schema: TestModels.schema, engine: engine)
@@ -128,18 +144,23 @@ struct BadInputTests {
         #expect(outcome == "storeFull", "\(kind)")
         let container = try store.open()
         let context = container.newBackgroundContext()
-        let precious = try await context.perform { try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == "Precious" })).count }
+        let precious = try await context.perform {
+            try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == "Precious" })).count
+        }
         #expect(precious == 1)
     }
 
-    @Test("a store reached through a symlink shares the store; a hard-linked data file is refused", arguments: EngineKind.allCases)
+    @Test(
+        "a store reached through a symlink shares the store; a hard-linked data file is refused",
+        arguments: EngineKind.allCases)
     func linkedStores(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let location = try await Self.makeStore(store)
         let first = try store.open()
         let symlink = store.directory.appendingPathComponent("symlinked")
         try FileManager.default.createSymbolicLink(at: symlink, withDestinationURL: location)
-        let viaSymlink = try PersistentContainer(schema: TestModels.schema, engine: kind == .lmdb ? .lmdb(at: symlink) : .sqlite(at: symlink))
+        let viaSymlink = try PersistentContainer(
+            schema: TestModels.schema, engine: kind == .lmdb ? .lmdb(at: symlink) : .sqlite(at: symlink))
         #expect(viaSymlink.storeIdentifier == first.storeIdentifier)
         try await viaSymlink.performUnitOfWork { context in
             Account(context: context).name = "Via symlink"
@@ -155,7 +176,8 @@ struct BadInputTests {
         let hardLink = linkDirectory.appendingPathComponent(dataFile.lastPathComponent)
         try FileManager.default.linkItem(at: dataFile, to: hardLink)
         let error = #expect(throws: StrataError.self) {
-            _ = try PersistentContainer(schema: TestModels.schema, engine: kind == .lmdb ? .lmdb(at: linkDirectory) : .sqlite(at: hardLink))
+            _ = try PersistentContainer(
+                schema: TestModels.schema, engine: kind == .lmdb ? .lmdb(at: linkDirectory) : .sqlite(at: hardLink))
         }
         guard case .misuse(let message, _)? = error else {
             Issue.record("expected misuse for a hard-linked store, got \(String(describing: error))")
@@ -167,7 +189,8 @@ struct BadInputTests {
     @Test("more concurrent LMDB readers than the reader table holds give busy, not a hang")
     func readerTableFull() throws {
         let store = try TestStore(.lmdb)
-        let engine = try EngineConfiguration.lmdb(at: store.configuration.location, options: LMDBOptions(maxReaders: 4)).open(TestModels.schema.storeSchema)
+        let engine = try EngineConfiguration.lmdb(at: store.configuration.location, options: LMDBOptions(maxReaders: 4))
+            .open(TestModels.schema.storeSchema)
         defer { engine.close() }
         var readers: [any StoreReader] = []
         defer { readers.forEach { $0.close() } }
@@ -189,7 +212,9 @@ struct BadInputTests {
 
     /// SQLite has no key-size limit, so it stores the string whole; LMDB's keys hold at most
     /// 511 bytes, so it refuses the save with `.validation` and writes nothing. Never truncated.
-    @Test("an indexed string longer than LMDB's key limit is stored whole on SQLite and refused with validation on LMDB", arguments: EngineKind.allCases)
+    @Test(
+        "an indexed string longer than LMDB's key limit is stored whole on SQLite and refused with validation on LMDB",
+        arguments: EngineKind.allCases)
     func oversizedIndexedString(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -217,7 +242,8 @@ struct BadInputTests {
                 return
             }
             #expect(issues.map(\.property) == ["name"], "\(issues)")
-            #expect(names.isEmpty, "LMDB wrote something although the save was refused: \(names.map(\.utf8.count)) bytes")
+            #expect(
+                names.isEmpty, "LMDB wrote something although the save was refused: \(names.map(\.utf8.count)) bytes")
         }
     }
 }

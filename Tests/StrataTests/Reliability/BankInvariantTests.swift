@@ -1,9 +1,9 @@
 import Foundation
 import Ledger
 import Strata
+import StrataTestSupport
 import Synchronization
 import Testing
-import StrataTestSupport
 
 /// Jepsen's bank test, through the ledger service: concurrent transfers between accounts that
 /// forbid overdraft, while a reader keeps summing every balance. Money is never created or
@@ -18,7 +18,12 @@ struct BankInvariantTests {
     /// The largest transfer: above an account's opening balance (1,000), so many are refused.
     static let largestTransfer: Int64 = 1_500
 
-    @Test("8 tasks × 500 transfers of up to 1,500 keep every snapshot at 50,000, refuse overdrafts, no balance negative, history replayable", arguments: EngineKind.allCases)
+    @Test(
+        """
+        8 tasks × 500 transfers of up to 1,500 keep every snapshot at 50,000, refuse overdrafts, no balance \
+        negative, history replayable
+        """,
+        arguments: EngineKind.allCases)
     func bank(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open(schema: .ledger)
@@ -26,7 +31,11 @@ struct BankInvariantTests {
         let transactions = TransactionService(contexts: container)
         var ids: [String] = []
         for index in 0..<Self.accountCount {
-            ids.append(try await accounts.create(name: "acct-\(index)", currency: "USD", openingBalance: Self.total / Int64(Self.accountCount), allowsOverdraft: false).id)
+            ids.append(
+                try await accounts.create(
+                    name: "acct-\(index)", currency: "USD", openingBalance: Self.total / Int64(Self.accountCount),
+                    allowsOverdraft: false
+                ).id)
         }
         let accountIDs = ids
         let writersDone = DoneCounter()
@@ -40,9 +49,13 @@ struct BankInvariantTests {
                         for _ in 0..<500 {
                             let from = accountIDs[Int.random(in: 0..<accountIDs.count, using: &generator)]
                             var to = from
-                            while to == from { to = accountIDs[Int.random(in: 0..<accountIDs.count, using: &generator)] }
+                            while to == from {
+                                to = accountIDs[Int.random(in: 0..<accountIDs.count, using: &generator)]
+                            }
                             do {
-                                try await transactions.transfer(from: from, to: to, amount: Int64.random(in: 1...Self.largestTransfer, using: &generator), memo: "bank")
+                                try await transactions.transfer(
+                                    from: from, to: to,
+                                    amount: Int64.random(in: 1...Self.largestTransfer, using: &generator), memo: "bank")
                                 outcome.transfers += 1
                             } catch LedgerError.insufficientFunds {
                                 outcome.refused += 1
@@ -59,7 +72,9 @@ struct BankInvariantTests {
                     while writersDone.value < 8 {
                         let balances = try await accounts.list().map(\.balance)
                         outcome.snapshots += 1
-                        if balances.count != Self.accountCount || balances.reduce(0, +) != Self.total { outcome.tornSnapshots += 1 }
+                        if balances.count != Self.accountCount || balances.reduce(0, +) != Self.total {
+                            outcome.tornSnapshots += 1
+                        }
                         if balances.contains(where: { $0 < 0 }) { outcome.negativeSnapshots += 1 }
                         try await Task.sleep(for: .milliseconds(3))
                     }
@@ -82,7 +97,13 @@ struct BankInvariantTests {
             if expected != account.balance { mismatches.append("\(account.name): \(account.balance) ≠ \(expected)") }
             replayed += account.balance
         }
-        print("bank \(kind): \(outcome.transfers) transfers, \(outcome.refused) refused for overdraft, \(outcome.snapshots) snapshots, \(counts.conflicts) conflicts, \(counts.retries) retries, \(counts.exhausted) budgets exhausted")
+        print(
+            """
+            bank \(kind): \(outcome.transfers) transfers, \(outcome.refused) refused for overdraft, \
+            \(outcome.snapshots) snapshots, \(counts.conflicts) conflicts, \(counts.retries) retries, \
+            \(counts.exhausted) budgets exhausted
+            """
+        )
         #expect(outcome.tornSnapshots == 0, "snapshots that did not total \(Self.total)")
         #expect(outcome.negativeSnapshots == 0, "snapshots with a negative balance")
         #expect(outcome.snapshots > 0)
@@ -90,7 +111,13 @@ struct BankInvariantTests {
         #expect(replayed == Self.total)
         #expect(outcome.transfers + outcome.refused + outcome.exhausted == 4_000)
         #expect(outcome.transfers > 1_000, "most transfers must still go through")
-        #expect(outcome.refused > 100, "transfers larger than the balance must be refused for overdraft, or 'no balance negative' is never exercised")
+        #expect(
+            outcome.refused > 100,
+            """
+            transfers larger than the balance must be refused for overdraft, or 'no balance negative' is never \
+            exercised
+            """
+        )
         #expect(counts.conflicts > 0, "8 concurrent writers over 50 accounts should collide at least once")
         #expect(counts.exhausted == 0 && outcome.exhausted == 0, "a transfer ran out of retries")
     }

@@ -65,7 +65,9 @@ struct CloseRaceTests {
         }
     }
 
-    @Test("close() while many tasks start reads and saves: no crash, every failure is misuse", arguments: EngineKind.allCases)
+    @Test(
+        "close() while many tasks start reads and saves: no crash, every failure is misuse",
+        arguments: EngineKind.allCases)
     func explicitCloseRacesWork(kind: EngineKind) async throws {
         var failures: [String] = []
         var misuses = 0
@@ -95,12 +97,19 @@ struct CloseRaceTests {
             failures += result.errors.map { "round \(round): \($0)" }
             misuses += result.misuses
         }
-        print("close race \(kind): \(Self.rounds) rounds × \(Self.workers) workers, \(misuses) misuse, \(failures.count) other failures")
+        print(
+            """
+            close race \(kind): \(Self.rounds) rounds × \(Self.workers) workers, \(misuses) misuse, \
+            \(failures.count) other failures
+            """
+        )
         #expect(failures.count == 0, "\(failures.prefix(3))")
         #expect(misuses == Self.rounds * Self.workers, "every worker should end on the .misuse of the closed store")
     }
 
-    @Test("engine close() while threads begin and use readers in a tight loop: no crash, every failure is misuse", arguments: EngineKind.allCases)
+    @Test(
+        "engine close() while threads begin and use readers in a tight loop: no crash, every failure is misuse",
+        arguments: EngineKind.allCases)
     func engineCloseRacesReaders(kind: EngineKind) async throws {
         let rounds = Self.rounds * 10
         let threads = 6
@@ -131,7 +140,11 @@ struct CloseRaceTests {
                             return
                         }
                     }
-                    tally.state.withLock { $0.errors.append("a reader thread still ran \(Self.patience) after the round began: close() never stopped it") }
+                    tally.state.withLock {
+                        $0.errors.append(
+                            "a reader thread still ran \(Self.patience) after the round began: close() never stopped it"
+                        )
+                    }
                 }.start()
             }
             do {
@@ -146,11 +159,18 @@ struct CloseRaceTests {
             // One failed round is enough to fail, and more would only add waits.
             if !failures.isEmpty { break }
         }
-        print("engine close race \(kind): \(roundsRun) of \(rounds) rounds × \(threads) threads, \(failures.count) failures other than misuse")
+        print(
+            """
+            engine close race \(kind): \(roundsRun) of \(rounds) rounds × \(threads) threads, \(failures.count) \
+            failures other than misuse
+            """
+        )
         #expect(failures.count == 0, "\(failures.prefix(3))")
     }
 
-    @Test("releasing the last container while its contexts read and save closes nothing under them", arguments: EngineKind.allCases)
+    @Test(
+        "releasing the last container while its contexts read and save closes nothing under them",
+        arguments: EngineKind.allCases)
     func releasingContainerKeepsContextsWorking(kind: EngineKind) async throws {
         var failures: [String] = []
         var operations = 0
@@ -182,7 +202,12 @@ struct CloseRaceTests {
             failures += result.errors.map { "round \(round): \($0)" }
             operations += result.operations
         }
-        print("container release race \(kind): \(Self.rounds) rounds, \(operations) operations, \(failures.count) failures")
+        print(
+            """
+            container release race \(kind): \(Self.rounds) rounds, \(operations) operations, \(failures.count) \
+            failures
+            """
+        )
         #expect(failures.count == 0, "\(failures.prefix(3))")
         #expect(operations == Self.rounds * Self.workers * 30)
     }

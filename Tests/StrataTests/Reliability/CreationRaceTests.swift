@@ -22,12 +22,16 @@ struct CreationRaceTests {
             }
             for (index, probe) in probes.enumerated() {
                 let lines = probe.remainingLines()
-                if lines != ["ok"] { failures.append("round \(round) process \(index): \(lines.joined(separator: " | "))") }
+                if lines != ["ok"] {
+                    failures.append("round \(round) process \(index): \(lines.joined(separator: " | "))")
+                }
             }
             let container = try store.open(schema: try Schema(version: 1, [CreationRaceItem.self]))
             let context = container.newBackgroundContext()
             let count = try await context.perform { try context.count(for: FetchRequest<CreationRaceItem>()) }
-            if count != Self.processes { failures.append("round \(round): \(count) items stored, not \(Self.processes)") }
+            if count != Self.processes {
+                failures.append("round \(round): \(count) items stored, not \(Self.processes)")
+            }
         }
         print("creation race \(kind): \(Self.rounds) rounds × \(Self.processes) processes, \(failures.count) failures")
         #expect(failures.count == 0, "\(failures.prefix(5))")

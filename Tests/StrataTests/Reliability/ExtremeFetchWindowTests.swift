@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataStorage
+import Testing
 
 /// An engine selects rows for any offset and limit a plan carries — negative, zero, `Int.max`,
 /// `Int.min` — without trapping, and returns exactly the rows the window names.
@@ -34,8 +34,11 @@ struct ExtremeFetchWindowTests {
         defer { reader.close() }
         let everything = try reader.rows(for: FetchPlan(entity: 0))
         let byKey = everything.map(\.key)
-        let nameColumn = try #require(TestModels.schema.storeSchema.entities[0].columns.firstIndex { $0.name == "name" })
-        let byName = everything.sorted { a, b in StoredValue.order(a.values[nameColumn], b.values[nameColumn]) == .orderedAscending }.map(\.key)
+        let nameColumn = try #require(
+            TestModels.schema.storeSchema.entities[0].columns.firstIndex { $0.name == "name" })
+        let byName = everything.sorted { a, b in
+            StoredValue.order(a.values[nameColumn], b.values[nameColumn]) == .orderedAscending
+        }.map(\.key)
         #expect(byKey.count == 5)
         var checked = 0
         for offset in Self.numbers {
@@ -44,13 +47,18 @@ struct ExtremeFetchWindowTests {
                     for filtered in [false, true] {
                         let plan = FetchPlan(
                             entity: 0, filter: filtered ? .isNotNull(column: nameColumn) : nil,
-                            sort: sorted ? [SortKey(column: nameColumn, ascending: true)] : [], limit: limit, offset: offset)
+                            sort: sorted ? [SortKey(column: nameColumn, ascending: true)] : [], limit: limit,
+                            offset: offset)
                         let want = Self.expected(sorted ? byName : byKey, offset: offset, limit: limit)
                         let got = try reader.rows(for: plan).map(\.key)
                         var streamed: [Int64] = []
                         try reader.forEachRow(for: plan) { streamed.append($0.key) }
-                        #expect(got == want, "rows(for:) offset \(offset) limit \(String(describing: limit)) sorted \(sorted)")
-                        #expect(streamed == want, "forEachRow offset \(offset) limit \(String(describing: limit)) sorted \(sorted)")
+                        #expect(
+                            got == want,
+                            "rows(for:) offset \(offset) limit \(String(describing: limit)) sorted \(sorted)")
+                        #expect(
+                            streamed == want,
+                            "forEachRow offset \(offset) limit \(String(describing: limit)) sorted \(sorted)")
                         if let estimate = reader.expectedRowCount(for: plan) {
                             #expect(estimate >= 0 && estimate <= 5)
                         }
@@ -62,7 +70,9 @@ struct ExtremeFetchWindowTests {
         #expect(checked == Self.numbers.count * (Self.numbers.count + 1) * 4)
     }
 
-    @Test("through a context a negative offset or limit is refused with misuse; Int.max gives the rows of that window", arguments: EngineKind.allCases)
+    @Test(
+        "through a context a negative offset or limit is refused with misuse; Int.max gives the rows of that window",
+        arguments: EngineKind.allCases)
     func contextWindows(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -82,12 +92,17 @@ struct ExtremeFetchWindowTests {
         ]
         // The body runs on the context's queue, outside the test's task: it reports what it saw
         // and the test records issues afterwards.
-        let outcomes = try await context.perform { () throws -> (wrong: [String], pastEnd: Int, fromSecond: [String], counted: Int) in
+        let outcomes = try await context.perform {
+            () throws -> (wrong: [String], pastEnd: Int, fromSecond: [String], counted: Int) in
             var wrong: [String] = []
             for (label, request) in refused {
                 for call in ["fetch", "count"] {
                     do {
-                        if call == "fetch" { _ = try context.fetch(request) } else { _ = try context.count(for: request) }
+                        if call == "fetch" {
+                            _ = try context.fetch(request)
+                        } else {
+                            _ = try context.count(for: request)
+                        }
                         wrong.append("\(call) with \(label) gave rows")
                     } catch StrataError.misuse {
                         continue
@@ -100,8 +115,10 @@ struct ExtremeFetchWindowTests {
             return (
                 wrong,
                 try context.fetch(FetchRequest<Account>(sortBy: sorted, fetchOffset: Int.max)).count,
-                try context.fetch(FetchRequest<Account>(sortBy: sorted, fetchLimit: Int.max, fetchOffset: 1)).map(\.name),
-                try context.count(for: FetchRequest<Account>(fetchLimit: Int.max, fetchOffset: Int.max)))
+                try context.fetch(FetchRequest<Account>(sortBy: sorted, fetchLimit: Int.max, fetchOffset: 1)).map(
+                    \.name),
+                try context.count(for: FetchRequest<Account>(fetchLimit: Int.max, fetchOffset: Int.max))
+            )
         }
         #expect(outcomes.wrong.isEmpty, "expected StrataError.misuse: \(outcomes.wrong)")
         #expect(outcomes.pastEnd == 0)

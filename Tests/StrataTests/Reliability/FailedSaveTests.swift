@@ -1,9 +1,9 @@
 import CSQLite
 import Foundation
 import Strata
+import StrataStorage
 import StrataTestSupport
 import Testing
-import StrataStorage
 
 /// A save that fails at its Nth row write (inside the engine's transaction), for N = 1, 2, …
 /// until the save succeeds: every failure leaves the store as it was, the context keeps its
@@ -15,10 +15,17 @@ struct FailedSaveTests {
         let context = container.newBackgroundContext()
         return try await context.perform {
             let accounts = try context.fetch(FetchRequest<Account>(sortBy: [SortDescriptor(\.name)])).map {
-                "account \($0.name) \($0.balance) \($0.note ?? "nil") entries=\($0.entries.map(\.memo).sorted()) tags=\($0.tags.map(\.label).sorted())"
+                """
+                account \($0.name) \($0.balance) \($0.note ?? "nil") entries=\($0.entries.map(\.memo).sorted()) \
+                tags=\($0.tags.map(\.label).sorted())
+                """
             }
-            let entries = try context.fetch(FetchRequest<Entry>(sortBy: [SortDescriptor(\.memo)])).map { "entry \($0.memo) \($0.amount) \($0.account?.name ?? "none")" }
-            let tags = try context.fetch(FetchRequest<Tag>(sortBy: [SortDescriptor(\.label)])).map { "tag \($0.label) \($0.accounts.count)" }
+            let entries = try context.fetch(FetchRequest<Entry>(sortBy: [SortDescriptor(\.memo)])).map {
+                "entry \($0.memo) \($0.amount) \($0.account?.name ?? "none")"
+            }
+            let tags = try context.fetch(FetchRequest<Tag>(sortBy: [SortDescriptor(\.label)])).map {
+                "tag \($0.label) \($0.accounts.count)"
+            }
             return accounts + entries + tags
         }
     }
@@ -62,7 +69,9 @@ struct FailedSaveTests {
         try context.fetch(FetchRequest<Tag>()).first?.accounts.insert(d)
     }
 
-    @Test("a save failing at its Nth write leaves no trace, keeps the context's changes, and saves next time", arguments: EngineKind.allCases)
+    @Test(
+        "a save failing at its Nth write leaves no trace, keeps the context's changes, and saves next time",
+        arguments: EngineKind.allCases)
     func failAtEveryWrite(kind: EngineKind) async throws {
         // The expected outcome, from a run without faults.
         let reference = try TestStore(kind)
@@ -89,13 +98,17 @@ struct FailedSaveTests {
                     try context.save()
                     return (false, [], 0)
                 } catch StrataError.io {
-                    let pending = [context.insertedObjects.count, context.updatedObjects.count, context.deletedObjects.count]
+                    let pending = [
+                        context.insertedObjects.count, context.updatedObjects.count, context.deletedObjects.count,
+                    ]
                     return (true, pending, context.insertedObjects.filter(\.objectID.isTemporary).count)
                 }
             }
             if !outcome.failed {
                 #expect(faults.injectedFailures == 0, "N=\(n): the fault fired but the save reported success")
-                #expect(try await Self.storeContents(container) == expected, "N=\(n): the unfaulted save stored the wrong result")
+                #expect(
+                    try await Self.storeContents(container) == expected,
+                    "N=\(n): the unfaulted save stored the wrong result")
                 break
             }
             failures += 1
@@ -105,7 +118,8 @@ struct FailedSaveTests {
             try Self.checkIntegrity(kind: kind, store: store, container: container)
             // The fault is spent: the same context saves its changes now.
             try await context.perform { try context.save() }
-            #expect(try await Self.storeContents(container) == expected, "N=\(n): the retried save stored the wrong result")
+            #expect(
+                try await Self.storeContents(container) == expected, "N=\(n): the retried save stored the wrong result")
         }
         print("failed-save hygiene \(kind): \(failures) injected write failures, each rolled back")
         #expect(failures >= 8, "the unit of work should have at least 8 row writes to fail; failed \(failures)")
@@ -135,7 +149,8 @@ struct FailedSaveTests {
         case .sqlite:
             var db: OpaquePointer?
             defer { sqlite3_close(db) }
-            try #require(sqlite3_open_v2(store.configuration.location.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
+            try #require(
+                sqlite3_open_v2(store.configuration.location.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
             var statement: OpaquePointer?
             defer { sqlite3_finalize(statement) }
             try #require(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK)

@@ -8,10 +8,13 @@ import Testing
 struct FullDiskTests {
     /// Runs `body` with a fresh 2 MiB tmpfs mounted at a temporary directory.
     static func withSmallDisk(_ body: (URL) async throws -> Void) async throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("strata-full-\(UUID().uuidString)")
+        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: mountPoint) }
-        try #require(run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path]) == 0, "mounting a tmpfs needs root")
+        try #require(
+            run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path]) == 0,
+            "mounting a tmpfs needs root")
         defer { _ = run("/bin/umount", ["-l", mountPoint.path]) }
         try await body(mountPoint)
     }
@@ -26,7 +29,8 @@ struct FullDiskTests {
         return process.terminationStatus
     }
 
-    @Test("a full disk gives storeFull, nothing of the failed save, and a readable store", arguments: EngineKind.allCases)
+    @Test(
+        "a full disk gives storeFull, nothing of the failed save, and a readable store", arguments: EngineKind.allCases)
     func fullDisk(kind: EngineKind) async throws {
         try await Self.withSmallDisk { disk in
             let configuration = kind.configuration(in: disk)

@@ -22,7 +22,8 @@ struct LMDBReaderSlotTests {
     }
 
     static func dataFileSize(_ location: URL) throws -> Int {
-        let attributes = try FileManager.default.attributesOfItem(atPath: location.appendingPathComponent("data.mdb").path)
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: location.appendingPathComponent("data.mdb").path)
         return (attributes[.size] as? Int) ?? 0
     }
 
@@ -37,12 +38,19 @@ struct LMDBReaderSlotTests {
         #expect(holder.nextLine() == "ok holding")
         let pid = holder.pid
         holder.stop()
-        #expect(try LifetimeProbe.readerSlots(location).contains { $0.pid == pid }, "the killed probe should have left its slot")
+        #expect(
+            try LifetimeProbe.readerSlots(location).contains { $0.pid == pid },
+            "the killed probe should have left its slot")
         let before = try Self.dataFileSize(location)
         try await Self.churn(container, count: 300)
         let growth = try Self.dataFileSize(location) - before
         let stale = try LifetimeProbe.readerSlots(location).filter { $0.pid == pid }
-        print("stale reader: data file grew \(growth) bytes over 300 commits of a 12 kB value; stale slots left: \(stale.count)")
+        print(
+            """
+            stale reader: data file grew \(growth) bytes over 300 commits of a 12 kB value; stale slots left: \
+            \(stale.count)
+            """
+        )
         #expect(stale.isEmpty, "the dead process's slot is still in the reader table")
         // A pinned snapshot makes every commit take fresh pages (about 300 × 16 kB here); with
         // the slot cleared within 32 commits the freed pages are reused.
@@ -55,8 +63,11 @@ struct LMDBReaderSlotTests {
         let store = try TestStore(.lmdb)
         let location = store.configuration.location
         // The first process to open the store sizes the reader table: 16 slots here.
-        let container = try PersistentContainer(schema: TestModels.schema, engine: .lmdb(at: location, options: LMDBOptions(maxReaders: 16)))
-        let idle = try (0..<2).map { _ in try LifetimeProbe("idle-after-reads", engine: "lmdb", store: location, ["readers": "8"]) }
+        let container = try PersistentContainer(
+            schema: TestModels.schema, engine: .lmdb(at: location, options: LMDBOptions(maxReaders: 16)))
+        let idle = try (0..<2).map { _ in
+            try LifetimeProbe("idle-after-reads", engine: "lmdb", store: location, ["readers": "8"])
+        }
         for probe in idle { #expect(probe.nextLine() == "ok idle") }
         // An idle process keeps at most one ended transaction for its next read, and ends it
         // once it has gone unused for a moment (LMDBEnvironment.idleReadRelease, 100 ms): wait
@@ -80,12 +91,19 @@ struct LMDBReaderSlotTests {
             result = .failure(error)
         }
         idle.forEach { $0.stop() }
-        print("idle processes: \(held.count) reader slots held by 2 idle processes; a read from a third process: \(result)")
+        print(
+            """
+            idle processes: \(held.count) reader slots held by 2 idle processes; a read from a third process: \
+            \(result)
+            """
+        )
         #expect(held.isEmpty, "idle processes hold \(held.count) reader slots")
         #expect((try? result.get()) == 0, "the read failed: \(result)")
     }
 
-    @Test("more simultaneous performs than LMDB's old 126-slot table, all holding snapshots, all read", arguments: EngineKind.allCases)
+    @Test(
+        "more simultaneous performs than LMDB's old 126-slot table, all holding snapshots, all read",
+        arguments: EngineKind.allCases)
     func manySimultaneousPerforms(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()
@@ -106,7 +124,14 @@ struct LMDBReaderSlotTests {
                             while shared.arrived.withLock({ $0 }) < performs && shared.errors.withLock({ $0.isEmpty }) {
                                 guard ContinuousClock.now < shared.deadline else {
                                     let arrived = shared.arrived.withLock { $0 }
-                                    shared.errors.withLock { $0.append("only \(arrived) of \(performs) performs held a snapshot at once after \(PerformGate.patience)") }
+                                    shared.errors.withLock {
+                                        $0.append(
+                                            """
+                                            only \(arrived) of \(performs) performs held a snapshot at once after \
+                                            \(PerformGate.patience)
+                                            """
+                                        )
+                                    }
                                     break
                                 }
                                 usleep(200)
@@ -119,7 +144,12 @@ struct LMDBReaderSlotTests {
             }
         }
         let failed = shared.errors.withLock { $0 }
-        print("simultaneous performs \(kind): \(performs) performs, \(shared.arrived.withLock { $0 }) held snapshots at once, \(failed.count) errors")
+        print(
+            """
+            simultaneous performs \(kind): \(performs) performs, \(shared.arrived.withLock { $0 }) held snapshots \
+            at once, \(failed.count) errors
+            """
+        )
         #expect(failed.count == 0, "\(failed.prefix(3))")
         #expect(shared.arrived.withLock { $0 } == performs)
     }

@@ -11,7 +11,9 @@ final class LifetimeProbe: @unchecked Sendable {
     }
 
     static func requireBuilt() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: url.path), "build the strata-probe product first (swift build)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: url.path), "build the strata-probe product first (swift build)"
+        )
     }
 
     let process = Process()
@@ -21,7 +23,9 @@ final class LifetimeProbe: @unchecked Sendable {
     /// Starts `strata-probe MODE --engine ENGINE --store PATH [options]`.
     init(_ mode: String, engine: String, store: URL, _ options: [String: String] = [:]) throws {
         process.executableURL = Self.url
-        process.arguments = [mode, "--engine", engine, "--store", store.path] + options.sorted { $0.key < $1.key }.flatMap { ["--\($0.key)", $0.value] }
+        process.arguments =
+            [mode, "--engine", engine, "--store", store.path]
+            + options.sorted { $0.key < $1.key }.flatMap { ["--\($0.key)", $0.value] }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()

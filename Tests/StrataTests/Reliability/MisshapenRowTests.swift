@@ -8,12 +8,15 @@ import Testing
 /// the merge after a conflict — never an object that reads past its values.
 @Suite("misshapen rows")
 struct MisshapenRowTests {
-    @Test("rows one value short or long give storeCorrupt from streamed and in-memory fetches and from lookups", arguments: EngineKind.allCases)
+    @Test(
+        "rows one value short or long give storeCorrupt from streamed and in-memory fetches and from lookups",
+        arguments: EngineKind.allCases)
     func misshapenRows(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let ids = try await Self.seed(store.open())
         let faults = FaultController()
-        let container = try PersistentContainer(schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
+        let container = try PersistentContainer(
+            schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
         for change in [-1, 1] {
             faults.misshapeRows(by: change)
             let context = container.newBackgroundContext()
@@ -41,12 +44,15 @@ struct MisshapenRowTests {
 
     /// The merge path: a save under a merging policy that hits a conflict reads the stored row
     /// again (`ObjectContext.merge`) and must refuse a misshapen one, never merge it into the object.
-    @Test("rows one value short or long give storeCorrupt from the merge after a conflict, under both merging policies", arguments: EngineKind.allCases)
+    @Test(
+        "rows one value short or long give storeCorrupt from the merge after a conflict, under both merging policies",
+        arguments: EngineKind.allCases)
     func misshapenRowsInMerge(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let ids = try await Self.seed(store.open())
         let faults = FaultController()
-        let container = try PersistentContainer(schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
+        let container = try PersistentContainer(
+            schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
         var balance: Int64 = 0
         for change in [-1, 1] {
             for policy in [MergePolicy.storeWins, .objectWins] {
@@ -71,7 +77,9 @@ struct MisshapenRowTests {
                     Result { try context.save() }
                 }
                 faults.clear()
-                #expect(faults.commits == commitsBefore + 1, "\(label): the save must reach the engine once and conflict there, so that the merge runs")
+                #expect(
+                    faults.commits == commitsBefore + 1,
+                    "\(label): the save must reach the engine once and conflict there, so that the merge runs")
                 switch outcome {
                 case .failure(StrataError.storeCorrupt(let detail, _)):
                     #expect(detail.contains("values; the entity has"), "\(label): \(detail)")

@@ -19,18 +19,28 @@ struct OpenWhileWritingTests {
             // The store exists before the race, so every open checks a populated, growing file.
             _ = try LifetimeProbe("open-write", engine: "lmdb", store: location, ["name": "seed"]).remainingLines()
             let writers = try (0..<2).map { index in
-                try LifetimeProbe("write-loop", engine: "lmdb", store: location, ["name": "w\(index)", "count": "300", "batch": "8"])
+                try LifetimeProbe(
+                    "write-loop", engine: "lmdb", store: location, ["name": "w\(index)", "count": "300", "batch": "8"])
             }
-            let openers = try (0..<3).map { _ in try LifetimeProbe("open-loop", engine: "lmdb", store: location, ["count": "120"]) }
+            let openers = try (0..<3).map { _ in
+                try LifetimeProbe("open-loop", engine: "lmdb", store: location, ["count": "120"])
+            }
             for probe in openers + writers {
                 for line in probe.remainingLines() {
-                    if line.hasPrefix("ok ") && openers.contains(where: { $0 === probe }) { opens += Int(line.dropFirst(3)) ?? 0 }
+                    if line.hasPrefix("ok ") && openers.contains(where: { $0 === probe }) {
+                        opens += Int(line.dropFirst(3)) ?? 0
+                    }
                     if !line.hasPrefix("ok") { errors.append("round \(round): \(line)") }
                 }
             }
         }
         let corrupt = errors.filter { $0.contains("storeCorrupt") }
-        print("open while writing: \(opens) opens during writes, \(corrupt.count) false storeCorrupt, \(errors.count) errors")
+        print(
+            """
+            open while writing: \(opens) opens during writes, \(corrupt.count) false storeCorrupt, \
+            \(errors.count) errors
+            """
+        )
         #expect(errors.count == 0, "\(errors.prefix(5))")
         #expect(opens == Self.rounds * 3 * 120)
     }

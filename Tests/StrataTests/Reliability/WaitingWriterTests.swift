@@ -18,7 +18,9 @@ struct WaitingWriterTests {
         }
     }
 
-    @Test("a save waiting for another process's write lock gets busy after the busy timeout", arguments: EngineKind.allCases)
+    @Test(
+        "a save waiting for another process's write lock gets busy after the busy timeout",
+        arguments: EngineKind.allCases)
     func boundedWait(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(kind)
@@ -73,15 +75,21 @@ struct WaitingWriterTests {
     static let queuedTimeout = Duration.milliseconds(500)
     static let queuedSaves = 10
 
-    @Test("saves queued in one process behind another process's write lock each get busy about the busy timeout after they were asked", arguments: EngineKind.allCases)
+    @Test(
+        """
+        saves queued in one process behind another process's write lock each get busy about the busy timeout \
+        after they were asked
+        """,
+        arguments: EngineKind.allCases)
     func queuedSavesShareNoTimeout(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(kind)
         let location = store.configuration.location
-        let configuration: EngineConfiguration = switch kind {
-        case .sqlite: .sqlite(at: location, options: SQLiteOptions(busyTimeout: Self.queuedTimeout))
-        case .lmdb: .lmdb(at: location, options: LMDBOptions(busyTimeout: Self.queuedTimeout))
-        }
+        let configuration: EngineConfiguration =
+            switch kind {
+            case .sqlite: .sqlite(at: location, options: SQLiteOptions(busyTimeout: Self.queuedTimeout))
+            case .lmdb: .lmdb(at: location, options: LMDBOptions(busyTimeout: Self.queuedTimeout))
+            }
         let container = try PersistentContainer(schema: TestModels.schema, engine: configuration)
         // One account per save, saved beforehand: each queued save is then one commit of an
         // update, with no key reservation and no conflict with the others.
@@ -126,7 +134,12 @@ struct WaitingWriterTests {
         watchdog.cancel()
         holder.stop()
         let waits = outcomes.map(\.waited).sorted()
-        print("queued waiting writers \(kind): busy timeout \(Self.queuedTimeout), \(outcomes.count) saves waited \(waits)")
+        print(
+            """
+            queued waiting writers \(kind): busy timeout \(Self.queuedTimeout), \(outcomes.count) saves waited \
+            \(waits)
+            """
+        )
         #expect(!watchdogFired, "saves waited without bound (freed by the watchdog after 30 s)")
         // Without a per-save deadline the k-th queued save waits about k busy timeouts (5 s for
         // the 10th); with one, each waits about one. The bound is loose on purpose.
@@ -134,11 +147,19 @@ struct WaitingWriterTests {
         for outcome in outcomes {
             #expect(outcome.busy, "expected .busy, got \(outcome.description)")
             #expect(outcome.waited >= Self.queuedTimeout, "busy came before the busy timeout: \(outcome.description)")
-            #expect(outcome.waited < bound, "a save waited \(outcome.waited), more than \(bound) for a busy timeout of \(Self.queuedTimeout): \(outcome.description)")
+            #expect(
+                outcome.waited < bound,
+                """
+                a save waited \(outcome.waited), more than \(bound) for a busy timeout of \(Self.queuedTimeout): \
+                \(outcome.description)
+                """
+            )
         }
         // The lock is free again: the saves now succeed.
         try await container.performUnitOfWork { context in
-            for (index, id) in ids.enumerated() { try context.existingObject(with: id, as: Account.self).name = "after-\(index)" }
+            for (index, id) in ids.enumerated() {
+                try context.existingObject(with: id, as: Account.self).name = "after-\(index)"
+            }
             try context.save()
         }
     }

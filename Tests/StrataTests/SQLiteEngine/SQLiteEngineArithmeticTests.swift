@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
 
 /// Numbers a caller or the store hands the SQLite engine — offsets, limits, key counts, keys and
 /// versions at the ends of their range — give the right answer or a typed error, never a trap.
@@ -25,15 +25,19 @@ struct SQLiteEngineArithmeticTests {
         let store = try TemporarySQLiteStore()
         let engine = try store.open()
         defer { engine.close() }
-        try engine.commit(Fixtures.inserts((1...10).map { Fixtures.account(Int64($0), "a\($0)", balance: Int64(100 - $0)) }))
+        try engine.commit(
+            Fixtures.inserts((1...10).map { Fixtures.account(Int64($0), "a\($0)", balance: Int64(100 - $0)) }))
         let reader = try engine.makeReader()
         defer { reader.close() }
         // Sorted by balance descending: keys 1...10 in order.
         for offset in Self.offsets {
-            let plan = FetchPlan(entity: Fixtures.account, filter: .compare(column: 1, .greaterThan, .integer(0)),
-                                 sort: [SortKey(column: 1, ascending: false)], limit: limit, offset: offset)
+            let plan = FetchPlan(
+                entity: Fixtures.account, filter: .compare(column: 1, .greaterThan, .integer(0)),
+                sort: [SortKey(column: 1, ascending: false)], limit: limit, offset: offset)
             let expected = Self.window(count: 10, limit: limit, offset: offset).map { Int64($0 + 1) }
-            #expect(try reader.rows(for: plan).map(\.key) == expected, "limit \(String(describing: limit)) offset \(offset)")
+            #expect(
+                try reader.rows(for: plan).map(\.key) == expected, "limit \(String(describing: limit)) offset \(offset)"
+            )
             var streamed: [Int64] = []
             try reader.forEachRow(for: plan) { streamed.append($0.key) }
             #expect(streamed == expected, "streamed, limit \(String(describing: limit)) offset \(offset)")
@@ -47,7 +51,11 @@ struct SQLiteEngineArithmeticTests {
         // A row stored with the highest key (the engine accepts any positive key).
         try engine.commit(Fixtures.inserts([Fixtures.account(Int64.max, "Top")]))
         #expect(try allRows(engine, Fixtures.account).map(\.key) == [Int64.max])
-        guard case .storeFull(let message, _) = strataError({ _ = try engine.allocateKeys(entity: Fixtures.account, count: 1) }) else {
+        guard
+            case .storeFull(let message, _) = strataError({
+                _ = try engine.allocateKeys(entity: Fixtures.account, count: 1)
+            })
+        else {
             Issue.record("allocating past the highest key did not give storeFull")
             return
         }
@@ -63,12 +71,14 @@ struct SQLiteEngineArithmeticTests {
         defer { engine.close() }
         #expect(try engine.allocateKeys(entity: Fixtures.account, count: 2) == 1..<3)
         for count in [Int.max, Int.max - 1, Int(Int64.max - 200)] {
-            guard case .storeFull = strataError({ _ = try engine.allocateKeys(entity: Fixtures.account, count: count) }) else {
+            guard case .storeFull = strataError({ _ = try engine.allocateKeys(entity: Fixtures.account, count: count) })
+            else {
                 Issue.record("allocateKeys(count: \(count)) did not give storeFull")
                 continue
             }
         }
-        guard case .misuse = strataError({ _ = try engine.allocateKeys(entity: Fixtures.account, count: Int.min) }) else {
+        guard case .misuse = strataError({ _ = try engine.allocateKeys(entity: Fixtures.account, count: Int.min) })
+        else {
             Issue.record("a negative count was accepted")
             return
         }

@@ -10,7 +10,8 @@ import Testing
 struct SQLiteEngineBusyTests {
     /// The probe built next to the test binary.
     static var probeURL: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("strata-probe")
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("strata-probe")
     }
 
     /// Starts `sqlite-hold-write` on the store and returns once the probe holds the lock.
@@ -38,7 +39,9 @@ struct SQLiteEngineBusyTests {
     }
 
     @Test func aWriteBlockedPastTheBusyTimeoutIsBusyAndSaysWhatToDo() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.probeURL.path), "build the strata-probe product first (swift build)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.probeURL.path),
+            "build the strata-probe product first (swift build)")
         let store = try TemporarySQLiteStore()
         let options = SQLiteOptions(busyTimeout: .milliseconds(100))
         let engine = try store.open(options: options)
@@ -60,7 +63,9 @@ struct SQLiteEngineBusyTests {
         // The cause is SQLITE_BUSY (5) or one of its extended codes, on the write's BEGIN.
         #expect(native?.engine == "sqlite" && native.map { $0.code & 0xFF } == 5, "\(String(describing: native))")
         #expect(native?.sql == "BEGIN IMMEDIATE", "\(String(describing: native))")
-        #expect(error?.description.contains("sqlite code \(native?.code ?? 0) \"database is locked\"") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("sqlite code \(native?.code ?? 0) \"database is locked\"") == true,
+            "\(String(describing: error))")
         #expect(error?.description.contains("Retry later, or raise the busy timeout") == true)
         // Opening the store also takes the write lock briefly: busy as well, not damage.
         guard case .busy = strataError({ _ = try store.open(options: options) }) else {

@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("SQLiteEngine commits are atomic and version-checked")
 struct SQLiteEngineCommitTests {
@@ -10,19 +10,20 @@ struct SQLiteEngineCommitTests {
         let store = try TemporarySQLiteStore()
         let engine = try store.open()
         defer { engine.close() }
-        try engine.commit(Fixtures.inserts([Fixtures.account(1, "A"), Fixtures.account(2, "B"), Fixtures.account(3, "C")]))
+        try engine.commit(
+            Fixtures.inserts([Fixtures.account(1, "A"), Fixtures.account(2, "B"), Fixtures.account(3, "C")]))
         var bump = ChangeSet()
         bump.touches = [RowVersionCheck(entity: Fixtures.account, key: 2, expectedVersion: 1)]
         try engine.commit(bump)
 
         var changes = ChangeSet()
         changes.updates = [
-            Fixtures.account(1, "A2", balance: 9, version: 1),            // fine
-            Fixtures.account(2, "B2", version: 1),                         // stale: stored 2
+            Fixtures.account(1, "A2", balance: 9, version: 1), // fine
+            Fixtures.account(2, "B2", version: 1), // stale: stored 2
         ]
         changes.deletes = [RowVersionCheck(entity: Fixtures.account, key: 77, expectedVersion: 1)] // missing
-        changes.touches = [RowVersionCheck(entity: Fixtures.account, key: 3, expectedVersion: 5)]  // stale: stored 1
-        changes.inserts = [Fixtures.account(3, "dup"), Fixtures.account(4, "D")]                   // 3 exists
+        changes.touches = [RowVersionCheck(entity: Fixtures.account, key: 3, expectedVersion: 5)] // stale: stored 1
+        changes.inserts = [Fixtures.account(3, "dup"), Fixtures.account(4, "D")] // 3 exists
         changes.links = [JoinLink(join: 0, leftKey: 1, rightKey: 1)]
 
         let error = strataError { try engine.commit(changes) }
@@ -30,7 +31,11 @@ struct SQLiteEngineCommitTests {
             Issue.record("expected a conflict, got \(String(describing: error))")
             return
         }
-        let found = Set(conflicts.map { "\($0.objectID.entityName)/\($0.objectID.primaryKey ?? 0):\($0.expectedVersion)->\($0.storedVersion.map(String.init) ?? "nil")" })
+        let found = Set(
+            conflicts.map {
+                let stored = $0.storedVersion.map(String.init) ?? "nil"
+                return "\($0.objectID.entityName)/\($0.objectID.primaryKey ?? 0):\($0.expectedVersion)->\(stored)"
+            })
         #expect(found == ["Account/77:1->nil", "Account/2:1->2", "Account/3:5->1", "Account/3:0->1"])
         #expect(conflicts.allSatisfy { $0.objectID.storeIdentifier == engine.storeIdentifier })
 
@@ -54,11 +59,15 @@ struct SQLiteEngineCommitTests {
         let error = strataError { try engine.commit(changes) }
         #expect(error?.withoutNative == .constraintViolation(entity: "Account", attributes: ["name"]))
         // The cause is SQLITE_CONSTRAINT_UNIQUE on the insert.
-        #expect(error?.native?.code == 2067 && error?.native?.sql?.hasPrefix("INSERT INTO \"Account\"") == true, "\(String(describing: error))")
+        #expect(
+            error?.native?.code == 2067 && error?.native?.sql?.hasPrefix("INSERT INTO \"Account\"") == true,
+            "\(String(describing: error))")
 
         // Within one change set, too.
         let twice = Fixtures.inserts([Fixtures.account(5, "Same"), Fixtures.account(6, "Same")])
-        #expect(strataError { try engine.commit(twice) }?.withoutNative == .constraintViolation(entity: "Account", attributes: ["name"]))
+        #expect(
+            strataError { try engine.commit(twice) }?.withoutNative
+                == .constraintViolation(entity: "Account", attributes: ["name"]))
 
         let rows = try allRows(engine, Fixtures.account)
         #expect(rows.count == 1)
@@ -81,7 +90,9 @@ struct SQLiteEngineCommitTests {
         let store = try TemporarySQLiteStore()
         let engine = try store.open()
         defer { engine.close() }
-        let wrongClass = RowWrite(entity: Fixtures.account, key: 1, expectedVersion: 0, values: [.integer(1), .integer(0), .null, .integer(1)])
+        let wrongClass = RowWrite(
+            entity: Fixtures.account, key: 1, expectedVersion: 0,
+            values: [.integer(1), .integer(0), .null, .integer(1)])
         guard case .misuse = strataError({ try engine.commit(Fixtures.inserts([wrongClass])) }) else {
             Issue.record("a text column accepted an integer")
             return
@@ -91,7 +102,11 @@ struct SQLiteEngineCommitTests {
             Issue.record("a row with missing values was accepted")
             return
         }
-        guard case .misuse = strataError({ try engine.commit(Fixtures.inserts([RowWrite(entity: 9, key: 1, expectedVersion: 0, values: [])])) }) else {
+        guard
+            case .misuse = strataError({
+                try engine.commit(Fixtures.inserts([RowWrite(entity: 9, key: 1, expectedVersion: 0, values: [])]))
+            })
+        else {
             Issue.record("an unknown entity was accepted")
             return
         }

@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 import Strata
 import StrataSQLite
+import StrataStorage
 import Synchronization
 import Testing
-import StrataStorage
 
 /// Creating a new store while other openers race for it: exactly one creates, the others open
 /// the store it made, and a creator that died half-way leaves nothing that breaks later opens.
@@ -47,7 +47,9 @@ struct SQLiteEngineCreationTests {
             }
             let results = outcomes.withLock { $0 }
             let failures = results.compactMap { if case .failure(let error) = $0 { error } else { nil } }
-            #expect(failures.isEmpty, "round \(round): \(failures.count) of \(openers) opens failed: \(failures.map(\.description))")
+            #expect(
+                failures.isEmpty,
+                "round \(round): \(failures.count) of \(openers) opens failed: \(failures.map(\.description))")
             let identifiers = Set(results.compactMap { try? $0.get() })
             #expect(identifiers.count == 1, "round \(round): the openers saw \(identifiers.count) different stores")
             #expect(try Self.creationFiles(store).isEmpty, "round \(round): creation files were left behind")
@@ -92,7 +94,8 @@ struct SQLiteEngineCreationTests {
     @Test func aStoreIsCreatedThroughASymbolicLinkToAMissingFile() throws {
         let store = try TemporarySQLiteStore()
         let link = store.directory.appending(path: "link.sqlite")
-        try FileManager.default.createSymbolicLink(atPath: link.path(percentEncoded: false), withDestinationPath: "store.sqlite")
+        try FileManager.default.createSymbolicLink(
+            atPath: link.path(percentEncoded: false), withDestinationPath: "store.sqlite")
         let engine = try EngineConfiguration.sqlite(at: link).open(Fixtures.schema)
         let identifier = engine.storeIdentifier
         engine.close()
@@ -105,7 +108,9 @@ struct SQLiteEngineCreationTests {
         let directory = store.directory.path(percentEncoded: false)
         try FileManager.default.createSymbolicLink(atPath: directory + "/a.sqlite", withDestinationPath: "b.sqlite")
         try FileManager.default.createSymbolicLink(atPath: directory + "/b.sqlite", withDestinationPath: "a.sqlite")
-        let error = strataError { _ = try EngineConfiguration.sqlite(at: store.directory.appending(path: "a.sqlite")).open(Fixtures.schema) }
+        let error = strataError {
+            _ = try EngineConfiguration.sqlite(at: store.directory.appending(path: "a.sqlite")).open(Fixtures.schema)
+        }
         guard case .io = error else {
             Issue.record("a symbolic link loop gave \(String(describing: error))")
             return

@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
 import Strata
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 /// SQLite result codes become the right ``StrataError``: only `SQLITE_CORRUPT` is damage, and
 /// every code Strata does not classify keeps its extended code, message and statement.
@@ -11,7 +12,8 @@ struct SQLiteEngineErrorTests {
     /// Codes Strata does not classify, primary and extended.
     static let unclassified: [Int32] = [
         SQLITE_ERROR, SQLITE_INTERNAL, SQLITE_ABORT, SQLITE_INTERRUPT, SQLITE_PROTOCOL, SQLITE_EMPTY, SQLITE_SCHEMA,
-        SQLITE_NOTFOUND, SQLITE_TOOBIG, SQLITE_MISMATCH, SQLITE_NOLFS, SQLITE_AUTH, SQLITE_FORMAT, SQLITE_RANGE, SQLITE_NOTICE, SQLITE_WARNING,
+        SQLITE_NOTFOUND, SQLITE_TOOBIG, SQLITE_MISMATCH, SQLITE_NOLFS, SQLITE_AUTH, SQLITE_FORMAT, SQLITE_RANGE,
+        SQLITE_NOTICE, SQLITE_WARNING,
         SQLITE_ERROR | (2 << 8), // SQLITE_ERROR_RETRY
         SQLITE_ABORT | (2 << 8), // SQLITE_ABORT_ROLLBACK
     ]
@@ -58,7 +60,9 @@ struct SQLiteEngineErrorTests {
 
     @Test("a classified code becomes its case", arguments: classified)
     func classifiedCode(_ entry: Classified) {
-        let error = strataError(for: SQLiteResultCode(entry.rc), message: "UNIQUE constraint failed: Account.name", path: "/tmp/s.sqlite", sql: "SELECT 1")
+        let error = strataError(
+            for: SQLiteResultCode(entry.rc), message: "UNIQUE constraint failed: Account.name", path: "/tmp/s.sqlite",
+            sql: "SELECT 1")
         let name = Mirror(reflecting: error).children.first?.label ?? "\(error)"
         #expect(name == entry.expected, "code \(entry.rc) became \(error)")
     }
@@ -78,7 +82,9 @@ struct SQLiteEngineErrorTests {
         let engine = try #require(opened as? SQLiteEngine)
         try engine.commit(Fixtures.inserts([Fixtures.account(1, "Short")]))
         try engine.withWriter { connection in _ = sqlite3_limit(connection.db, SQLITE_LIMIT_LENGTH, 100) }
-        let error = strataError { try engine.commit(Fixtures.inserts([Fixtures.account(2, String(repeating: "x", count: 1000))])) }
+        let error = strataError {
+            try engine.commit(Fixtures.inserts([Fixtures.account(2, String(repeating: "x", count: 1000))]))
+        }
         guard case .engineFailure(let native) = error else {
             Issue.record("a value over SQLITE_LIMIT_LENGTH gave \(String(describing: error))")
             return

@@ -1,12 +1,15 @@
 import Foundation
 import Strata
 import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("SQLiteEngine store files")
 struct SQLiteEngineFileTests {
-    private func expectNotAStore(_ store: TemporarySQLiteStore, _ schema: StoreSchema = Fixtures.schema, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectNotAStore(
+        _ store: TemporarySQLiteStore, _ schema: StoreSchema = Fixtures.schema,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let error = strataError { _ = try store.open(schema) }
         guard case .notAStore(let path, _, _) = error else {
             Issue.record("expected notAStore, got \(String(describing: error))", sourceLocation: sourceLocation)
@@ -47,7 +50,8 @@ struct SQLiteEngineFileTests {
         let store = try TemporarySQLiteStore()
         do {
             let raw = try RawSQLite(path: store.path)
-            try raw.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('x')")
+            try raw.execute(
+                "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('x')")
         }
         expectNotAStore(store)
     }
@@ -55,7 +59,9 @@ struct SQLiteEngineFileTests {
     @Test func schemaVersionMismatchIsTyped() throws {
         let store = try TemporarySQLiteStore()
         try store.open(Fixtures.makeSchema(version: 1)).close()
-        #expect(strataError { _ = try store.open(Fixtures.makeSchema(version: 2)) } == .schemaMismatch(storeVersion: 1, modelVersion: 2))
+        #expect(
+            strataError { _ = try store.open(Fixtures.makeSchema(version: 2)) }
+                == .schemaMismatch(storeVersion: 1, modelVersion: 2))
     }
 
     @Test func missingParentDirectoryIsAnIOError() throws {
@@ -85,11 +91,19 @@ struct SQLiteEngineFileTests {
 
         let raw = try RawSQLite(path: store.path)
         let tables = try raw.strings("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-        #expect(tables == ["Account", "Account_txns_Txn_accounts", "Sample", "Txn", "strata_key_counters", "strata_metadata"])
-        let indexes = try raw.strings("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+        #expect(
+            tables == [
+                "Account", "Account_txns_Txn_accounts", "Sample", "Txn", "strata_key_counters", "strata_metadata",
+            ])
+        let indexes = try raw.strings(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
         #expect(indexes == ["Account_name_unique", "Account_txns_Txn_accounts_right", "Sample_t", "Txn_account"])
-        #expect(try raw.strings("SELECT name || ':' || type || ':' || \"notnull\" FROM pragma_table_info('Account')")
-            == ["id:INTEGER:0", "version:INTEGER:1", "name:TEXT:1", "balance:INTEGER:1", "memo:TEXT:0", "active:INTEGER:1"])
+        #expect(
+            try raw.strings("SELECT name || ':' || type || ':' || \"notnull\" FROM pragma_table_info('Account')")
+                == [
+                    "id:INTEGER:0", "version:INTEGER:1", "name:TEXT:1", "balance:INTEGER:1", "memo:TEXT:0",
+                    "active:INTEGER:1",
+                ])
         #expect(try raw.strings("SELECT name || '=' || balance FROM Account") == ["Checking=12"])
         #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
         #expect(try raw.strings("SELECT value FROM strata_metadata WHERE key = 'schema_version'") == ["1"])
@@ -99,31 +113,40 @@ struct SQLiteEngineFileTests {
         let store = try TemporarySQLiteStore()
         let engine = try store.open()
         defer { engine.close() }
-        try engine.commit(Fixtures.inserts([Fixtures.account(1, "A"), Fixtures.account(2, "B"), Fixtures.account(3, "C")]))
+        try engine.commit(
+            Fixtures.inserts([Fixtures.account(1, "A"), Fixtures.account(2, "B"), Fixtures.account(3, "C")]))
         let raw = try RawSQLite(path: store.path)
         try raw.execute("UPDATE Account SET balance = 'lots' WHERE id = 2")
         try raw.execute("UPDATE Account SET active = 2 WHERE id = 3")
-        try raw.execute("INSERT INTO Account (id, version, name, balance, active) VALUES (4, 1, CAST(x'61FF62' AS TEXT), 0, 1)")
+        try raw.execute(
+            "INSERT INTO Account (id, version, name, balance, active) VALUES (4, 1, CAST(x'61FF62' AS TEXT), 0, 1)")
         try raw.execute("INSERT INTO Account (id, version, name, balance, active) VALUES (5, 'x', 'E', 0, 1)")
 
         let reader = try engine.makeReader()
         defer { reader.close() }
         #expect(try reader.row(entity: Fixtures.account, key: 1) != nil)
         let text = strataError { _ = try reader.row(entity: Fixtures.account, key: 2) }
-        guard case .storeCorrupt(let detail, _) = text else { Issue.record("got \(String(describing: text))"); return }
+        guard case .storeCorrupt(let detail, _) = text else {
+            Issue.record("got \(String(describing: text))")
+            return
+        }
         #expect(detail.contains("Account.balance") && detail.contains("2"))
         guard case .storeCorrupt = strataError({ _ = try reader.row(entity: Fixtures.account, key: 3) }) else {
-            Issue.record("a Bool column holding 2 was accepted"); return
+            Issue.record("a Bool column holding 2 was accepted")
+            return
         }
         guard case .storeCorrupt = strataError({ _ = try reader.row(entity: Fixtures.account, key: 4) }) else {
-            Issue.record("invalid UTF-8 was accepted as text"); return
+            Issue.record("invalid UTF-8 was accepted as text")
+            return
         }
         let noVersion = strataError { _ = try reader.row(entity: Fixtures.account, key: 5) }
         guard case .storeCorrupt(let versionDetail, _) = noVersion, versionDetail.contains("no valid version") else {
-            Issue.record("a row without a version was accepted: \(String(describing: noVersion))"); return
+            Issue.record("a row without a version was accepted: \(String(describing: noVersion))")
+            return
         }
         guard case .storeCorrupt = strataError({ _ = try reader.rows(for: FetchPlan(entity: Fixtures.account)) }) else {
-            Issue.record("a fetch returned damaged rows"); return
+            Issue.record("a fetch returned damaged rows")
+            return
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("SQLiteEngine filters and ordering match the reference")
 struct SQLiteEngineFilterTests {
@@ -17,10 +17,12 @@ struct SQLiteEngineFilterTests {
             let n = Int64(offset)
             let integer: StoredValue = offset % 5 == 0 ? .null : .integer((n - 10) * (n % 2 == 0 ? 1 : 1_000_000_007))
             let real: StoredValue = offset % 4 == 1 ? .null : .real(Double(n) / 3 - 2)
-            let blob: StoredValue = offset % 3 == 0 ? .null : .blob(Data(repeating: UInt8(offset % 4), count: offset % 3))
+            let blob: StoredValue =
+                offset % 3 == 0 ? .null : .blob(Data(repeating: UInt8(offset % 4), count: offset % 3))
             let flag: StoredValue = offset % 6 == 5 ? .null : .integer(n % 2)
-            return RowWrite(entity: Fixtures.sample, key: n + 1, expectedVersion: 0,
-                            values: [integer, real, text.map(StoredValue.text) ?? .null, blob, flag])
+            return RowWrite(
+                entity: Fixtures.sample, key: n + 1, expectedVersion: 0,
+                values: [integer, real, text.map(StoredValue.text) ?? .null, blob, flag])
         }
     }
 
@@ -38,7 +40,9 @@ struct SQLiteEngineFilterTests {
             .compare(column: 1, .greaterThan, .integer(0)), .compare(column: 0, .lessThanOrEqual, .real(0.5)),
             .compare(column: 3, .greaterThan, .blob(Data([0]))), .compare(column: 3, .equal, .blob(Data())),
             .compare(column: 4, .equal, .integer(1)), .not(.compare(column: 4, .equal, .integer(1))),
-            .and([.isNotNull(column: 0), .or([.hasPrefix(column: 2, prefix: "a"), .contains(column: 2, substring: "%")])]),
+            .and([
+                .isNotNull(column: 0), .or([.hasPrefix(column: 2, prefix: "a"), .contains(column: 2, substring: "%")]),
+            ]),
             .not(.and([.compare(column: 0, .greaterThan, .integer(0)), .contains(column: 2, substring: "b")])),
         ]
         let probes = ["", "a", "A", "ab", "é", "e", "\u{301}", "%", "_", "1_", "a%", "😀", "a\u{0}", "z", "\u{FFFF}"]
@@ -101,7 +105,8 @@ struct SQLiteEngineFilterTests {
         for sort in sorts {
             for (limit, offset) in windows {
                 for filter in [nil, Filter.isNotNull(column: 2)] {
-                    let plan = FetchPlan(entity: Fixtures.sample, filter: filter, sort: sort, limit: limit, offset: offset)
+                    let plan = FetchPlan(
+                        entity: Fixtures.sample, filter: filter, sort: sort, limit: limit, offset: offset)
                     let expected = plan.apply(to: all)
                     #expect(try reader.rows(for: plan) == expected, "\(plan)")
                 }

@@ -1,9 +1,10 @@
 import CSQLite
 import Foundation
 import Strata
-@testable import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
+
+@testable import StrataSQLite
 
 /// Membership filters with more constants than SQLite's parameter limit give the rows of the
 /// reference semantics (`Filter.matches`, `FetchPlan.apply`). The limit is lowered to 50 on the
@@ -52,14 +53,41 @@ struct SQLiteEngineMembershipTests {
         let sample = Fixtures.sample
         return [
             ("integers", FetchPlan(entity: sample, filter: .isIn(column: i, values: ints))),
-            ("reals, sorted descending", FetchPlan(entity: sample, filter: .isIn(column: r, values: reals), sort: [SortKey(column: r, ascending: false)])),
-            ("texts, sorted, offset 3 limit 17", FetchPlan(entity: sample, filter: .isIn(column: t, values: texts), sort: [SortKey(column: t, ascending: true)], limit: 17, offset: 3)),
+            (
+                "reals, sorted descending",
+                FetchPlan(
+                    entity: sample, filter: .isIn(column: r, values: reals),
+                    sort: [SortKey(column: r, ascending: false)])
+            ),
+            (
+                "texts, sorted, offset 3 limit 17",
+                FetchPlan(
+                    entity: sample, filter: .isIn(column: t, values: texts),
+                    sort: [SortKey(column: t, ascending: true)], limit: 17, offset: 3)
+            ),
             ("blobs", FetchPlan(entity: sample, filter: .isIn(column: b, values: blobs))),
             ("bools", FetchPlan(entity: sample, filter: .isIn(column: flag, values: bools))),
             ("NOT texts", FetchPlan(entity: sample, filter: .not(.isIn(column: t, values: texts)))),
-            ("NOT integers, limit 5", FetchPlan(entity: sample, filter: .not(.isIn(column: i, values: ints)), limit: 5)),
-            ("texts OR blobs, AND key > 20", FetchPlan(entity: sample, filter: .and([.or([.isIn(column: t, values: texts), .isIn(column: b, values: blobs)]), .primaryKey(.greaterThan, 20)]))),
-            ("integers AND NOT reals, sorted by t", FetchPlan(entity: sample, filter: .and([.isIn(column: i, values: ints), .not(.isIn(column: r, values: reals))]), sort: [SortKey(column: t, ascending: true)])),
+            (
+                "NOT integers, limit 5",
+                FetchPlan(entity: sample, filter: .not(.isIn(column: i, values: ints)), limit: 5)
+            ),
+            (
+                "texts OR blobs, AND key > 20",
+                FetchPlan(
+                    entity: sample,
+                    filter: .and([
+                        .or([.isIn(column: t, values: texts), .isIn(column: b, values: blobs)]),
+                        .primaryKey(.greaterThan, 20),
+                    ]))
+            ),
+            (
+                "integers AND NOT reals, sorted by t",
+                FetchPlan(
+                    entity: sample,
+                    filter: .and([.isIn(column: i, values: ints), .not(.isIn(column: r, values: reals))]),
+                    sort: [SortKey(column: t, ascending: true)])
+            ),
         ]
     }()
 
@@ -82,7 +110,9 @@ struct SQLiteEngineMembershipTests {
             let query = try SQLiteQuery.select(plan, table: layout, variableLimit: Int(Self.limit))
             #expect(!query.membershipLists.isEmpty, "\(label) did not need the membership table")
             let expected = plan.apply(to: all)
-            #expect(!expected.isEmpty && expected.count < all.count, "\(label) selects \(expected.count) of \(all.count) rows: not a telling case")
+            #expect(
+                !expected.isEmpty && expected.count < all.count,
+                "\(label) selects \(expected.count) of \(all.count) rows: not a telling case")
             // Twice on one reader: the lists of one query do not leak into the next.
             for _ in 0..<2 {
                 let rows = try reader.rows(for: plan)
@@ -110,10 +140,14 @@ struct SQLiteEngineMembershipTests {
         let engine = try store.open()
         defer { engine.close() }
         try engine.commit(Fixtures.inserts((1...200).map { Fixtures.account(Int64($0), "name-\($0)") }))
-        let names: [StoredValue] = (0...limit).map { n in .text(n.isMultiple(of: 4) && n <= 200 ? "name-\(n)" : "other-\(n)") }
+        let names: [StoredValue] = (0...limit).map { n in
+            .text(n.isMultiple(of: 4) && n <= 200 ? "name-\(n)" : "other-\(n)")
+        }
         let reader = try engine.makeReader()
         defer { reader.close() }
-        let plan = FetchPlan(entity: Fixtures.account, filter: .isIn(column: 0, values: names), sort: [SortKey(column: 0, ascending: false)], limit: 10, offset: 2)
+        let plan = FetchPlan(
+            entity: Fixtures.account, filter: .isIn(column: 0, values: names),
+            sort: [SortKey(column: 0, ascending: false)], limit: 10, offset: 2)
         // Names name-4, name-8, … name-200, by name descending (byte order), skip 2, take 10.
         let expected = (1...50).map { Int64($0 * 4) }
             .sorted { "name-\($1)".utf8.lexicographicallyPrecedes("name-\($0)".utf8) }
@@ -138,7 +172,8 @@ struct SQLiteEngineMembershipTests {
         // The same pooled connection: a query with other lists must not see the first ones.
         let second = try engine.makeReader()
         defer { second.close() }
-        let other = FetchPlan(entity: Fixtures.sample, filter: .isIn(column: Self.i, values: (1000...1100).map { .integer(Int64($0)) }))
+        let other = FetchPlan(
+            entity: Fixtures.sample, filter: .isIn(column: Self.i, values: (1000...1100).map { .integer(Int64($0)) }))
         #expect(try second.rows(for: other).isEmpty)
         #expect(try second.rows(for: plan).map(\.key) == expected)
     }
@@ -173,6 +208,7 @@ struct SQLiteEngineMembershipTests {
         defer { reader.close() }
         let plan = FetchPlan(entity: Fixtures.sample, filter: filter)
         #expect(try reader.rows(for: plan).map(\.key) == plan.apply(to: all).map(\.key))
-        #expect(try reader.count(entity: Fixtures.sample, filter: .not(filter)) == all.count - plan.apply(to: all).count)
+        #expect(
+            try reader.count(entity: Fixtures.sample, filter: .not(filter)) == all.count - plan.apply(to: all).count)
     }
 }

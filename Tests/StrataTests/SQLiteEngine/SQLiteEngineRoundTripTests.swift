@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("SQLiteEngine round trips")
 struct SQLiteEngineRoundTripTests {
@@ -24,7 +24,9 @@ struct SQLiteEngineRoundTripTests {
         let store = try TemporarySQLiteStore()
         let engine = try store.open()
         defer { engine.close() }
-        let writes = Self.samples.enumerated().map { RowWrite(entity: Fixtures.sample, key: Int64($0 + 1), expectedVersion: 0, values: $1) }
+        let writes = Self.samples.enumerated().map {
+            RowWrite(entity: Fixtures.sample, key: Int64($0 + 1), expectedVersion: 0, values: $1)
+        }
         try engine.commit(Fixtures.inserts(writes))
 
         let reader = try engine.makeReader()
@@ -36,7 +38,7 @@ struct SQLiteEngineRoundTripTests {
             #expect(row.values == write.values, "row \(write.key)")
             // Storage classes come back exactly, including integral reals.
             for (stored, written) in zip(row.values, write.values) {
-                #expect(StorageClassOf(stored) == StorageClassOf(written))
+                #expect(storageClassOf(stored) == storageClassOf(written))
             }
         }
         #expect(try reader.row(entity: Fixtures.sample, key: 999) == nil)
@@ -47,8 +49,11 @@ struct SQLiteEngineRoundTripTests {
     @Test func infinitiesAndExtremesSurviveReopen() throws {
         let store = try TemporarySQLiteStore()
         var engine = try store.open()
-        let row: ContiguousArray<StoredValue> = [.integer(.min), .real(-.infinity), .text("ok"), .blob(Self.megabyte), .integer(1)]
-        try engine.commit(Fixtures.inserts([RowWrite(entity: Fixtures.sample, key: 5, expectedVersion: 0, values: row)]))
+        let row: ContiguousArray<StoredValue> = [
+            .integer(.min), .real(-.infinity), .text("ok"), .blob(Self.megabyte), .integer(1),
+        ]
+        try engine.commit(
+            Fixtures.inserts([RowWrite(entity: Fixtures.sample, key: 5, expectedVersion: 0, values: row)]))
         engine.close()
         engine = try store.open()
         defer { engine.close() }
@@ -109,7 +114,7 @@ struct SQLiteEngineRoundTripTests {
 }
 
 /// The storage class of a value, for exact-class checks (`==` treats -0.0 and 0.0 alike).
-private func StorageClassOf(_ value: StoredValue) -> String {
+private func storageClassOf(_ value: StoredValue) -> String {
     switch value {
     case .null: "null"
     case .integer: "integer"

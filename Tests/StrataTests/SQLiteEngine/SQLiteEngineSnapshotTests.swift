@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
 
 @Suite("SQLiteEngine readers, keys and lifecycle")
 struct SQLiteEngineSnapshotTests {
@@ -54,7 +54,7 @@ struct SQLiteEngineSnapshotTests {
                 first = first ?? keys.first
                 for key in keys { #expect(seen.insert(key).inserted, "key \(key) repeated") }
             }
-            #expect(try engine.allocateKeys(entity: Fixtures.txn, count: 1) .allSatisfy { $0 > 0 })
+            #expect(try engine.allocateKeys(entity: Fixtures.txn, count: 1).allSatisfy { $0 > 0 })
             engine.close()
         }
         #expect(first == 1)
@@ -65,7 +65,10 @@ struct SQLiteEngineSnapshotTests {
         let store = try TemporarySQLiteStore()
         let one = try store.open()
         let two = try store.open()
-        defer { one.close(); two.close() }
+        defer {
+            one.close()
+            two.close()
+        }
         let a = try one.allocateKeys(entity: Fixtures.account, count: 10)
         let b = try two.allocateKeys(entity: Fixtures.account, count: 10)
         let c = try one.allocateKeys(entity: Fixtures.account, count: 1000)
@@ -87,7 +90,10 @@ struct SQLiteEngineSnapshotTests {
         defer { engine.close() }
         #expect(engine.storeIdentifier == identifier)
         #expect(engine.schemaVersion == 3)
-        #expect(try allRows(engine, Fixtures.account).first?.values == [.text("Kept"), .integer(-5), .text("m"), .integer(1)])
+        #expect(
+            try allRows(engine, Fixtures.account).first?.values == [
+                .text("Kept"), .integer(-5), .text("m"), .integer(1),
+            ])
         let other = try TemporarySQLiteStore()
         let fresh = try other.open()
         #expect(fresh.storeIdentifier != identifier)
@@ -103,11 +109,21 @@ struct SQLiteEngineSnapshotTests {
         // A reader made before close still finishes its snapshot.
         #expect(try reader.count(entity: Fixtures.account, filter: nil) == 0)
         reader.close()
-        guard case .misuse = strataError({ _ = try engine.makeReader() }) else { Issue.record("makeReader after close"); return }
-        guard case .misuse = strataError({ try engine.commit(Fixtures.inserts([Fixtures.account(1, "x")])) }) else {
-            Issue.record("commit after close"); return
+        guard case .misuse = strataError({ _ = try engine.makeReader() }) else {
+            Issue.record("makeReader after close")
+            return
         }
-        guard case .misuse = strataError({ _ = try engine.allocateKeys(entity: 0, count: 1) }) else { Issue.record("allocateKeys after close"); return }
-        guard case .misuse = strataError({ _ = try reader.row(entity: 0, key: 1) }) else { Issue.record("reader after close"); return }
+        guard case .misuse = strataError({ try engine.commit(Fixtures.inserts([Fixtures.account(1, "x")])) }) else {
+            Issue.record("commit after close")
+            return
+        }
+        guard case .misuse = strataError({ _ = try engine.allocateKeys(entity: 0, count: 1) }) else {
+            Issue.record("allocateKeys after close")
+            return
+        }
+        guard case .misuse = strataError({ _ = try reader.row(entity: 0, key: 1) }) else {
+            Issue.record("reader after close")
+            return
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Strata
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 /// The busy timeout bounds the whole wait of a write on SQLite, including the wait for this
 /// process's earlier writes to hand over the one writer connection.
@@ -24,7 +25,9 @@ struct SQLiteEngineWriterWaitTests {
 
     /// `PRAGMA busy_timeout` of the writer connection, read as a write.
     static func busyTimeout(_ engine: SQLiteEngine) throws -> Int64? {
-        try engine.withWriter { (connection) throws(StrataError) -> Int64? in try connection.queryInt64("PRAGMA busy_timeout") }
+        try engine.withWriter { (connection) throws(StrataError) -> Int64? in
+            try connection.queryInt64("PRAGMA busy_timeout")
+        }
     }
 
     @Test("a write still waiting for this process's earlier write at the busy timeout gets busy and never runs")
@@ -81,15 +84,20 @@ struct SQLiteEngineWriterWaitTests {
                 break
             }
         }
-        let time = try #require(left, "in 20 tries, a write that waited for the writer still gave SQLite's busy handler the whole busy timeout")
+        let time = try #require(
+            left,
+            "in 20 tries, a write that waited for the writer still gave SQLite's busy handler the whole busy timeout")
         #expect(time > 0)
         // The next write, with no wait, gets the whole busy timeout back.
         #expect(try Self.busyTimeout(engine) == full)
     }
 
-    @Test("any busy timeout, from negative to the largest Duration, opens and writes without a trap", arguments: [
-        Duration.seconds(-1), .zero, .nanoseconds(1), .milliseconds(1.5), .seconds(10_000_000_000), .seconds(Int64.max),
-    ])
+    @Test(
+        "any busy timeout, from negative to the largest Duration, opens and writes without a trap",
+        arguments: [
+            Duration.seconds(-1), .zero, .nanoseconds(1), .milliseconds(1.5), .seconds(10_000_000_000),
+            .seconds(Int64.max),
+        ])
     func extremeTimeouts(_ timeout: Duration) throws {
         let store = try TemporarySQLiteStore()
         let engine = try store.open(options: SQLiteOptions(busyTimeout: timeout))

@@ -2,8 +2,8 @@ import CSQLite
 import Foundation
 import Strata
 import StrataSQLite
-import Testing
 import StrataStorage
+import Testing
 
 /// A store file in a fresh temporary directory, removed when the value is released.
 final class TemporarySQLiteStore {
@@ -74,14 +74,18 @@ enum Fixtures {
 
     static let schema = makeSchema()
 
-    static func account(_ key: Int64, _ name: String, balance: Int64 = 0, memo: String? = nil, active: Bool = true, version: Int64 = 0) -> RowWrite {
-        RowWrite(entity: account, key: key, expectedVersion: version,
-                 values: [.text(name), .integer(balance), memo.map(StoredValue.text) ?? .null, .integer(active ? 1 : 0)])
+    static func account(
+        _ key: Int64, _ name: String, balance: Int64 = 0, memo: String? = nil, active: Bool = true, version: Int64 = 0
+    ) -> RowWrite {
+        RowWrite(
+            entity: account, key: key, expectedVersion: version,
+            values: [.text(name), .integer(balance), memo.map(StoredValue.text) ?? .null, .integer(active ? 1 : 0)])
     }
 
     static func txn(_ key: Int64, amount: Int64, account: Int64?, note: String? = nil, version: Int64 = 0) -> RowWrite {
-        RowWrite(entity: txn, key: key, expectedVersion: version,
-                 values: [.integer(amount), account.map(StoredValue.integer) ?? .null, note.map(StoredValue.text) ?? .null])
+        RowWrite(
+            entity: txn, key: key, expectedVersion: version,
+            values: [.integer(amount), account.map(StoredValue.integer) ?? .null, note.map(StoredValue.text) ?? .null])
     }
 
     static func inserts(_ rows: [RowWrite]) -> ChangeSet {

@@ -1,8 +1,8 @@
-import Testing
 import Foundation
 import Strata
 import StrataLMDB
 import StrataSQLite
+import Testing
 
 /// The engines every engine-level and service-level test runs on.
 enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sendable {

@@ -1,5 +1,5 @@
-import Synchronization
 import StrataStorage
+import Synchronization
 
 /// What one `@Attribute` or `@Relationship` declaration says beyond its type: its default and
 /// options, or its inverse and delete rule.

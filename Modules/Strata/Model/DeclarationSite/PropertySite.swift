@@ -19,7 +19,9 @@ enum PropertySite {
         // The one unsafe site of this file: a `StaticString`'s bytes are reachable only as a
         // buffer pointer, read here in bounds; the compiler folds the whole hash to a constant.
         fileID.withUTF8Buffer { bytes in
-            for unsafe byte in unsafe bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            // (An index loop: `swift format` would glue `for unsafe byte` into one word.)
+            let count = bytes.count
+            for index in 0..<count { hash = (hash ^ UInt64(unsafe bytes[index])) &* 0x0000_0100_0000_01B3 }
         }
         hash ^= UInt64(truncatingIfNeeded: line) &<< 20 ^ UInt64(truncatingIfNeeded: column)
         hash = (hash ^ (hash &>> 29)) &* 0xD6E8_FEB8_6659_FD93

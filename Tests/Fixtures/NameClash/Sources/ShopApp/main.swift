@@ -28,7 +28,8 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 defer { try? FileManager.default.removeItem(at: directory) }
 
 let schema = try Schema(version: 1, [Product.self])
-let container = try PersistentContainer(schema: schema, engine: .sqlite(at: directory.appendingPathComponent("shop.sqlite")))
+let container = try PersistentContainer(
+    schema: schema, engine: .sqlite(at: directory.appendingPathComponent("shop.sqlite")))
 let context = container.newBackgroundContext()
 let names = try await context.perform {
     for name in changes.added {

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Strata
 
 /// The small model the predicate target filters: one attribute per kind the compiler handles.
@@ -22,6 +23,9 @@ final class FuzzItem: ManagedObject {
 
     /// The values, for failure messages.
     var summary: String {
-        "int=\(int) real=\(real) text=\(String(reflecting: text)) note=\(note.map { String(reflecting: $0) } ?? "nil") flag=\(flag)"
+        """
+        int=\(int) real=\(real) text=\(String(reflecting: text)) \
+        note=\(note.map { String(reflecting: $0) } ?? "nil") flag=\(flag)
+        """
     }
 }

@@ -18,13 +18,21 @@ enum PredicateFuzzBuilder {
         case .literal(let value): return PredicateExpressions.Value(value)
         case .flag: return PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.flag)
         case .flagEquals(let value, let equal):
-            return equality(equal, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.flag), PredicateExpressions.Value(value))
+            return equality(
+                equal, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.flag), PredicateExpressions.Value(value)
+            )
         case .integer(let op, let c, let reversed):
-            return relation(op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int), PredicateExpressions.Value(c), reversed)
+            return relation(
+                op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int), PredicateExpressions.Value(c),
+                reversed)
         case .real(let op, let c, let reversed):
-            return relation(op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.real), PredicateExpressions.Value(c), reversed)
+            return relation(
+                op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.real), PredicateExpressions.Value(c),
+                reversed)
         case .text(let op, let c, let reversed):
-            return relation(op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text), PredicateExpressions.Value(c), reversed)
+            return relation(
+                op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text), PredicateExpressions.Value(c),
+                reversed)
         case .note(let equal, let c, let nilLiteral, let reversed):
             let column = PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.note)
             if c == nil && nilLiteral {
@@ -35,29 +43,37 @@ enum PredicateFuzzBuilder {
             return reversed ? equality(equal, value, column) : equality(equal, column, value)
         case .textStarts(let c):
             return PredicateExpressions.SequenceStartsWith(
-                base: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text), prefix: PredicateExpressions.Value(c))
+                base: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text),
+                prefix: PredicateExpressions.Value(c))
         case .textContains(let c):
             return PredicateExpressions.CollectionContainsCollection(
-                base: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text), other: PredicateExpressions.Value(c))
+                base: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text),
+                other: PredicateExpressions.Value(c))
         case .integerIn(let list):
             return PredicateExpressions.SequenceContains(
-                sequence: PredicateExpressions.Value(list), element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int))
+                sequence: PredicateExpressions.Value(list),
+                element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int))
         case .realIn(let list):
             return PredicateExpressions.SequenceContains(
-                sequence: PredicateExpressions.Value(list), element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.real))
+                sequence: PredicateExpressions.Value(list),
+                element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.real))
         case .textIn(let list):
             return PredicateExpressions.SequenceContains(
-                sequence: PredicateExpressions.Value(list), element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text))
+                sequence: PredicateExpressions.Value(list),
+                element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.text))
         case .noteIn(let list):
             return PredicateExpressions.SequenceContains(
-                sequence: PredicateExpressions.Value(list), element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.note))
+                sequence: PredicateExpressions.Value(list),
+                element: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.note))
         case .noteCoalesced(let fallback, let equal, let c):
             let coalesced = PredicateExpressions.NilCoalesce(
-                lhs: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.note), rhs: PredicateExpressions.Value(fallback))
+                lhs: PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.note),
+                rhs: PredicateExpressions.Value(fallback))
             return equality(equal, coalesced, PredicateExpressions.Value(c))
         case .integerColumns(let op):
             return relation(
-                op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int), PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int), false)
+                op, PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int),
+                PredicateExpressions.KeyPath(root: v, keyPath: \FuzzItem.int), false)
         case .integerConstants(let op, let a, let b):
             return relation(op, PredicateExpressions.Value(a), PredicateExpressions.Value(b), false)
         }
@@ -65,11 +81,15 @@ enum PredicateFuzzBuilder {
 
     // Generic helpers open the existentials so the concrete expression types can be built.
 
-    static func conjunction(_ a: some StandardPredicateExpression<Bool>, _ b: some StandardPredicateExpression<Bool>) -> Boolean {
+    static func conjunction(
+        _ a: some StandardPredicateExpression<Bool>, _ b: some StandardPredicateExpression<Bool>
+    ) -> Boolean {
         PredicateExpressions.Conjunction(lhs: a, rhs: b)
     }
 
-    static func disjunction(_ a: some StandardPredicateExpression<Bool>, _ b: some StandardPredicateExpression<Bool>) -> Boolean {
+    static func disjunction(
+        _ a: some StandardPredicateExpression<Bool>, _ b: some StandardPredicateExpression<Bool>
+    ) -> Boolean {
         PredicateExpressions.Disjunction(lhs: a, rhs: b)
     }
 
@@ -77,7 +97,9 @@ enum PredicateFuzzBuilder {
         PredicateExpressions.Negation(a)
     }
 
-    static func equality<L: StandardPredicateExpression, R: StandardPredicateExpression>(_ equal: Bool, _ lhs: L, _ rhs: R) -> Boolean
+    static func equality<L: StandardPredicateExpression, R: StandardPredicateExpression>(
+        _ equal: Bool, _ lhs: L, _ rhs: R
+    ) -> Boolean
     where L.Output == R.Output, L.Output: Equatable {
         equal ? PredicateExpressions.Equal(lhs: lhs, rhs: rhs) : PredicateExpressions.NotEqual(lhs: lhs, rhs: rhs)
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import StrataStorage
+
+@testable import Strata
 
 /// The predicate-compiler target. The first byte picks the string alphabet (bit 0: unicode);
 /// the next bytes build a ``PredicateFuzzExpression`` (up to three levels of `&&`, `||`, `!`),
@@ -43,7 +44,8 @@ enum PredicateFuzzCheck {
     }
 
     private static func check(
-        _ item: FuzzItem, expression: PredicateFuzzExpression, predicate: Predicate<FuzzItem>, node: FilterNode, comparesWithSwift: Bool
+        _ item: FuzzItem, expression: PredicateFuzzExpression, predicate: Predicate<FuzzItem>, node: FilterNode,
+        comparesWithSwift: Bool
     ) throws(FuzzViolation) {
         let context = "\(expression) on \(item.summary)"
         let accepted: Bool
@@ -63,7 +65,12 @@ enum PredicateFuzzCheck {
                 throw FuzzViolation("\(context): the reference evaluator says \(reference), Foundation \(foundation)")
             }
             guard accepted == foundation else {
-                throw FuzzViolation("\(context): Strata says \(accepted), Foundation \(foundation) (filter: \(String(describing: node.pureFilter ?? node.impliedFilter)))")
+                throw FuzzViolation(
+                    """
+                    \(context): Strata says \(accepted), Foundation \(foundation) (filter: \
+                    \(String(describing: node.pureFilter ?? node.impliedFilter)))
+                    """
+                )
             }
         } else if let pure = node.pureFilter, accepted != reference {
             throw FuzzViolation("\(context): the pure filter \(pure) says \(accepted), binary semantics \(reference)")

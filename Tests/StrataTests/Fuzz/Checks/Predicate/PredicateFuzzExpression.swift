@@ -57,12 +57,22 @@ indirect enum PredicateFuzzExpression: CustomStringConvertible {
         case 12: return .integerIn((0..<reader.below(4)).map { _ in reader.int64() })
         case 13: return .realIn((0..<reader.below(4)).map { _ in reader.double() })
         case 14: return .textIn((0..<reader.below(4)).map { _ in reader.string(unicode: unicode) })
-        case 15: return .noteIn((0..<reader.below(4)).map { _ in reader.bool() ? reader.string(unicode: unicode) : nil })
-        case 16: return .noteCoalesced(reader.string(unicode: unicode), equal: reader.bool(), reader.string(unicode: unicode))
-        case 17: return reader.bool() ? .integerColumns(relation(&reader)) : .integerConstants(relation(&reader), reader.int64(), reader.int64())
+        case 15:
+            return .noteIn((0..<reader.below(4)).map { _ in reader.bool() ? reader.string(unicode: unicode) : nil })
+        case 16:
+            return .noteCoalesced(
+                reader.string(unicode: unicode), equal: reader.bool(), reader.string(unicode: unicode))
+        case 17:
+            return reader.bool()
+                ? .integerColumns(relation(&reader))
+                : .integerConstants(relation(&reader), reader.int64(), reader.int64())
         case 18: return .not(make(&reader, depth: depth - 1, unicode: unicode))
-        case 19: return .or(make(&reader, depth: depth - 1, unicode: unicode), make(&reader, depth: depth - 1, unicode: unicode))
-        default: return .and(make(&reader, depth: depth - 1, unicode: unicode), make(&reader, depth: depth - 1, unicode: unicode))
+        case 19:
+            return .or(
+                make(&reader, depth: depth - 1, unicode: unicode), make(&reader, depth: depth - 1, unicode: unicode))
+        default:
+            return .and(
+                make(&reader, depth: depth - 1, unicode: unicode), make(&reader, depth: depth - 1, unicode: unicode))
         }
     }
 
@@ -73,7 +83,9 @@ indirect enum PredicateFuzzExpression: CustomStringConvertible {
         switch self {
         case .and(let a, let b), .or(let a, let b): a.isDocumentedPushdown && b.isDocumentedPushdown
         case .not(let a): a.isDocumentedPushdown
-        case .literal, .flag, .flagEquals, .integer, .text, .note, .textStarts, .textContains, .integerIn, .textIn, .noteIn: true
+        case .literal, .flag, .flagEquals, .integer, .text, .note, .textStarts, .textContains, .integerIn, .textIn,
+            .noteIn:
+            true
         case .real(_, let c, _): !c.isNaN
         case .realIn(let list): !list.contains { $0.isNaN }
         case .noteCoalesced, .integerColumns, .integerConstants: false
@@ -90,16 +102,21 @@ indirect enum PredicateFuzzExpression: CustomStringConvertible {
         case .flagEquals(let value, let equal): "$0.flag \(equal ? "==" : "!=") \(value)"
         case .integer(let op, let c, let reversed): reversed ? "\(c) \(op) $0.int" : "$0.int \(op) \(c)"
         case .real(let op, let c, let reversed): reversed ? "\(c) \(op) $0.real" : "$0.real \(op) \(c)"
-        case .text(let op, let c, let reversed): reversed ? "\(String(reflecting: c)) \(op) $0.text" : "$0.text \(op) \(String(reflecting: c))"
+        case .text(let op, let c, let reversed):
+            reversed ? "\(String(reflecting: c)) \(op) $0.text" : "$0.text \(op) \(String(reflecting: c))"
         case .note(let equal, let c, let nilLiteral, let reversed):
-            "$0.note \(equal ? "==" : "!=") \(c.map { String(reflecting: $0) } ?? (nilLiteral ? "nil" : "String?.none"))\(reversed ? " (reversed)" : "")"
+            """
+            $0.note \(equal ? "==" : "!=") \
+            \(c.map { String(reflecting: $0) } ?? (nilLiteral ? "nil" : "String?.none"))\(reversed ? " (reversed)" : "")
+            """
         case .textStarts(let c): "$0.text.starts(with: \(String(reflecting: c)))"
         case .textContains(let c): "$0.text.contains(\(String(reflecting: c)))"
         case .integerIn(let list): "\(list).contains($0.int)"
         case .realIn(let list): "\(list).contains($0.real)"
         case .textIn(let list): "\(list).contains($0.text)"
         case .noteIn(let list): "\(list).contains($0.note)"
-        case .noteCoalesced(let d, let equal, let c): "($0.note ?? \(String(reflecting: d))) \(equal ? "==" : "!=") \(String(reflecting: c))"
+        case .noteCoalesced(let d, let equal, let c):
+            "($0.note ?? \(String(reflecting: d))) \(equal ? "==" : "!=") \(String(reflecting: c))"
         case .integerColumns(let op): "$0.int \(op) $0.int"
         case .integerConstants(let op, let a, let b): "\(a) \(op) \(b)"
         }

@@ -48,6 +48,8 @@ enum PredicateFuzzReference {
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         if needle.isEmpty { return true }
         guard needle.count <= haystack.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+        return (0...(haystack.count - needle.count)).contains {
+            haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import StrataStorage
+
 @testable import Strata
 @testable import StrataLMDB
-import StrataStorage
 
 /// The LMDB row decoder target. Input layout:
 ///
@@ -23,7 +24,8 @@ enum RowFuzzCheck {
         let appendChecksum = bytes[0] & 1 == 1
         let columnCount = Int(bytes[1] % 9)
         guard bytes.count >= 2 + columnCount else { return }
-        let layout = EntityLayout(name: "Fuzz", classes: ContiguousArray(bytes[2..<(2 + columnCount)].map { classes[Int($0 % 4)] }))
+        let layout = EntityLayout(
+            name: "Fuzz", classes: ContiguousArray(bytes[2..<(2 + columnCount)].map { classes[Int($0 % 4)] }))
         var row = Array(bytes[(2 + columnCount)...])
         if appendChecksum {
             let crc = row.withUnsafeBytes { CRC32C.checksum($0) }
@@ -42,14 +44,23 @@ enum RowFuzzCheck {
         do {
             decoded = try RowCodec.decode(UnsafeRawBufferPointer(buffer), key: key, layout: layout)
         } catch {
-            guard case .storeCorrupt = error else { throw FuzzViolation("decoding \(hex(row)) failed with \(error), not .storeCorrupt") }
+            guard case .storeCorrupt = error else {
+                throw FuzzViolation("decoding \(hex(row)) failed with \(error), not .storeCorrupt")
+            }
             return
         }
         guard decoded.key == key, decoded.values.count == layout.classes.count else {
-            throw FuzzViolation("\(hex(row)) decoded to key \(decoded.key) with \(decoded.values.count) values for \(layout.classes.count) columns")
+            throw FuzzViolation(
+                """
+                \(hex(row)) decoded to key \(decoded.key) with \(decoded.values.count) values for \
+                \(layout.classes.count) columns
+                """
+            )
         }
         for (value, storageClass) in zip(decoded.values, layout.classes) {
-            guard storageClass.admits(value) else { throw FuzzViolation("\(hex(row)) decoded \(value) into a \(storageClass) column") }
+            guard storageClass.admits(value) else {
+                throw FuzzViolation("\(hex(row)) decoded \(value) into a \(storageClass) column")
+            }
             if case .real(let number) = value, number.isNaN { throw FuzzViolation("\(hex(row)) decoded NaN") }
         }
         let reencoded = RowCodec.encode(version: decoded.version, values: decoded.values)

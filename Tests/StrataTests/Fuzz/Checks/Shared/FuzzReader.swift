@@ -66,7 +66,9 @@ struct FuzzReader {
     }
 
     private mutating func unicodeScalar() -> Unicode.Scalar {
-        let special = Array("ae\u{301}\u{E9}\u{0}\r\n😀\u{1F1E6}\u{1F1E8}\u{200D}\u{212B}\u{C5}ßẞ\u{FFFF}\u{10FFFF}\u{7F}\u{80}".unicodeScalars)
+        let special = Array(
+            "ae\u{301}\u{E9}\u{0}\r\n😀\u{1F1E6}\u{1F1E8}\u{200D}\u{212B}\u{C5}ßẞ\u{FFFF}\u{10FFFF}\u{7F}\u{80}"
+                .unicodeScalars)
         let choice = below(32)
         if choice < special.count { return special[choice] }
         let raw = UInt32(byte()) << 8 | UInt32(byte())

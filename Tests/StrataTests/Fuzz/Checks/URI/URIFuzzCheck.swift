@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Strata
 
 /// The object-URI parser target: any bytes (decoded as UTF-8, invalid sequences repaired)
@@ -21,7 +22,8 @@ enum URIFuzzCheck {
         }
         let printed = id.uriString
         guard printed.utf8.count <= 512, printed.utf8.allSatisfy({ $0 < 0x80 }) else {
-            throw FuzzViolation("\(String(reflecting: input)) prints as the non-ASCII or oversized \(String(reflecting: printed))")
+            throw FuzzViolation(
+                "\(String(reflecting: input)) prints as the non-ASCII or oversized \(String(reflecting: printed))")
         }
         guard id.uriRepresentation.absoluteString == printed else {
             throw FuzzViolation("\(String(reflecting: printed)) changes when converted to a URL")
@@ -30,10 +32,12 @@ enum URIFuzzCheck {
         do {
             reparsed = try ObjectID(uriString: printed)
         } catch {
-            throw FuzzViolation("\(String(reflecting: input)) parses but its URI \(String(reflecting: printed)) does not: \(error)")
+            throw FuzzViolation(
+                "\(String(reflecting: input)) parses but its URI \(String(reflecting: printed)) does not: \(error)")
         }
         guard reparsed == id, reparsed.uriString == printed else {
-            throw FuzzViolation("\(String(reflecting: input)) → \(printed) re-parses to a different ID \(reparsed.uriString)")
+            throw FuzzViolation(
+                "\(String(reflecting: input)) → \(printed) re-parses to a different ID \(reparsed.uriString)")
         }
         guard id.isTemporary == (id.primaryKey == nil), (id.primaryKey ?? 1) > 0 else {
             throw FuzzViolation("\(String(reflecting: input)) parses to an inconsistent ID \(printed)")
