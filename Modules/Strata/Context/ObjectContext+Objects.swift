@@ -88,24 +88,7 @@ extension ObjectContext {
     ///   and engine errors.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
         try checkInside("ObjectContext.existingObject(with:)")
-        guard id.storeIdentifier == link.storeIdentifier else {
-            throw StrataError.invalidURI(id.uriString, reason: .otherStore)
-        }
-        guard let model = schema.model(named: id.entityName) else {
-            throw StrataError.invalidURI(id.uriString, reason: .unknownEntity)
-        }
-        switch id.kind {
-        case .temporary(let serial):
-            guard let object = temporaries[serial], object.model === model, !object.state.contains(.gone) else {
-                throw StrataError.objectNotFound(id)
-            }
-            return object
-        case .permanent(let key):
-            guard let object = try object(model: model, key: key), !object.state.contains(.gone) else {
-                throw StrataError.objectNotFound(id)
-            }
-            return object
-        }
+        return try registeredOrLoaded(id, model: model(of: id))
     }
 
     /// The object with this ID, as the class you expect.
@@ -118,15 +101,40 @@ extension ObjectContext {
     ///   (checked before anything is loaded).
     public func existingObject<Object: ManagedObject>(with id: ObjectID, as type: Object.Type) throws -> Object {
         try checkInside("ObjectContext.existingObject(with:as:)")
-        if id.storeIdentifier == link.storeIdentifier, let model = schema.model(named: id.entityName),
-            !(model.type is Object.Type)
-        {
-            throw StrataError.wrongEntity(id, expected: Object.entityName)
-        }
-        guard let object = try existingObject(with: id) as? Object else {
+        let model = try model(of: id)
+        guard model.type is Object.Type, let object = try registeredOrLoaded(id, model: model) as? Object else {
             throw StrataError.wrongEntity(id, expected: Object.entityName)
         }
         return object
+    }
+
+    /// The entity of an ID of this store.
+    /// - Throws: `.invalidURI` with `.otherStore` or `.unknownEntity`.
+    private func model(of id: ObjectID) throws -> EntityModel {
+        guard id.storeIdentifier == link.storeIdentifier else {
+            throw StrataError.invalidURI(id.uriString, reason: .otherStore)
+        }
+        guard let model = schema.model(named: id.entityName) else {
+            throw StrataError.invalidURI(id.uriString, reason: .unknownEntity)
+        }
+        return model
+    }
+
+    /// The object of an ID whose entity is `model`: registered in this context, or loaded.
+    /// - Throws: `.objectNotFound`, and the store's errors.
+    private func registeredOrLoaded(_ id: ObjectID, model: EntityModel) throws -> ManagedObject {
+        switch id.kind {
+        case .temporary(let serial):
+            guard let object = temporaries[serial], object.model === model, !object.state.contains(.gone) else {
+                throw StrataError.objectNotFound(id)
+            }
+            return object
+        case .permanent(let key):
+            guard let object = try object(model: model, key: key), !object.state.contains(.gone) else {
+                throw StrataError.objectNotFound(id)
+            }
+            return object
+        }
     }
 
     /// The ID a URI names (the form ``ObjectID/uriRepresentation`` gives), checked against this
