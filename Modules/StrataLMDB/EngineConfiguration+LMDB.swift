@@ -20,7 +20,7 @@ extension EngineConfiguration {
     /// - Parameters:
     ///   - directory: the store directory; it holds `data.mdb` and `lock.mdb` (LMDB's), and
     ///     `strata-open.lock` and `strata-write.lock` (Strata's inter-process locks).
-    ///   - options: map sizing, reader limits and the busy timeout, see ``LMDBOptions``.
+    ///   - options: map sizing, reader limits and the busy timeout, see ``StrataLMDB/LMDBOptions``.
     /// - Returns: a configuration for `PersistentContainer`, whose opening throws
     ///   `StrataError.notAStore` (a file, garbage,
     ///   an empty or foreign store), `.storeCorrupt` (a truncated or damaged file),

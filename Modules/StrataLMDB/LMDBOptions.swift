@@ -1,4 +1,4 @@
-/// Tuning for an LMDB store, passed to ``Strata/EngineConfiguration/lmdb(at:options:)``.
+/// Tuning for an LMDB store, passed to ``StrataStorage/EngineConfiguration/lmdb(at:options:)``.
 ///
 /// The defaults suit most stores; a test can start with a tiny map to exercise map growth.
 ///

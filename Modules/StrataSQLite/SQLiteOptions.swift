@@ -1,4 +1,4 @@
-/// Tuning for a SQLite store, passed to ``Strata/EngineConfiguration/sqlite(at:options:)``.
+/// Tuning for a SQLite store, passed to ``StrataStorage/EngineConfiguration/sqlite(at:options:)``.
 ///
 /// ```swift
 /// let options = SQLiteOptions(busyTimeout: .seconds(10), readerCount: 8, synchronous: .normal)

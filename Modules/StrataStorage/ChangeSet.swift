@@ -122,7 +122,7 @@ public struct ChangeSet: Sendable, Hashable {
     /// applies: the engine checks each one inside the commit's transaction, changes nothing
     /// about it (its version is not bumped), and treats a mismatch or a missing row as a
     /// conflict like any other (nothing is written; the row is listed in `.conflict`). The core
-    /// fills it from ``ObjectContext/requireUnchanged(_:)``; a row also updated, touched or
+    /// fills it from ``Strata/ObjectContext/requireUnchanged(_:)``; a row also updated, touched or
     /// deleted in the same change set is not listed here.
     ///
     /// ```swift

@@ -3,7 +3,7 @@ public import Foundation
 /// The engine-neutral filter form that the core compiles `Predicate`s into.
 ///
 /// Engines translate a `Filter` to their own query form (SQL, index scans) or evaluate it
-/// with ``Filter/matches(_:)``, which is the reference semantics. Logic is two-valued:
+/// with ``Filter/matches(_:key:)``, which is the reference semantics. Logic is two-valued:
 /// every leaf is true or false, never unknown.
 ///
 /// - `compare(c, .equal, v)` is false when column `c` is null; `.notEqual` is true then.
@@ -16,12 +16,18 @@ public import Foundation
 ///
 /// ```swift
 /// // balance > 100 AND name starts with "Ch"
-/// let filter = Filter.and([.compare(2, .greaterThan, .integer(100)), .hasPrefix(0, "Ch")])
+/// let filter = Filter.and([.compare(column: 2, .greaterThan, .integer(100)), .hasPrefix(column: 0, prefix: "Ch")])
 /// ```
 public indirect enum Filter: Sendable, Hashable {
+    /// Always true or always false, whatever the row (what an empty `isIn` or a folded
+    /// predicate becomes).
     case constant(Bool)
+    /// The column compares with a non-null value; false when the column is null, except for
+    /// `.notEqual`, which is true then.
     case compare(column: Int, ComparisonOperator, StoredValue)
+    /// The column is null.
     case isNull(column: Int)
+    /// The column is not null.
     case isNotNull(column: Int)
     /// The text column contains `substring` (binary match). An empty substring matches every non-null text.
     case contains(column: Int, substring: String)
@@ -31,18 +37,28 @@ public indirect enum Filter: Sendable, Hashable {
     case isIn(column: Int, values: [StoredValue])
     /// The row's primary key compares with `key`.
     case primaryKey(ComparisonOperator, Int64)
+    /// Every filter holds (true when the list is empty).
     case and([Filter])
+    /// At least one filter holds (false when the list is empty).
     case or([Filter])
+    /// The filter does not hold (two-valued: the negation of a leaf that is false on null is
+    /// true on null).
     case not(Filter)
 }
 
 /// The comparison a ``Filter/compare(column:_:_:)`` leaf makes.
 public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    /// `==`: the values are equal.
     case equal = "=="
+    /// `!=`: the values differ (true when the column is null).
     case notEqual = "!="
+    /// `<`: the column orders before the value.
     case lessThan = "<"
+    /// `<=`: the column orders before or equal to the value.
     case lessThanOrEqual = "<="
+    /// `>`: the column orders after the value.
     case greaterThan = ">"
+    /// `>=`: the column orders after or equal to the value.
     case greaterThanOrEqual = ">="
 
     /// Applies the operator to an ordering result.

@@ -4,8 +4,8 @@ public import Foundation
 /// `perform` boundaries in place of the object itself.
 ///
 /// An ID is temporary while its object is unsaved and permanent after the first save (or
-/// ``ObjectContext/obtainPermanentIDs(for:)``). Its URI string names the store, the entity and
-/// the primary key, and parses back with ``ObjectContext/managedObjectID(forURIRepresentation:)``.
+/// ``Strata/ObjectContext/obtainPermanentIDs(for:)``). Its URI string names the store, the entity and
+/// the primary key, and parses back with ``Strata/ObjectContext/managedObjectID(forURIRepresentation:)``.
 ///
 /// ```swift
 /// let id: ObjectID = try await context.perform { account.objectID }
@@ -83,7 +83,7 @@ public struct ObjectID: Sendable, Hashable {
 
     /// Parses a URI string produced by ``uriString`` without checking it against a schema.
     ///
-    /// Package-internal: users parse with ``ObjectContext/managedObjectID(forURIRepresentation:)``,
+    /// Package-internal: users parse with ``Strata/ObjectContext/managedObjectID(forURIRepresentation:)``,
     /// which also checks the store and entity, or decode an `ObjectID` with `Codable`.
     /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.malformed` when the string is not
     ///   a Strata object URI.

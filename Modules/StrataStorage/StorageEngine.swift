@@ -114,7 +114,10 @@ public protocol StoreReader: AnyObject {
     func expectedRowCount(for plan: FetchPlan) -> Int?
 
     /// The keys linked to `key` through a many-to-many join, ascending.
-    /// - Parameter side: the side `key` belongs to; the keys of the other side are returned.
+    /// - Parameters:
+    ///   - join: the join's number in the store schema (``JoinSchema/number``).
+    ///   - side: the side `key` belongs to; the keys of the other side are returned.
+    ///   - key: the primary key whose links are wanted.
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64]
 
     /// Ends the snapshot. Idempotent; the reader is not used afterwards.

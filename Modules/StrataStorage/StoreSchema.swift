@@ -1,6 +1,6 @@
 /// The engine's view of a schema: entities, their columns, indexes and join tables.
 ///
-/// The core derives a `StoreSchema` from the model classes in a ``Schema``. Engines create
+/// The core derives a `StoreSchema` from the model classes in a ``Strata/Schema``. Engines create
 /// their tables or databases from it and never look at model classes. Column numbers are the
 /// positions in ``EntitySchema/columns``; every ``StoredRow`` holds its values in that order.
 public struct StoreSchema: Sendable, Hashable {
@@ -41,7 +41,22 @@ public struct EntitySchema: Sendable, Hashable {
 
 /// The Swift type an attribute column holds; it fixes the storage class.
 public enum ColumnType: String, Sendable, Hashable, CaseIterable {
-    case bool, int, int64, double, string, date, data, uuid
+    /// `Bool`: an integer, 0 or 1.
+    case bool
+    /// `Int`: an integer that fits the platform's `Int`.
+    case int
+    /// `Int64`: an integer.
+    case int64
+    /// `Double`: a real, never NaN.
+    case double
+    /// `String`: a text.
+    case string
+    /// `Date`: a real, seconds since 2001-01-01 00:00:00 UTC (`timeIntervalSinceReferenceDate`).
+    case date
+    /// `Data`: a blob.
+    case data
+    /// `UUID`: a blob of 16 bytes.
+    case uuid
     /// A to-one relationship: the primary key of a row of ``ColumnSchema/referencedEntity``.
     case reference
 
@@ -58,7 +73,14 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
 
 /// The five shapes a ``StoredValue`` can take, minus null.
 public enum StorageClass: String, Sendable, Hashable {
-    case integer, real, text, blob
+    /// A 64-bit signed integer.
+    case integer
+    /// A double-precision float.
+    case real
+    /// A UTF-8 text.
+    case text
+    /// Bytes.
+    case blob
 
     /// Whether `value` is null or of this class.
     public func admits(_ value: StoredValue) -> Bool {
@@ -131,5 +153,8 @@ public struct JoinSchema: Sendable, Hashable {
 
 /// Which end of a join a key belongs to.
 public enum JoinSide: Sendable, Hashable {
-    case left, right
+    /// The join's left entity (``JoinSchema/leftEntity``).
+    case left
+    /// The join's right entity (``JoinSchema/rightEntity``).
+    case right
 }

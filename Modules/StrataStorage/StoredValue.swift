@@ -17,10 +17,15 @@ public import Foundation
 /// value < .text("Savings")   // true
 /// ```
 public enum StoredValue: Sendable {
+    /// No value (an optional attribute or to-one relationship that is nil); sorts first.
     case null
+    /// A 64-bit signed integer.
     case integer(Int64)
+    /// A double-precision float, never NaN.
     case real(Double)
+    /// A text, compared by UTF-8 bytes.
     case text(String)
+    /// Bytes, compared bytewise, then by length.
     case blob(Data)
 }
 

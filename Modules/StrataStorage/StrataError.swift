@@ -64,7 +64,7 @@ public enum StrataError: Error, Sendable, Hashable {
     /// damage: the engine's name, its native code, its message and the SQL or operation are kept
     /// as they were.
     case engineFailure(NativeError)
-    /// ``ContextFactory/performUnitOfWork(retries:_:)`` ran out of attempts: every attempt
+    /// ``Strata/ContextFactory/performUnitOfWork(retries:_:)`` ran out of attempts: every attempt
     /// failed with a retryable error (`.conflict` or `.busy`), listed in order.
     case retriesExhausted(attempts: Int, errors: [StrataError])
 }

@@ -12,7 +12,7 @@ import StrataStorage
 ///
 /// Every value from 0 up to `Int.max` retries (or the largest `Duration`) is valid: the
 /// back-off never overflows. A negative `maxRetries`, `baseDelay` or `maxDelay` is refused by
-/// `performUnitOfWork` with ``StrataError/misuse(_:native:)`` before the body runs.
+/// `performUnitOfWork` with ``StrataStorage/StrataError/misuse(_:native:)`` before the body runs.
 public struct RetryPolicy: Sendable, Hashable {
     /// How many times a unit of work that failed with a retryable error (`.conflict` or
     /// `.busy`) is re-run after the first attempt.
@@ -68,8 +68,8 @@ public struct RetryPolicy: Sendable, Hashable {
 
 extension ContextFactory {
     /// Runs one whole unit of work in a fresh context, re-running it in another fresh context
-    /// when it fails with a retryable error: ``StrataError/conflict(_:)`` (another operation
-    /// saved the same rows first) or ``StrataError/busy(_:native:)`` (the store stayed locked past the
+    /// when it fails with a retryable error: ``StrataStorage/StrataError/conflict(_:)`` (another operation
+    /// saved the same rows first) or ``StrataStorage/StrataError/busy(_:native:)`` (the store stayed locked past the
     /// engine's busy timeout).
     ///
     /// `body` runs inside `perform` of a new context on each attempt; it should do all its
@@ -89,7 +89,7 @@ extension ContextFactory {
     /// - Parameters:
     ///   - retries: the retry policy (default ``RetryPolicy/standard``: 50 retries).
     ///   - body: the unit of work; objects stay inside it, only its `Sendable` result leaves.
-    /// - Throws: ``StrataError/retriesExhausted(attempts:errors:)`` when every attempt failed
+    /// - Throws: ``StrataStorage/StrataError/retriesExhausted(attempts:errors:)`` when every attempt failed
     ///   with a retryable error and the policy allows no more (it lists each attempt's error);
     ///   with ``RetryPolicy/none`` the first error itself. Any other error `body` throws,
     ///   unchanged; `.misuse` for a policy with a negative value; `CancellationError` when the

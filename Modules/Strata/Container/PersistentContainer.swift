@@ -15,7 +15,7 @@ public import StrataStorage
 /// Lifetime rule: the store stays open while the container **or any context made from it**
 /// is alive; it closes when the last of them is released, never under a context that is
 /// still reading or saving. To close it at a chosen moment, call ``close()``: from then on
-/// new reads and saves through any of its contexts throw ``StrataError/misuse(_:native:)``, while a
+/// new reads and saves through any of its contexts throw ``StrataStorage/StrataError/misuse(_:native:)``, while a
 /// read snapshot or commit already under way finishes safely.
 public final class PersistentContainer: ContextFactory {
     /// The schema the store was opened with.
@@ -29,8 +29,8 @@ public final class PersistentContainer: ContextFactory {
     /// - Parameters:
     ///   - schema: the model classes and version.
     ///   - engine: the engine and location, e.g. `.sqlite(at: url)` or `.lmdb(at: url)`.
-    /// - Throws: ``StrataError/schemaMismatch(storeVersion:modelVersion:)`` for a store made with
-    ///   another schema version, ``StrataError/notAStore(path:reason:native:)`` for a file that is not a
+    /// - Throws: ``StrataStorage/StrataError/schemaMismatch(storeVersion:modelVersion:)`` for a store made with
+    ///   another schema version, ``StrataStorage/StrataError/notAStore(path:reason:native:)`` for a file that is not a
     ///   store of this engine, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
     public init(schema: Schema, engine: EngineConfiguration) throws {
         self.schema = schema
@@ -45,7 +45,7 @@ public final class PersistentContainer: ContextFactory {
     /// defer { container.close() }
     /// ```
     /// After `close()`, every context made from this container throws
-    /// ``StrataError/misuse(_:native:)`` from its next `save()`, `fetch`, `count` or
+    /// ``StrataStorage/StrataError/misuse(_:native:)`` from its next `save()`, `fetch`, `count` or
     /// `existingObject` call. Snapshots begun before `close()` stay readable until their
     /// `perform` returns; a save that was already committing either completes or throws
     /// `.misuse` and writes nothing. It never crashes or hangs. Calling it again does nothing.

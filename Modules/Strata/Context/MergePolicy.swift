@@ -17,7 +17,7 @@ import StrataStorage
 ///   is dropped (`.storeWins`). For such work keep `.error` and re-run the whole unit of work
 ///   in a fresh context with ``ContextFactory/performUnitOfWork(retries:_:)``.
 public enum MergePolicy: Sendable, Hashable {
-    /// The default: the save fails with ``StrataError/conflict(_:)`` listing every conflicting
+    /// The default: the save fails with ``StrataStorage/StrataError/conflict(_:)`` listing every conflicting
     /// object with its stored and expected versions, and nothing is written.
     case error
     /// The store's version of a conflicting object wins: this context's unsaved changes to that

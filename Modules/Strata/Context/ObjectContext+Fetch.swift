@@ -17,7 +17,7 @@ extension ObjectContext {
     /// - Returns: objects valid only inside this `perform`; do not store them.
     /// - Throws: `.misuse` outside `perform`, for a negative `fetchOffset` or `fetchLimit`, and for
     ///   an entity class that is not in the container's schema (the message names the class and
-    ///   the schema's entities); ``StrataError/invalidURI(_:reason:)`` for a relationship-key
+    ///   the schema's entities); ``StrataStorage/StrataError/invalidURI(_:reason:)`` for a relationship-key
     ///   predicate (`$0.$account == id`, `ids.contains($0.$account)`) whose ID is of another
     ///   store (`.otherStore`), of an entity other than the relationship's target
     ///   (`.unknownEntity`), or unsaved (`.temporary`); errors a predicate throws while evaluated

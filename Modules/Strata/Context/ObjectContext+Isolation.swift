@@ -3,7 +3,7 @@ import StrataStorage
 extension ObjectContext {
     /// Makes the next ``save()`` check that an object's row still has the version this context
     /// read, without writing or bumping it: if another context committed a change to it (or
-    /// deleted it) meanwhile, the save throws ``StrataError/conflict(_:)`` and writes nothing.
+    /// deleted it) meanwhile, the save throws ``StrataStorage/StrataError/conflict(_:)`` and writes nothing.
     ///
     /// Strata's engines give snapshot isolation with the first committer winning on written
     /// rows. Rows a unit of work only reads are not checked, so two units of work that each read
@@ -26,7 +26,7 @@ extension ObjectContext {
     /// The requirement lasts until the next successful save, ``rollback()`` or ``reset()``. An
     /// object that this save also updates, touches or deletes is checked by that write anyway.
     /// A merge policy never merges a conflict on a required row away. Call inside `perform`.
-    /// - Throws: ``StrataError/misuse(_:native:)`` outside `perform`, and for an object of another
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` outside `perform`, and for an object of another
     ///   context (or none), an unsaved (inserted) object, or an object deleted in this context.
     public func requireUnchanged(_ object: ManagedObject) throws {
         try checkInside("ObjectContext.requireUnchanged(_:)")

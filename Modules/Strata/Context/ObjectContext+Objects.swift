@@ -5,7 +5,7 @@ import Synchronization
 extension ObjectContext {
     /// Inserts a new object; it is written at the next ``save()``.
     ///
-    /// The object gets a temporary ``ObjectID`` until saved, then ``ManagedObject/awakeFromInsert()``
+    /// The object gets a temporary ``StrataStorage/ObjectID`` until saved, then ``ManagedObject/awakeFromInsert()``
     /// runs. Call inside `perform`.
     ///
     /// ```swift
@@ -82,9 +82,9 @@ extension ObjectContext {
     /// ```swift
     /// let object = try context.existingObject(with: id)
     /// ```
-    /// - Throws: ``StrataError/invalidURI(_:reason:)`` for an ID of another store
+    /// - Throws: ``StrataStorage/StrataError/invalidURI(_:reason:)`` for an ID of another store
     ///   (`.otherStore`) or of an entity not in the schema (`.unknownEntity`),
-    ///   ``StrataError/objectNotFound(_:)`` when no such row exists, `.misuse` outside `perform`,
+    ///   ``StrataStorage/StrataError/objectNotFound(_:)`` when no such row exists, `.misuse` outside `perform`,
     ///   and engine errors.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
         try checkInside("ObjectContext.existingObject(with:)")
@@ -97,7 +97,7 @@ extension ObjectContext {
     /// let account = try context.existingObject(with: accountID, as: Account.self)
     /// ```
     /// - Throws: the errors of ``existingObject(with:)``, and
-    ///   ``StrataError/wrongEntity(_:expected:)`` when the ID names an object of another entity
+    ///   ``StrataStorage/StrataError/wrongEntity(_:expected:)`` when the ID names an object of another entity
     ///   (checked before anything is loaded).
     public func existingObject<Object: ManagedObject>(with id: ObjectID, as type: Object.Type) throws -> Object {
         try checkInside("ObjectContext.existingObject(with:as:)")
@@ -137,7 +137,7 @@ extension ObjectContext {
         }
     }
 
-    /// The ID a URI names (the form ``ObjectID/uriRepresentation`` gives), checked against this
+    /// The ID a URI names (the form ``StrataStorage/ObjectID/uriRepresentation`` gives), checked against this
     /// context's store and schema; look the object up with ``existingObject(with:as:)``.
     ///
     /// ```swift
@@ -146,7 +146,7 @@ extension ObjectContext {
     /// ```
     /// Unlike Core Data's method of the same name it throws rather than returning nil, so that
     /// the caller learns why. It reads no row, so the object may still be missing.
-    /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.malformed` (not a Strata object
+    /// - Throws: ``StrataStorage/StrataError/invalidURI(_:reason:)`` with `.malformed` (not a Strata object
     ///   URI), `.otherStore` or `.unknownEntity`.
     public func managedObjectID(forURIRepresentation url: URL) throws -> ObjectID {
         let uri = url.absoluteString

@@ -32,7 +32,7 @@ extension ObjectContext {
     /// A body that returns sooner may (fire and forget): the call runs once it returns.
     ///
     /// - Throws: whatever `body` throws; `CancellationError` when the task was cancelled before
-    ///   `body` started; ``StrataError/misuse(_:native:)`` when called from a task started inside a
+    ///   `body` started; ``StrataStorage/StrataError/misuse(_:native:)`` when called from a task started inside a
     ///   `body` of this same context that is still running after ``blockedPerformGrace``.
     @inlinable
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
@@ -142,7 +142,8 @@ extension ObjectContext {
     ///     try context.save()
     /// }
     /// ```
-    /// - Throws: `CancellationError` after cancellation; ``StrataError/misuse(_:native:)`` outside `perform`.
+    /// - Throws: `CancellationError` after cancellation;
+    ///   ``StrataStorage/StrataError/misuse(_:native:)`` outside `perform`.
     public func checkCancellation() throws {
         try checkInside("ObjectContext.checkCancellation()")
         if currentPerform?.isCancelled == true { throw CancellationError() }

@@ -30,8 +30,9 @@ extension ObjectContext {
     /// Rows passed to ``requireUnchanged(_:)`` are checked in the same commit: if one of them
     /// changed since this context read it, the save throws `.conflict` and writes nothing.
     ///
-    /// - Throws: ``StrataError/validation(_:)``, ``StrataError/constraintViolation(entity:attributes:native:)``,
-    ///   ``StrataError/conflict(_:)`` when another context saved the same rows (or a row required
+    /// - Throws: ``StrataStorage/StrataError/validation(_:)``,
+    ///   ``StrataStorage/StrataError/constraintViolation(entity:attributes:native:)``,
+    ///   ``StrataStorage/StrataError/conflict(_:)`` when another context saved the same rows (or a row required
     ///   unchanged) first (nothing is written), errors thrown by `validateForSave()`, `.misuse`
     ///   outside `perform` or after an insert of a class the schema does not list,
     ///   `CancellationError` after cancellation, and engine errors (`.busy`, `.storeFull`, `.io`,

@@ -22,9 +22,9 @@ import Synchronization
 ///
 /// Lifetime rule: every API of a context, and of the objects it holds, must be called inside
 /// that context's ``perform(_:)``. Calls from anywhere else are programming errors: throwing
-/// calls throw ``StrataError/misuse(_:native:)``, the others stop the program with a message naming
+/// calls throw ``StrataStorage/StrataError/misuse(_:native:)``, the others stop the program with a message naming
 /// the call. Objects never leave `perform` (its result must be `Sendable`); pass
-/// ``ObjectID``s instead. A context is cheap: make one per operation and let it go.
+/// ``StrataStorage/ObjectID``s instead. A context is cheap: make one per operation and let it go.
 public final class ObjectContext: @unchecked Sendable {
     let engine: any StorageEngine
     let schema: Schema

@@ -27,7 +27,7 @@ import StrataStorage
 ///   and no deleted objects.
 /// - A relationship-key comparison (`$0.$account == id`, `ids.contains($0.$account)`) accepts
 ///   only permanent IDs of this store and of the relationship's target entity; any other ID
-///   makes `fetch`/`count` throw ``StrataError/invalidURI(_:reason:)``, as
+///   makes `fetch`/`count` throw ``StrataStorage/StrataError/invalidURI(_:reason:)``, as
 ///   ``ObjectContext/existingObject(with:)`` does.
 /// - An entity class the container's schema does not list makes `fetch`/`count` throw `.misuse`.
 public struct FetchRequest<Entity: ManagedObject>: Sendable {

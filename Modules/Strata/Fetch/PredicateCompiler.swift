@@ -44,7 +44,7 @@ struct PredicateCompiler {
     /// of the relationship they are compared with, as ``ObjectContext/existingObject(with:)``
     /// refuses them: otherwise only the primary key would be compared, and an ID of another
     /// store or entity would match unrelated rows.
-    /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.otherStore`, `.unknownEntity` (an
+    /// - Throws: ``StrataStorage/StrataError/invalidURI(_:reason:)`` with `.otherStore`, `.unknownEntity` (an
     ///   ID of an entity other than the relationship's target) or `.temporary` (an unsaved object).
     static func compile<Entity: ManagedObject>(
         _ predicate: Predicate<Entity>, model: EntityModel, checkingReferencesWith context: ObjectContext

@@ -12,7 +12,7 @@ import StrataStorage
 ///
 /// The column is named after the property. The default is evaluated once, when the schema
 /// is built, like a SQL column default; a default that changes per instance (`Date()`,
-/// `UUID()`) is rejected with ``StrataError/invalidSchema(_:)`` — set such values in
+/// `UUID()`) is rejected with ``StrataStorage/StrataError/invalidSchema(_:)`` — set such values in
 /// ``ManagedObject/awakeFromInsert()`` instead.
 ///
 /// The declaration takes the initial value (the default) and, optionally, ``AttributeOptions``:

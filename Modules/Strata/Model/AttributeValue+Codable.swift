@@ -29,9 +29,9 @@ import StrataStorage
 /// bytes.
 ///
 /// A value that does not encode (a `Double` field holding NaN or infinity) makes `save()` throw
-/// ``StrataError/validation(_:)``. Stored JSON that does not decode into the type (written by
+/// ``StrataStorage/StrataError/validation(_:)``. Stored JSON that does not decode into the type (written by
 /// another model version, or by hand) makes the fetch or lookup that loads the row throw
-/// ``StrataError/undecodableValue(entity:attribute:key:reason:)``; no object is made from it.
+/// ``StrataStorage/StrataError/undecodableValue(entity:attribute:key:reason:)``; no object is made from it.
 public protocol CodableAttribute: AttributeValue, Codable {}
 
 extension CodableAttribute {

@@ -29,7 +29,7 @@ import StrataStorage
 ///
 /// A stored raw value that is not one of the cases (written by another model version, or by
 /// hand) makes the fetch or lookup that loads the row throw
-/// ``StrataError/undecodableValue(entity:attribute:key:reason:)``; no object is made from it.
+/// ``StrataStorage/StrataError/undecodableValue(entity:attribute:key:reason:)``; no object is made from it.
 public protocol RawValueAttribute: AttributeValue, RawRepresentable where RawValue: AttributeValue {}
 
 extension RawValueAttribute {

@@ -25,7 +25,7 @@ extension EntityModel {
     }
 
     /// Throws unless every checked column of a loaded row decodes into its attribute's type.
-    /// - Throws: ``StrataError/undecodableValue(entity:attribute:key:reason:)``.
+    /// - Throws: ``StrataStorage/StrataError/undecodableValue(entity:attribute:key:reason:)``.
     func checkDecodable(_ row: StoredRow) throws(StrataError) {
         for checked in checkedColumns {
             if let failure = checked.decodingFailure(row.values[checked.column]) {

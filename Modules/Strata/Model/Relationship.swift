@@ -20,7 +20,7 @@ public import StrataStorage
 /// A to-one relationship is stored as a foreign key; a to-many whose inverse is to-one is
 /// derived from it; a to-many whose inverse is to-many (many-to-many) uses a join table.
 /// Related objects load lazily on first access, inside the context. Delete rules are applied
-/// at save. The projected value (`$account`) is the related object's ``ObjectID``, usable in
+/// at save. The projected value (`$account`) is the related object's ``StrataStorage/ObjectID``, usable in
 /// predicates: `#Predicate<Transaction> { $0.$account == accountID }`.
 ///
 /// The declaration takes `inverse:` (a key path on the target, on one side only) and
@@ -144,7 +144,7 @@ public enum DeleteRule: String, Sendable, Hashable {
     case nullify
     /// The targets are deleted too (and their own rules apply).
     case cascade
-    /// The save fails with ``StrataError/validation(_:)`` while any target exists.
+    /// The save fails with ``StrataStorage/StrataError/validation(_:)`` while any target exists.
     case deny
 }
 

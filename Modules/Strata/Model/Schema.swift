@@ -9,7 +9,7 @@ public import StrataStorage
 ///
 /// Building a schema reflects over each class once. Every class a relationship reaches must
 /// be listed.
-/// - Throws: ``StrataError/invalidSchema(_:)`` when a class cannot be an entity (a missing or
+/// - Throws: ``StrataStorage/StrataError/invalidSchema(_:)`` when a class cannot be an entity (a missing or
 ///   mismatched inverse, a default that changes per instance, an invalid name, an unlisted
 ///   related class, an index over a non-attribute).
 public struct Schema: Sendable {
@@ -25,7 +25,7 @@ public struct Schema: Sendable {
     /// - Parameters:
     ///   - version: the schema version recorded in new stores (at least 1).
     ///   - types: every entity class, including every class a relationship reaches.
-    /// - Throws: ``StrataError/invalidSchema(_:)``.
+    /// - Throws: ``StrataStorage/StrataError/invalidSchema(_:)``.
     public init(version: Int = 1, _ types: [ManagedObject.Type]) throws(StrataError) {
         guard version >= 1 else { throw .invalidSchema("the schema version must be at least 1") }
         self.version = version
