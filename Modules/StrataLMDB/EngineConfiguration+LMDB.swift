@@ -28,7 +28,7 @@ extension EngineConfiguration {
     ///   `.io` (the operating system refused: permissions, a read-only file system), `.storeFull`
     ///   (no room to create or grow the store), `.busy` (another process held
     ///   `strata-open.lock` while opening or creating the store, or the write lock, for longer
-    ///   than `options.busyTimeout`), and `.engineFailure(engine: "lmdb", code:, message:)` for
+    ///   than `options.busyTimeout`), and `.engineFailure` (a `NativeError` with engine "lmdb") for
     ///   any LMDB result code Strata does not classify (it keeps LMDB's code and message).
     public static func lmdb(at directory: URL, options: LMDBOptions = .init()) -> EngineConfiguration {
         EngineConfiguration(name: "lmdb", location: directory) { schema in

@@ -25,7 +25,7 @@ extension EngineConfiguration {
     ///   `.invalidSchema` when the schema cannot be laid out as tables, `.misuse` when the
     ///   file has other hard links, `.busy` when another connection holds the write lock past
     ///   the busy timeout, `.io` / `.storeCorrupt` as SQLite reports, and
-    ///   `.engineFailure(engine: "sqlite", code:, message:)` for any SQLite result code Strata
+    ///   `.engineFailure` (a `NativeError` with engine "sqlite") for any SQLite result code Strata
     ///   does not classify (it keeps the extended code, the message and the statement).
     public static func sqlite(at url: URL, options: SQLiteOptions = .init()) -> EngineConfiguration {
         EngineConfiguration(name: "sqlite", location: url) { schema in
