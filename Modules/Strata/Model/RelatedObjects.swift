@@ -130,11 +130,15 @@ public struct RelatedObjects<Target: ManagedObject>: Collection {
     /// Unrelates `member`, updating its inverse relationship.
     ///
     /// - Returns: like `Set.remove(_:)`, `member` when it was related, and nil when it was
-    ///   not (nothing changes then).
+    ///   not (nothing changes then). A member deleted in this context is no longer related, as
+    ///   ``contains(_:)`` and ``count`` say: removing it returns nil.
     /// - Precondition: `member` belongs to the owner's context.
     @discardableResult
     public func remove(_ member: Target) -> Target? {
-        owner.toManyRemove(property, member) ? member : nil
+        let wasRelated = contains(member)
+        // Still unlinked when deleted, so that the deleted object's inverse no longer names the owner.
+        owner.toManyRemove(property, member)
+        return wasRelated ? member : nil
     }
 
     /// Relates every object of `other` that is not related yet, updating each one's inverse.
