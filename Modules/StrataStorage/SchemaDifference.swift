@@ -43,6 +43,9 @@ public enum SchemaDifference: Sendable, Hashable, CustomStringConvertible {
     case joinRemoved(RecordedJoin)
     /// The same columns are stored in another order (rows would be read into the wrong properties).
     case columnOrderChanged(entity: String, from: [String], to: [String])
+    /// A store made before stores recorded their schema does not have the tables or databases the
+    /// model needs (found when such a store is first opened; the engine says what it found).
+    case unrecordedStoreDiffers(String)
 
     /// The difference in model terms, e.g. "`Book.isbn` was added: `String`, not optional, no default".
     public var description: String {
@@ -86,6 +89,8 @@ public enum SchemaDifference: Sendable, Hashable, CustomStringConvertible {
             the stored columns of `\(entity)` are in another order: \(from.joined(separator: ", ")) in the \
             store, \(to.joined(separator: ", ")) in the model
             """
+        case .unrecordedStoreDiffers(let detail):
+            "the store records no schema (it predates recorded schemas) and its layout is not the model's: \(detail)"
         }
     }
 
