@@ -16,10 +16,12 @@ extension LMDBCatalog {
     ///
     /// A store made before recorded schemas (no `schema` entry) whose version matches is
     /// upgraded once: it must hold exactly the named databases this schema uses (one per entity,
-    /// per index, two per join, and the metadata), then the schema is recorded. LMDB rows carry
-    /// no column names, so an unrecorded store's columns are trusted to the version number.
+    /// per index, two per join, and the metadata), and every row must decode with the model's
+    /// columns (their count and storage classes, no nil in a required column). Rows carry no
+    /// column names, so two columns of one class swapped or renamed go unseen. Then the schema is
+    /// recorded.
     /// - Throws: `.schemaMismatch` (versions or shapes differ, or the unrecorded store's databases
-    ///   are not the model's), `.storeCorrupt` (unreadable JSON), `.notAStore` (JSON of a newer
+    ///   or rows are not the model's; a damaged row is reported the same way), `.storeCorrupt` (unreadable JSON), `.notAStore` (JSON of a newer
     ///   layout), LMDB errors.
     static func checkRecordedSchema(
         _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, storeVersion: Int, path: String
@@ -48,6 +50,34 @@ extension LMDBCatalog {
                         "it has \(present) databases where the model uses \(expected.count + 1)")
                 ])
         }
+        for entity in schema.entities {
+            try checkRows(txn, entity, storeVersion: storeVersion, modelVersion: schema.version)
+        }
         try recordSchema(txn, meta: meta, schema)
+    }
+
+    /// Checks that every row of an unrecorded store's entity has the model's columns: their
+    /// count, their storage classes, and no nil in a required column (read once, at the upgrade).
+    private static func checkRows(
+        _ txn: LMDBTransaction, _ entity: EntitySchema, storeVersion: Int, modelVersion: Int
+    ) throws {
+        let layout = EntityLayout(name: entity.name, classes: ContiguousArray(entity.columns.map(\.type.storageClass)))
+        func refuse(_ detail: String) -> StrataError {
+            .schemaMismatch(
+                storeVersion: storeVersion, modelVersion: modelVersion, differences: [.unrecordedStoreDiffers(detail)])
+        }
+        try txn.scan(try txn.openDatabase("e.\(entity.name)", create: false)) { keyBytes, value in
+            let key = IndexKeyCodec.readPrimaryKey(keyBytes) ?? -1
+            let row: StoredRow
+            do {
+                row = try RowCodec.decode(value, key: key, layout: layout)
+            } catch {
+                throw refuse("its rows do not have the model's columns: \(error)")
+            }
+            for (column, stored) in zip(entity.columns, row.values) where !column.isOptional && stored.isNull {
+                throw refuse("row \(key) of \(entity.name) has no value for the required \(column.name)")
+            }
+            return true
+        }
     }
 }

@@ -74,10 +74,18 @@ struct UnrecordedStoreTests {
         #expect(try RawStoreEdits.recordedJSON(store) == nil)
     }
 
-    /// SQLite compares the `CREATE` statements it keeps, so a column the model adds is found.
-    @Test func sqliteFindsAnAddedColumn() throws {
-        let store = try TestStore(.sqlite)
-        try store.open(schema: RecordedSchemaModels.note()).close()
+    /// SQLite compares the `CREATE` statements it keeps; LMDB decodes every row with the model's
+    /// columns. Either way a column the model adds is found.
+    @Test(arguments: EngineKind.allCases)
+    func anAddedColumnIsFound(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open(schema: RecordedSchemaModels.note())
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            RSNote(context: context).title = "a note"
+            try context.save()
+        }
+        container.close()
         try RawStoreEdits.removeRecordedSchema(store)
         let error = #expect(throws: StrataError.self) { try store.open(schema: RecordedSchemaModels.noteWithISBN()) }
         guard case .schemaMismatch(1, 1, let differences)? = error,
@@ -86,6 +94,8 @@ struct UnrecordedStoreTests {
             Issue.record("expected schemaMismatch with unrecordedStoreDiffers, got \(String(describing: error))")
             return
         }
-        #expect(detail.contains(#"CREATE TABLE "Note""#), "\(detail)")
+        let expected = kind == .sqlite ? #"no `CREATE TABLE "Note""# : "wrong column count"
+        #expect(detail.contains(expected), "\(detail)")
+        #expect(try RawStoreEdits.recordedJSON(store) == nil)
     }
 }
