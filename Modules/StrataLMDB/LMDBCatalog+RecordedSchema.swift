@@ -21,8 +21,8 @@ extension LMDBCatalog {
     /// column names, so two columns of one class swapped or renamed go unseen. Then the schema is
     /// recorded.
     /// - Throws: `.schemaMismatch` (versions or shapes differ, or the unrecorded store's databases
-    ///   or rows are not the model's; a damaged row is reported the same way), `.storeCorrupt` (unreadable JSON), `.notAStore` (JSON of a newer
-    ///   layout), LMDB errors.
+    ///   or rows are not the model's; a damaged row is reported the same way), `.storeCorrupt`
+    ///   (unreadable JSON), `.notAStore` (JSON of a newer layout), LMDB errors.
     static func checkRecordedSchema(
         _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, storeVersion: Int, path: String
     ) throws {

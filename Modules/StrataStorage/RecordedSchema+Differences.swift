@@ -71,7 +71,8 @@ extension RecordedSchema {
         }
         for before in old.indexes where !new.indexes.contains(before) {
             result.append(
-                before.isUnique ? .uniqueConstraintRemoved(entity: entity, before) : .indexRemoved(entity: entity, before))
+                before.isUnique
+                    ? .uniqueConstraintRemoved(entity: entity, before) : .indexRemoved(entity: entity, before))
         }
         for after in new.indexes where !old.indexes.contains(after) {
             result.append(

@@ -93,10 +93,18 @@ public struct RecordedValue: Sendable, Hashable, Codable, CustomStringConvertibl
     public func hash(into hasher: inout Hasher) {
         switch value {
         case .null: hasher.combine(0)
-        case .integer(let v): hasher.combine(1); hasher.combine(v)
-        case .real(let v): hasher.combine(2); hasher.combine(v)
-        case .text(let v): hasher.combine(3); hasher.combine(v)
-        case .blob(let v): hasher.combine(4); hasher.combine(v)
+        case .integer(let v):
+            hasher.combine(1)
+            hasher.combine(v)
+        case .real(let v):
+            hasher.combine(2)
+            hasher.combine(v)
+        case .text(let v):
+            hasher.combine(3)
+            hasher.combine(v)
+        case .blob(let v):
+            hasher.combine(4)
+            hasher.combine(v)
         }
     }
 }

@@ -16,8 +16,10 @@ extension StoreSchema {
     /// refused even at the same version.
     ///
     /// ```swift
-    /// if try schema.checkRecorded(storeVersion: version, recordedJSON: json, path: path) == .recordNow {
-    ///     try verifyTables(); try writeMetadata("schema", schema.recorded!.jsonText())
+    /// let check = try schema.checkRecorded(storeVersion: version, recordedJSON: json, path: path)
+    /// if check == .recordNow, let recorded = schema.recorded {
+    ///     // First check that the store's tables are the ones `schema` creates, then:
+    ///     try writeMetadata("schema", recorded.jsonText())
     /// }
     /// ```
     /// - Parameters:

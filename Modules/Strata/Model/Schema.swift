@@ -61,7 +61,6 @@ public struct Schema: Sendable {
         self.storeSchema = StoreSchema(version: version, entities: entities, joins: joins, recorded: recorded)
     }
 
-
     /// The entity names, in schema order.
     public var entityNames: [String] { models.map(\.name) }
 

@@ -34,7 +34,10 @@ struct RecordedSchemaJSONTests {
         }
         var newer = SchemaDifferenceTests.base
         newer.format = RecordedSchema.currentFormat + 1
-        guard case .notAStore(path: "p", _, _) = strataError({ _ = try RecordedSchema(jsonText: try newer.jsonText(), path: "p") })
+        guard
+            case .notAStore(path: "p", _, _) = strataError({
+                _ = try RecordedSchema(jsonText: try newer.jsonText(), path: "p")
+            })
         else {
             Issue.record("expected notAStore")
             return

@@ -42,7 +42,10 @@ struct RecordedSchemaStoreTests {
             try store.open(schema: RecordedSchemaModels.noteWithISBN(version: 4))
         }
         let isbn = RecordedAttribute(name: "isbn", type: .string, isOptional: false, defaultValue: .init(.text("")))
-        #expect(error == .schemaMismatch(storeVersion: 4, modelVersion: 4, differences: [.attributeAdded(entity: "Note", isbn)]))
+        #expect(
+            error
+                == .schemaMismatch(
+                    storeVersion: 4, modelVersion: 4, differences: [.attributeAdded(entity: "Note", isbn)]))
         let message = error?.description ?? ""
         #expect(message.contains("- `Note.isbn` was added: `String`, not optional, default \"\""), "\(message)")
         #expect(message.contains("open the store with the model that created it"))
@@ -59,6 +62,7 @@ struct RecordedSchemaStoreTests {
             Issue.record("expected schemaMismatch, got \(String(describing: error))")
             return
         }
-        #expect(differences.map(\.description) == ["`Note.isbn` was removed (it was `String`, not optional, default \"\")"])
+        #expect(
+            differences.map(\.description) == ["`Note.isbn` was removed (it was `String`, not optional, default \"\")"])
     }
 }

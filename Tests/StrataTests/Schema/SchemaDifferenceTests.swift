@@ -73,7 +73,8 @@ struct SchemaDifferenceTests {
         #expect(diff(added) == [.entityAdded(shelf)])
         #expect(diff(added).map(\.description) == ["entity `Shelf` was added"])
         #expect(RecordedSchema.differences(from: added, to: Self.base) == [.entityRemoved(shelf)])
-        #expect(RecordedSchema.differences(from: added, to: Self.base).first?.description == "entity `Shelf` was removed")
+        #expect(
+            RecordedSchema.differences(from: added, to: Self.base).first?.description == "entity `Shelf` was removed")
     }
 
     @Test func attributeAdded() {
@@ -98,7 +99,8 @@ struct SchemaDifferenceTests {
         let year = Self.base.entities[1].attributes[1]
         #expect(
             diff(model) == [
-                .attributeRemoved(entity: "Book", year), .indexRemoved(entity: "Book", Self.base.entities[1].indexes[1]),
+                .attributeRemoved(entity: "Book", year),
+                .indexRemoved(entity: "Book", Self.base.entities[1].indexes[1]),
             ])
         #expect(diff(model).first?.description == "`Book.year` was removed (it was `Int64`, optional, default nil)")
     }
@@ -124,7 +126,9 @@ struct SchemaDifferenceTests {
                 .attributeDefaultChanged(
                     entity: "Author", attribute: "name", from: .init(.text("")), to: .init(.text("Anonymous")))
             ])
-        #expect(diff(model).first?.description == "`Author.name` changed its default from default \"\" to default \"Anonymous\"")
+        #expect(
+            diff(model).first?.description
+                == "`Author.name` changed its default from default \"\" to default \"Anonymous\"")
         // A default of another storage class is a change even when the numbers are equal.
         let real = changing("Book") { $0.attributes[1].defaultValue = .init(.real(0)) }
         let integer = changing("Book") { $0.attributes[1].defaultValue = .init(.integer(0)) }
@@ -139,7 +143,8 @@ struct SchemaDifferenceTests {
         #expect(
             diff(model).first?.description
                 == "relationship `Book.editor` was added: to-one to `Author`, inverse `edited`, delete rule nullify")
-        #expect(RecordedSchema.differences(from: model, to: Self.base) == [.relationshipRemoved(entity: "Book", editor)])
+        #expect(
+            RecordedSchema.differences(from: model, to: Self.base) == [.relationshipRemoved(entity: "Book", editor)])
     }
 
     @Test func relationshipChanged() {
@@ -175,7 +180,8 @@ struct SchemaDifferenceTests {
         let model = changing("Author") { $0.indexes.append(unique) }
         #expect(diff(model) == [.uniqueConstraintAdded(entity: "Author", unique)])
         #expect(
-            diff(model).first?.description == "a unique constraint on `Author` (name, named Author_name_unique) was added")
+            diff(model).first?.description
+                == "a unique constraint on `Author` (name, named Author_name_unique) was added")
         let removed = changing("Book") { $0.indexes.removeAll { $0.isUnique } }
         #expect(diff(removed) == [.uniqueConstraintRemoved(entity: "Book", Self.base.entities[1].indexes[0])])
     }
@@ -196,7 +202,8 @@ struct SchemaDifferenceTests {
         }
         #expect(
             diff(model) == [
-                .columnOrderChanged(entity: "Book", from: ["title", "year", "author"], to: ["year", "title", "author"])
+                .columnOrderChanged(
+                    entity: "Book", from: ["title", "year", "author"], to: ["year", "title", "author"])
             ])
     }
 

@@ -66,7 +66,8 @@ struct SchemaRecordingTests {
 
     @Test func anAddedAttributeIsOneDifference() throws {
         let differences = RecordedSchema.differences(
-            from: try RecordedSchemaModels.note().recordedSchema, to: try RecordedSchemaModels.noteWithISBN().recordedSchema)
+            from: try RecordedSchemaModels.note().recordedSchema,
+            to: try RecordedSchemaModels.noteWithISBN().recordedSchema)
         #expect(differences.map(\.description) == ["`Note.isbn` was added: `String`, not optional, default \"\""])
     }
 }
