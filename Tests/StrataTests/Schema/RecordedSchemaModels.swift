@@ -38,12 +38,22 @@ final class RSNoteWithISBN: ManagedObject {
     @Attribute var isbn = ""
 }
 
+/// `Note` whose title is optional.
+final class RSNoteOptionalTitle: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title: String?
+}
+
 enum RecordedSchemaModels {
     static func library(version: Int = 1) throws -> Schema {
         try Schema(version: version, [RSAuthor.self, RSBook.self, RSShelf.self])
     }
 
     static func note(version: Int = 1) throws -> Schema { try Schema(version: version, [RSNote.self]) }
+
+    static func noteOptionalTitle(version: Int = 1) throws -> Schema {
+        try Schema(version: version, [RSNoteOptionalTitle.self])
+    }
 
     static func noteWithISBN(version: Int = 1) throws -> Schema { try Schema(version: version, [RSNoteWithISBN.self]) }
 }

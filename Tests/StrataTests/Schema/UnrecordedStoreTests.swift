@@ -98,4 +98,29 @@ struct UnrecordedStoreTests {
         #expect(detail.contains(expected), "\(detail)")
         #expect(try RawStoreEdits.recordedJSON(store) == nil)
     }
+
+    /// A column that became required while a row holds nil in it: SQLite sees `NOT NULL` in the
+    /// `CREATE` text, LMDB sees the nil when it reads the row.
+    @Test(arguments: EngineKind.allCases)
+    func aNilInAColumnTheModelRequiresIsFound(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open(schema: RecordedSchemaModels.noteOptionalTitle())
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            _ = RSNoteOptionalTitle(context: context)
+            try context.save()
+        }
+        container.close()
+        try RawStoreEdits.removeRecordedSchema(store)
+        let error = #expect(throws: StrataError.self) { try store.open(schema: RecordedSchemaModels.note()) }
+        guard case .schemaMismatch(1, 1, let differences)? = error,
+            case .unrecordedStoreDiffers(let detail)? = differences.first
+        else {
+            Issue.record("expected schemaMismatch with unrecordedStoreDiffers, got \(String(describing: error))")
+            return
+        }
+        let expected = kind == .sqlite ? #"no `CREATE TABLE "Note""# : "has no value for the required title"
+        #expect(detail.contains(expected), "\(detail)")
+        #expect(try RawStoreEdits.recordedJSON(store) == nil)
+    }
 }
