@@ -6,6 +6,8 @@
 @_exported public import enum StrataStorage.InvalidURIReason
 @_exported public import struct StrataStorage.NativeError
 @_exported public import struct StrataStorage.ObjectID
+@_exported public import struct StrataStorage.RecordedSchema
+@_exported public import enum StrataStorage.SchemaDifference
 @_exported public import enum StrataStorage.StrataError
 @_exported public import struct StrataStorage.ValidationIssue
 @_exported public import struct StrataStorage.VersionConflict

@@ -73,7 +73,8 @@ struct LMDBCatalog: Sendable {
 
     /// Reads (or, for a new store, writes) the metadata and opens every database.
     /// - Throws: `.notAStore` (an LMDB environment without Strata metadata or of an unknown
-    ///   format), `.schemaMismatch`, LMDB errors.
+    ///   format), `.schemaMismatch` (see ``checkRecordedSchema(_:meta:schema:storeVersion:path:)``),
+    ///   `.storeCorrupt`, LMDB errors.
     static func open(_ txn: LMDBTransaction, schema: StoreSchema, path: String) throws -> (LMDBCatalog, Metadata) {
         let meta: MDB_dbi
         do {
@@ -92,10 +93,12 @@ struct LMDBCatalog: Sendable {
             try txn.put(meta, Array("store_uuid".utf8), uuidBytes)
             try txn.put(meta, Array("schema_version".utf8), IndexKeyCodec.primaryKey(Int64(schema.version)))
             try txn.put(meta, Array("format_version".utf8), IndexKeyCodec.primaryKey(formatVersion))
+            try recordSchema(txn, meta: meta, schema)
         } catch .incompatible {
             throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
         }
         let metadata = try readMetadata(txn, meta: meta, schema: schema, path: path)
+        try checkRecordedSchema(txn, meta: meta, schema: schema, storeVersion: metadata.schemaVersion, path: path)
         var entities: [Entity] = []
         for entity in schema.entities {
             let dbi = try openDatabase(txn, "e.\(entity.name)")
@@ -152,9 +155,6 @@ struct LMDBCatalog: Sendable {
             } ?? nil
         guard let version, let uuid else {
             throw StrataError.storeCorrupt("\(path): the Strata metadata is incomplete")
-        }
-        guard version == Int64(schema.version) else {
-            throw StrataError.schemaMismatch(storeVersion: Int(version), modelVersion: schema.version)
         }
         return Metadata(storeIdentifier: uuid, schemaVersion: Int(version))
     }

@@ -93,6 +93,9 @@ extension SQLiteEngine {
                     path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
             } else {
                 metadata = try readMetadata(connection, schema: schema)
+                try checkRecordedSchema(
+                    connection, schema: schema, storeVersion: metadata.schemaVersion, tables: tables, joins: joins)
+                try checkKeyCounters(connection, schema: schema)
             }
             try connection.execute("COMMIT")
             return metadata
@@ -119,6 +122,7 @@ extension SQLiteEngine {
         try setMetadata(connection, insertMetadata, "store_uuid", .text(identifier.uuidString))
         try setMetadata(connection, insertMetadata, "schema_version", .integer(Int64(schema.version)))
         try setMetadata(connection, insertMetadata, "format_version", .integer(formatVersion))
+        try recordSchema(connection, schema)
         let counter = try connection.statement("INSERT INTO strata_key_counters (entity, next_key) VALUES (?1, 1)")
         for entity in schema.entities {
             try counter.bind(.text(entity.name), at: 1)
@@ -157,18 +161,19 @@ extension SQLiteEngine {
         guard let version = try connection.queryInt64(select, [.text("schema_version")]) else {
             throw .storeCorrupt("\(path): strata_metadata has no schema_version")
         }
-        guard version == Int64(schema.version) else {
-            throw .schemaMismatch(storeVersion: Int(clamping: version), modelVersion: schema.version)
-        }
-        // Every entity needs a key counter (stores are created with all of them).
+        return StoreMetadata(identifier: identifier, schemaVersion: Int(clamping: version))
+    }
+
+    /// Checks that every entity has a key counter (stores are created with all of them); run
+    /// once the store's schema is known to be the model's.
+    private static func checkKeyCounters(_ connection: SQLiteConnection, schema: StoreSchema) throws(StrataError) {
         for entity in schema.entities {
             guard
                 try connection.queryInt64(
                     "SELECT count(*) FROM strata_key_counters WHERE entity = ?1", [.text(entity.name)]) == 1
             else {
-                throw .storeCorrupt("\(path): strata_key_counters has no row for entity \(entity.name)")
+                throw .storeCorrupt("\(connection.path): strata_key_counters has no row for entity \(entity.name)")
             }
         }
-        return StoreMetadata(identifier: identifier, schemaVersion: schema.version)
     }
 }

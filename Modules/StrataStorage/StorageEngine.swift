@@ -27,7 +27,10 @@ public import Foundation
 ///   Those finish normally or throw `.misuse`, having written nothing; they never crash or
 ///   hang.
 /// - **Metadata.** A store records its ``storeIdentifier`` and schema version at creation;
-///   opening it again returns the same identifier.
+///   opening it again returns the same identifier. It records ``StoreSchema/recorded`` as JSON
+///   too, and every open passes what it recorded to
+///   ``StoreSchema/checkRecorded(storeVersion:recordedJSON:path:)`` before touching anything else,
+///   so another version or another shape is refused with `.schemaMismatch`.
 ///
 /// Engines are created by an ``EngineConfiguration``, e.g. `.sqlite(at:)` or `.lmdb(at:)`.
 public protocol StorageEngine: AnyObject, Sendable {

@@ -10,12 +10,17 @@ public struct StoreSchema: Sendable, Hashable {
     public var entities: [EntitySchema]
     /// Join tables for many-to-many relationships.
     public var joins: [JoinSchema]
+    /// The whole schema in model terms, which a store records at creation and compares at every
+    /// open (see ``checkRecorded(storeVersion:recordedJSON:path:)``). Nil only for schemas built
+    /// by hand in engine tests: such a store records and checks its version number alone.
+    public var recorded: RecordedSchema?
 
     /// A store schema.
-    public init(version: Int, entities: [EntitySchema], joins: [JoinSchema]) {
+    public init(version: Int, entities: [EntitySchema], joins: [JoinSchema], recorded: RecordedSchema? = nil) {
         self.version = version
         self.entities = entities
         self.joins = joins
+        self.recorded = recorded
     }
 }
 

@@ -51,8 +51,10 @@ public enum StrataError: Error, Sendable, Hashable {
     /// The API was used against its contract (outside `perform`, with another context's object…),
     /// or the engine refused a statement as misuse.
     case misuse(String, native: NativeError? = nil)
-    /// The store was created with another schema version; migration is not supported yet.
-    case schemaMismatch(storeVersion: Int, modelVersion: Int)
+    /// The store was created with another schema version, or its recorded schema differs from the
+    /// model's (``RecordedSchema/differences(from:to:)``, empty when only the versions differ);
+    /// migration is not supported yet. Nothing was read or written.
+    case schemaMismatch(storeVersion: Int, modelVersion: Int, differences: [SchemaDifference] = [])
     /// The model classes cannot form a schema (missing inverse, unsupported type…).
     case invalidSchema(String)
     /// A stored value does not decode into its attribute's type: an enum raw value that is not
@@ -176,12 +178,8 @@ extension StrataError: CustomStringConvertible {
             return "I/O failure: \(detail). Check the disk and permissions, then retry." + Self.cause(native)
         case .misuse(let detail, let native):
             return "Strata misuse: \(detail)" + Self.cause(native)
-        case .schemaMismatch(let storeVersion, let modelVersion):
-            return
-                """
-                The store has schema version \(storeVersion) but the model is version \(modelVersion). Migration \
-                is not supported yet: open it with the matching model or use a new store.
-                """
+        case .schemaMismatch(let storeVersion, let modelVersion, let differences):
+            return Self.describeMismatch(storeVersion: storeVersion, modelVersion: modelVersion, differences)
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
         case .undecodableValue(let entity, let attribute, let key, let reason):

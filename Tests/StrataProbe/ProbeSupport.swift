@@ -82,6 +82,8 @@ enum ProbeOutput {
 final class ProbeItem: ManagedObject {
     @Attribute(.unique) var name = ""
     @Attribute var value: Int64 = 0
+    /// Free text (tests churn pages by rewriting a large note).
+    @Attribute var note = ""
 }
 
 enum ProbeModel {

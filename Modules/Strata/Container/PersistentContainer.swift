@@ -29,8 +29,9 @@ public final class PersistentContainer: ContextFactory {
     /// - Parameters:
     ///   - schema: the model classes and version.
     ///   - engine: the engine and location, e.g. `.sqlite(at: url)` or `.lmdb(at: url)`.
-    /// - Throws: ``StrataStorage/StrataError/schemaMismatch(storeVersion:modelVersion:)`` for a store made with
-    ///   another schema version, ``StrataStorage/StrataError/notAStore(path:reason:native:)`` for a file that is not a
+    /// - Throws: ``StrataStorage/StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` for a store
+    ///   made with another schema version or another shape (its recorded schema differs from the model's, listed
+    ///   in the error), ``StrataStorage/StrataError/notAStore(path:reason:native:)`` for a file that is not a
     ///   store of this engine, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
     public init(schema: Schema, engine: EngineConfiguration) throws {
         self.schema = schema

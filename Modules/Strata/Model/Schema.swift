@@ -18,6 +18,14 @@ public struct Schema: Sendable {
     let models: [EntityModel]
     /// The engines' view of this schema: tables or databases, columns, indexes and joins.
     package let storeSchema: StoreSchema
+    /// The whole schema in model terms, as a store records it at creation and compares at every
+    /// open: a store whose recorded schema differs is refused with
+    /// ``StrataStorage/StrataError/schemaMismatch(storeVersion:modelVersion:differences:)``.
+    ///
+    /// ```swift
+    /// print(try schema.recordedSchema.jsonText())
+    /// ```
+    public let recordedSchema: RecordedSchema
     private let numbers: [ObjectIdentifier: Int]
     private let joinNumbers: [String: Int]
 
@@ -48,7 +56,9 @@ public struct Schema: Sendable {
             entities.append(try Self.entitySchema(model, number: number, numbers: numbers, joins: &joins))
         }
         self.joinNumbers = Dictionary(uniqueKeysWithValues: joins.map { ($0.name, $0.number) })
-        self.storeSchema = StoreSchema(version: version, entities: entities, joins: joins)
+        let recorded = Self.recordedSchema(version: version, models: models, entities: entities, joins: joins)
+        self.recordedSchema = recorded
+        self.storeSchema = StoreSchema(version: version, entities: entities, joins: joins, recorded: recorded)
     }
 
     /// The entity names, in schema order.

@@ -38,9 +38,15 @@ struct CreationRaceTests {
     }
 }
 
-/// The probe's entity, declared here under the probe's class name so the store's schema matches.
+/// The probe's entity, declared here under the probe's class name so the store's schema matches
+/// (a store records its whole schema and refuses another shape: keep this in step with
+/// `ProbeItem` in `Tests/StrataProbe/ProbeSupport.swift`).
 final class CreationRaceItem: ManagedObject {
     override class var entityName: String { "ProbeItem" }
     @Attribute(.unique) var name = ""
     @Attribute var value: Int64 = 0
+    @Attribute var note = ""
+
+    /// The probe's schema (`ProbeModel.schema()`), for stores a test shares with the probe.
+    static func probeSchema() throws -> Schema { try Schema(version: 1, [CreationRaceItem.self]) }
 }

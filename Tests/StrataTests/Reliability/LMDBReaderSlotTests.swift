@@ -13,9 +13,10 @@ struct LMDBReaderSlotTests {
     static func churn(_ container: PersistentContainer, count: Int) async throws {
         for step in 0..<count {
             try await container.performUnitOfWork { context in
-                let account = try context.fetch(FetchRequest<Account>()).first ?? Account(context: context)
-                account.name = "churn"
-                account.note = String(repeating: Character(UnicodeScalar(UInt8(65 + step % 26))), count: 12_000)
+                let item =
+                    try context.fetch(FetchRequest<CreationRaceItem>()).first ?? CreationRaceItem(context: context)
+                item.name = "churn"
+                item.note = String(repeating: Character(UnicodeScalar(UInt8(65 + step % 26))), count: 12_000)
                 try context.save()
             }
         }
@@ -32,7 +33,8 @@ struct LMDBReaderSlotTests {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(.lmdb)
         let location = store.configuration.location
-        let container = try store.open()
+        // The probe opens the store with its own model, so the store is made with that model.
+        let container = try store.open(schema: CreationRaceItem.probeSchema())
         try await Self.churn(container, count: 20)
         let holder = try LifetimeProbe("hold-snapshot", engine: "lmdb", store: location)
         #expect(holder.nextLine() == "ok holding")
@@ -64,7 +66,7 @@ struct LMDBReaderSlotTests {
         let location = store.configuration.location
         // The first process to open the store sizes the reader table: 16 slots here.
         let container = try PersistentContainer(
-            schema: TestModels.schema, engine: .lmdb(at: location, options: LMDBOptions(maxReaders: 16)))
+            schema: CreationRaceItem.probeSchema(), engine: .lmdb(at: location, options: LMDBOptions(maxReaders: 16)))
         let idle = try (0..<2).map { _ in
             try LifetimeProbe("idle-after-reads", engine: "lmdb", store: location, ["readers": "8"])
         }
@@ -86,7 +88,7 @@ struct LMDBReaderSlotTests {
         let context = container.newBackgroundContext()
         let result: Result<Int, any Error>
         do {
-            result = .success(try await context.perform { try context.count(for: FetchRequest<Account>()) })
+            result = .success(try await context.perform { try context.count(for: FetchRequest<CreationRaceItem>()) })
         } catch {
             result = .failure(error)
         }

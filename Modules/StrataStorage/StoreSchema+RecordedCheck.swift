@@ -1,0 +1,70 @@
+/// What an engine does after ``StoreSchema/checkRecorded(storeVersion:recordedJSON:path:)`` accepted a store.
+public enum RecordedSchemaCheck: Sendable, Hashable {
+    /// The store's recorded schema is the model's (or the schema records nothing): open it.
+    case matches
+    /// The store predates recorded schemas and its version matches: check that its tables or
+    /// databases are the model's, then record ``StoreSchema/recorded`` (as JSON) in the same
+    /// transaction, once.
+    case recordNow
+}
+
+extension StoreSchema {
+    /// Decides whether a store may open with this schema, from what the store recorded.
+    ///
+    /// Engines call it at open, inside the transaction that reads their metadata. The version
+    /// number alone never decides: a store whose recorded schema differs from ``recorded`` is
+    /// refused even at the same version.
+    ///
+    /// ```swift
+    /// let check = try schema.checkRecorded(storeVersion: version, recordedJSON: json, path: path)
+    /// if check == .recordNow, let recorded = schema.recorded {
+    ///     // First check that the store's tables are the ones `schema` creates, then:
+    ///     try writeMetadata("schema", recorded.jsonText())
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - storeVersion: the version number the store recorded.
+    ///   - recordedJSON: the JSON the store recorded (``RecordedSchema/jsonText()``), nil when it
+    ///     recorded none (a store made before recorded schemas).
+    ///   - path: the store's path, for error messages.
+    /// - Returns: ``RecordedSchemaCheck/recordNow`` for a store without a recorded schema opened
+    ///   by a schema that has one; ``RecordedSchemaCheck/matches`` otherwise.
+    /// - Throws: ``StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` when the
+    ///   versions or the shapes differ; ``StrataError/storeCorrupt(_:native:)`` for unreadable
+    ///   JSON; ``StrataError/notAStore(path:reason:native:)`` for JSON of a newer layout.
+    public func checkRecorded(
+        storeVersion: Int, recordedJSON: String?, path: String
+    ) throws(StrataError) -> RecordedSchemaCheck {
+        var differences: [SchemaDifference] = []
+        if let recordedJSON, let recorded {
+            let stored = try RecordedSchema(jsonText: recordedJSON, path: path)
+            differences = RecordedSchema.differences(from: stored, to: recorded)
+        }
+        guard storeVersion == version, differences.isEmpty else {
+            throw .schemaMismatch(storeVersion: storeVersion, modelVersion: version, differences: differences)
+        }
+        return recordedJSON == nil && recorded != nil ? .recordNow : .matches
+    }
+}
+
+extension StrataError {
+    /// The message of `.schemaMismatch`: the versions, every difference, and what to do.
+    static func describeMismatch(storeVersion: Int, modelVersion: Int, _ differences: [SchemaDifference]) -> String {
+        var text =
+            storeVersion == modelVersion
+            ? "The store's schema (version \(storeVersion)) differs from the model's, which declares the same version"
+            : "The store has schema version \(storeVersion) but the model is version \(modelVersion)"
+        if differences.isEmpty {
+            text += "."
+        } else {
+            text += ". The model differs from the store's recorded schema:"
+            for difference in differences { text += "\n- " + difference.description }
+            text += "\n"
+        }
+        text += """
+             Migration is not supported yet: open the store with the model that created it (the version and the \
+            classes it had), or use a new store.
+            """
+        return text
+    }
+}

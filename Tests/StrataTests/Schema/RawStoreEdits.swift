@@ -1,0 +1,73 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// Raw writes that turn a store into one made by the format before recorded schemas: the
+/// `schema` metadata entry removed, as that code never wrote it.
+enum RawStoreEdits {
+    /// Removes the recorded schema from a closed store.
+    static func removeRecordedSchema(_ store: TestStore) throws {
+        switch store.kind {
+        case .sqlite:
+            let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
+            try raw.execute("DELETE FROM strata_metadata WHERE key = 'schema'")
+        case .lmdb:
+            try withMeta(store) { txn, meta in
+                var key = Array("schema".utf8)
+                try key.withUnsafeMutableBytes { bytes in
+                    var value = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                    try check(mdb_del(txn, meta, &value, nil), "mdb_del")
+                }
+            }
+        }
+    }
+
+    /// The recorded schema's JSON, read the way a person would (`sqlite3` / `mdb_dump` give the same text).
+    static func recordedJSON(_ store: TestStore) throws -> String? {
+        switch store.kind {
+        case .sqlite:
+            let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
+            return try raw.strings("SELECT value FROM strata_metadata WHERE key = 'schema'").first
+        case .lmdb:
+            var text: String?
+            try withMeta(store) { txn, meta in
+                var key = Array("schema".utf8)
+                try key.withUnsafeMutableBytes { bytes in
+                    var keyValue = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                    var data = MDB_val()
+                    let rc = mdb_get(txn, meta, &keyValue, &data)
+                    if rc == MDB_NOTFOUND { return }
+                    try check(rc, "mdb_get")
+                    text = String(
+                        decoding: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size), as: UTF8.self)
+                }
+            }
+            return text
+        }
+    }
+
+    /// Runs `body` in a raw write transaction on the store's `strata.meta` database, then commits.
+    private static func withMeta(_ store: TestStore, _ body: (OpaquePointer?, MDB_dbi) throws -> Void) throws {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create")
+        defer { mdb_env_close(env) }
+        try check(mdb_env_set_maxdbs(env, 64), "mdb_env_set_maxdbs")
+        try check(
+            mdb_env_open(env, store.directory.appendingPathComponent("store.lmdb").path, 0, 0o644), "mdb_env_open")
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin")
+        do {
+            var meta: MDB_dbi = 0
+            try check(mdb_dbi_open(txn, "strata.meta", 0, &meta), "mdb_dbi_open")
+            try body(txn, meta)
+            try check(mdb_txn_commit(txn), "mdb_txn_commit")
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+    }
+
+    private static func check(_ rc: Int32, _ operation: String) throws {
+        guard rc == 0 else { throw StrataError.io("raw \(operation) failed: \(rc)") }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Strata
+import StrataStorage
+import Testing
+
+/// Stores record their whole schema at creation and refuse a model of another shape at open.
+@Suite("Recorded schema in stores")
+struct RecordedSchemaStoreTests {
+    @Test(arguments: EngineKind.allCases)
+    func theSchemaIsRecordedAsReadableJSON(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let schema = try RecordedSchemaModels.library()
+        try store.open(schema: schema).close()
+        let json = try #require(try RawStoreEdits.recordedJSON(store))
+        #expect(json == (try schema.recordedSchema.jsonText()))
+        #expect(json.contains(#""name":"Author_name_unique""#))
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func theSameShapeOpensAgain(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open(schema: RecordedSchemaModels.library())
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            let author = RSAuthor(context: context)
+            author.name = "Le Guin"
+            try context.save()
+        }
+        container.close()
+        let again = try store.open(schema: RecordedSchemaModels.library())
+        let reader = again.newBackgroundContext()
+        let names = try await reader.perform { try reader.fetch(FetchRequest<RSAuthor>()).map(\.name) }
+        #expect(names == ["Le Guin"])
+        again.close()
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func theSameVersionWithAnotherShapeIsRefused(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try store.open(schema: RecordedSchemaModels.note(version: 4)).close()
+        let error = #expect(throws: StrataError.self) {
+            try store.open(schema: RecordedSchemaModels.noteWithISBN(version: 4))
+        }
+        let isbn = RecordedAttribute(name: "isbn", type: .string, isOptional: false, defaultValue: .init(.text("")))
+        #expect(
+            error
+                == .schemaMismatch(
+                    storeVersion: 4, modelVersion: 4, differences: [.attributeAdded(entity: "Note", isbn)]))
+        let message = error?.description ?? ""
+        #expect(message.contains("- `Note.isbn` was added: `String`, not optional, default \"\""), "\(message)")
+        #expect(message.contains("open the store with the model that created it"))
+        // The refused open changed nothing: the first model still opens.
+        try store.open(schema: RecordedSchemaModels.note(version: 4)).close()
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func anotherVersionListsTheDifferencesToo(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try store.open(schema: RecordedSchemaModels.noteWithISBN(version: 1)).close()
+        let error = #expect(throws: StrataError.self) { try store.open(schema: RecordedSchemaModels.note(version: 2)) }
+        guard case .schemaMismatch(1, 2, let differences)? = error else {
+            Issue.record("expected schemaMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(
+            differences.map(\.description) == ["`Note.isbn` was removed (it was `String`, not optional, default \"\")"])
+    }
+}
