@@ -68,3 +68,22 @@ extension StrataError {
         return text
     }
 }
+
+extension StrataError {
+    /// The message of `.migrationNotInferable`: the versions, every refused difference, and what to do.
+    static func describeRefusedMigration(
+        storeVersion: Int, modelVersion: Int, _ refused: [SchemaDifference]
+    ) -> String {
+        var text = """
+            The store (schema version \(storeVersion)) cannot be migrated to the model's version \(modelVersion) \
+            without code. These changes cannot be inferred:
+            """
+        for difference in refused { text += "\n- " + difference.description }
+        text += """
+
+            Give the attribute a default, declare its `originalName`, or migrate through a custom stage \
+            (`MigrationStage.custom`) that transforms the data. The store was not changed.
+            """
+        return text
+    }
+}
