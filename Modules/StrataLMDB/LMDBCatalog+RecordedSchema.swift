@@ -28,6 +28,10 @@ extension LMDBCatalog {
     ) throws {
         let json = try txn.get(meta, recordedSchemaKey) { String(decoding: IndexKeyCodec.array($0), as: UTF8.self) }
         let check = try schema.checkRecorded(storeVersion: storeVersion, recordedJSON: json, path: path)
+        if case .migrate(let plan) = check {
+            // Not built yet (issue 14 §2): rewrite rows and rebuild index databases in this transaction.
+            throw StrataError.misuse("the LMDB engine cannot apply inferred migrations yet (\(plan.steps.count) steps)")
+        }
         guard check == .recordNow else { return }
         var expected: [String] = []
         for entity in schema.entities { expected += ["e.\(entity.name)"] + indexes(of: entity).map(\.name) }

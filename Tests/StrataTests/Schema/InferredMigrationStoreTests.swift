@@ -1,0 +1,95 @@
+import Foundation
+import Strata
+import StrataStorage
+import Testing
+
+/// `Note` with an optional `subtitle` added.
+final class IMNoteWithSubtitle: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title = ""
+    @Attribute var subtitle: String?
+}
+
+/// `Note` whose title became an integer (not inferable).
+final class IMNoteNumberTitle: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title: Int64 = 0
+}
+
+/// Inferred migrations applied by an engine at open, on real store files. Only SQLite applies
+/// them so far (LMDB refuses with `.misuse`; see ISSUE14-MIGRATE-STATUS.md).
+@Suite("Inferred migrations in stores", .serialized)
+struct InferredMigrationStoreTests {
+    /// A version-1 `Note` store holding two titles.
+    private func makeStore(_ kind: EngineKind) async throws -> TestStore {
+        let store = try TestStore(kind)
+        let container = try store.open(schema: RecordedSchemaModels.note(version: 1))
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            for title in ["Dune", "Solaris"] { RSNote(context: context).title = title }
+            try context.save()
+        }
+        container.close()
+        return store
+    }
+
+    /// Opens the store's engine once with `schema` and inference on (what a migrating open does).
+    private func migrate(_ store: TestStore, to schema: Schema) throws {
+        var storeSchema = schema.storeSchema
+        storeSchema.infersMigrations = true
+        try store.configuration.open(storeSchema).close()
+    }
+
+    @Test(arguments: [EngineKind.sqlite])
+    func anOptionalAttributeIsAddedAndTheRowsKept(kind: EngineKind) async throws {
+        let store = try await makeStore(kind)
+        let model = try Schema(version: 2, [IMNoteWithSubtitle.self])
+        try migrate(store, to: model)
+        let container = try store.open(schema: model)
+        let context = container.newBackgroundContext()
+        let notes = try await context.perform {
+            try context.fetch(FetchRequest<IMNoteWithSubtitle>()).map { [$0.title, $0.subtitle ?? "nil"] }
+        }
+        #expect(notes.sorted { $0[0] < $1[0] } == [["Dune", "nil"], ["Solaris", "nil"]])
+        try await context.perform {
+            let note = IMNoteWithSubtitle(context: context)
+            note.title = "Ubik"
+            note.subtitle = "new"
+            try context.save()
+        }
+        container.close()
+        #expect(try RawStoreEdits.recordedJSON(store) == (try model.recordedSchema.jsonText()))
+    }
+
+    @Test(arguments: [EngineKind.sqlite])
+    func anAttributeWithADefaultIsAddedFilledWithTheDefault(kind: EngineKind) async throws {
+        let store = try await makeStore(kind)
+        let model = try RecordedSchemaModels.noteWithISBN(version: 2)
+        try migrate(store, to: model)
+        let container = try store.open(schema: model)
+        let context = container.newBackgroundContext()
+        let notes = try await context.perform {
+            try context.fetch(FetchRequest<RSNoteWithISBN>()).map { "\($0.title)|\($0.isbn)" }
+        }
+        #expect(notes.sorted() == ["Dune|", "Solaris|"])
+        container.close()
+        // The migrated store is version 2: the old model is now refused.
+        #expect(throws: StrataError.self) { try store.open(schema: RecordedSchemaModels.note(version: 1)) }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aChangeThatNeedsCodeIsRefusedAndTheStoreIsUnchanged(kind: EngineKind) async throws {
+        let store = try await makeStore(kind)
+        let before = try RawStoreEdits.recordedJSON(store)
+        let error = #expect(throws: StrataError.self) {
+            try migrate(store, to: try Schema(version: 2, [IMNoteNumberTitle.self]))
+        }
+        guard case .migrationNotInferable(1, 2, let refused)? = error else {
+            Issue.record("expected migrationNotInferable, got \(String(describing: error))")
+            return
+        }
+        #expect(refused == [.attributeTypeChanged(entity: "Note", attribute: "title", from: .string, to: .int64)])
+        #expect(try RawStoreEdits.recordedJSON(store) == before)
+        try store.open(schema: RecordedSchemaModels.note(version: 1)).close()
+    }
+}
