@@ -16,17 +16,23 @@ final class IMNoteNumberTitle: ManagedObject {
     @Attribute var title: Int64 = 0
 }
 
+/// `Note` whose title became unique.
+final class IMNoteUniqueTitle: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute(.unique) var title = ""
+}
+
 /// Inferred migrations applied by an engine at open, on real store files. Only SQLite applies
 /// them so far (LMDB refuses with `.misuse`; see ISSUE14-MIGRATE-STATUS.md).
 @Suite("Inferred migrations in stores", .serialized)
 struct InferredMigrationStoreTests {
-    /// A version-1 `Note` store holding two titles.
-    private func makeStore(_ kind: EngineKind) async throws -> TestStore {
+    /// A version-1 `Note` store holding `titles`.
+    private func makeStore(_ kind: EngineKind, titles: [String] = ["Dune", "Solaris"]) async throws -> TestStore {
         let store = try TestStore(kind)
         let container = try store.open(schema: RecordedSchemaModels.note(version: 1))
         let context = container.newBackgroundContext()
         try await context.perform {
-            for title in ["Dune", "Solaris"] { RSNote(context: context).title = title }
+            for title in titles { RSNote(context: context).title = title }
             try context.save()
         }
         container.close()
@@ -91,5 +97,30 @@ struct InferredMigrationStoreTests {
         #expect(refused == [.attributeTypeChanged(entity: "Note", attribute: "title", from: .string, to: .int64)])
         #expect(try RawStoreEdits.recordedJSON(store) == before)
         try store.open(schema: RecordedSchemaModels.note(version: 1)).close()
+    }
+
+    @Test(arguments: [EngineKind.sqlite])
+    func aUniqueConstraintIsValidatedFirstAndAClashLeavesTheStoreUnchanged(kind: EngineKind) async throws {
+        let model = try Schema(version: 2, [IMNoteUniqueTitle.self])
+        let clashing = try await makeStore(kind, titles: ["Dune", "Dune", "Solaris"])
+        let before = try RawStoreEdits.recordedJSON(clashing)
+        #expect(throws: StrataError.constraintViolation(entity: "Note", attributes: ["title"])) {
+            try migrate(clashing, to: model)
+        }
+        #expect(try RawStoreEdits.recordedJSON(clashing) == before)
+        try clashing.open(schema: RecordedSchemaModels.note(version: 1)).close()
+
+        let store = try await makeStore(kind)
+        try migrate(store, to: model)
+        let container = try store.open(schema: model)
+        let context = container.newBackgroundContext()
+        let error = await #expect(throws: StrataError.self) {
+            try await context.perform {
+                IMNoteUniqueTitle(context: context).title = "Dune"
+                try context.save()
+            }
+        }
+        #expect(error?.withoutNative == .constraintViolation(entity: "Note", attributes: ["title"]))
+        container.close()
     }
 }
