@@ -10,6 +10,13 @@ final class IMNoteWithSubtitle: ManagedObject {
     @Attribute var subtitle: String?
 }
 
+/// `Note` with a required `shelf` added, default "unsorted".
+final class IMNoteWithShelf: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title = ""
+    @Attribute var shelf = "unsorted"
+}
+
 /// `Note` whose title became an integer (not inferable).
 final class IMNoteNumberTitle: ManagedObject {
     override class var entityName: String { "Note" }
@@ -70,14 +77,21 @@ struct InferredMigrationStoreTests {
     @Test(arguments: EngineKind.allCases)
     func anAttributeWithADefaultIsAddedFilledWithTheDefault(kind: EngineKind) async throws {
         let store = try await makeStore(kind)
-        let model = try RecordedSchemaModels.noteWithISBN(version: 2)
+        let model = try Schema(version: 2, [IMNoteWithShelf.self])
         try migrate(store, to: model)
+        // The stored rows hold the default (not a null the object layer would paper over).
+        let engine = try store.configuration.open(model.storeSchema)
+        let reader = try engine.makeReader()
+        let stored = try [1, 2].map { try reader.row(entity: 0, key: $0)?.values.last }
+        reader.close()
+        engine.close()
+        #expect(stored == [.text("unsorted"), .text("unsorted")])
         let container = try store.open(schema: model)
         let context = container.newBackgroundContext()
         let notes = try await context.perform {
-            try context.fetch(FetchRequest<RSNoteWithISBN>()).map { "\($0.title)|\($0.isbn)" }
+            try context.fetch(FetchRequest<IMNoteWithShelf>()).map { "\($0.title)|\($0.shelf)" }
         }
-        #expect(notes.sorted() == ["Dune|", "Solaris|"])
+        #expect(notes.sorted() == ["Dune|unsorted", "Solaris|unsorted"])
         container.close()
         // The migrated store is version 2: the old model is now refused.
         #expect(throws: StrataError.self) { try store.open(schema: RecordedSchemaModels.note(version: 1)) }
