@@ -24,8 +24,8 @@ struct LMDBMigration: SchemaMigrationApplier {
     }
 
     private func rewrite(_ plan: SchemaMigrationPlan, schema: StoreSchema) throws {
-        var renamed: [String: [String: String]] = [:]  // entity → old name → new name
-        var fills: [String: [String: StoredValue]] = [:]  // entity → column → value for null or new
+        var renamed: [String: [String: String]] = [:] // entity → old name → new name
+        var fills: [String: [String: StoredValue]] = [:] // entity → column → value for null or new
         var changed: Set<String> = []
         for step in plan.steps {
             switch step {
@@ -41,7 +41,7 @@ struct LMDBMigration: SchemaMigrationApplier {
             case .dropAttribute(let entity, _), .reorderColumns(let entity, _):
                 changed.insert(entity)
             case .makeOptional, .changeDefault, .changeDeleteRule:
-                break  // Rows admit null in every column; defaults and rules live in the core.
+                break // Rows admit null in every column; defaults and rules live in the core.
             default:
                 throw StrataError.misuse("the LMDB engine cannot apply this migration step yet: \(step)")
             }
@@ -59,7 +59,8 @@ struct LMDBMigration: SchemaMigrationApplier {
             let dbi = try txn.openDatabase("e.\(name)", create: false)
             var rows: [StoredRow] = []
             try txn.scan(dbi) { keyBytes, value in
-                rows.append(try RowCodec.decode(value, key: IndexKeyCodec.readPrimaryKey(keyBytes) ?? -1, layout: layout))
+                rows.append(
+                    try RowCodec.decode(value, key: IndexKeyCodec.readPrimaryKey(keyBytes) ?? -1, layout: layout))
                 return true
             }
             for row in rows {

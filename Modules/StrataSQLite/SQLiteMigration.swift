@@ -38,7 +38,7 @@ struct SQLiteMigration: SchemaMigrationApplier {
         case .renameAttribute(let entity, let from, let to):
             try connection.execute("ALTER TABLE \(quoted(entity)) RENAME COLUMN \(quoted(from)) TO \(quoted(to))")
         case .changeDefault, .changeDeleteRule, .reorderColumns:
-            break  // Defaults are written by the core, rules enforced by it; columns are read by name.
+            break // Defaults are written by the core, rules enforced by it; columns are read by name.
         case .addIndex(let entity, let index), .addUniqueConstraint(let entity, let index):
             if index.isUnique { try checkUnique(entity: entity, attributes: index.attributes) }
             let layout = try table(entity)

@@ -51,37 +51,45 @@ struct SchemaMigrationPlannerTests {
             $0.attributes.append(isbn)
             $0.columns.append("isbn")
         }
-        #expect(refused { () throws(StrataError) in try SchemaMigrationPlan.infer(from: Self.base, to: model) }
-            == [.attributeAdded(entity: "Book", isbn)])
-        let message = StrataError.migrationNotInferable(storeVersion: 1, modelVersion: 2, refused: [
-            .attributeAdded(entity: "Book", isbn)
-        ]).description
+        #expect(
+            refused { () throws(StrataError) in try SchemaMigrationPlan.infer(from: Self.base, to: model) }
+                == [.attributeAdded(entity: "Book", isbn)])
+        let message = StrataError.migrationNotInferable(
+            storeVersion: 1, modelVersion: 2,
+            refused: [
+                .attributeAdded(entity: "Book", isbn)
+            ]
+        ).description
         #expect(message.contains("`Book.isbn` was added: `String`, not optional, no default"))
         #expect(message.contains("custom stage"))
     }
 
     @Test func aTypeChangeIsRefusedAndNothingIsPlanned() {
         let model = next("Book") { $0.attributes[1].type = .string }
-        #expect(refused { () throws(StrataError) in try SchemaMigrationPlan.infer(from: Self.base, to: model) }
-            == [.attributeTypeChanged(entity: "Book", attribute: "year", from: .int64, to: .string)])
+        #expect(
+            refused { () throws(StrataError) in try SchemaMigrationPlan.infer(from: Self.base, to: model) }
+                == [.attributeTypeChanged(entity: "Book", attribute: "year", from: .int64, to: .string)])
     }
 
     @Test func optionalityChangesNeedADefaultOnlyToBecomeRequired() throws {
         let loosened = next("Author") { $0.attributes[0].isOptional = true }
-        #expect(try SchemaMigrationPlan.infer(from: Self.base, to: loosened).steps == [
-            .makeOptional(entity: "Author", attribute: "name")
-        ])
+        #expect(
+            try SchemaMigrationPlan.infer(from: Self.base, to: loosened).steps == [
+                .makeOptional(entity: "Author", attribute: "name")
+            ])
         let tightened = next("Book") {
             $0.attributes[1].isOptional = false
             $0.attributes[1].defaultValue = .init(.integer(1970))
         }
-        #expect(try SchemaMigrationPlan.infer(from: Self.base, to: tightened).steps == [
-            .makeRequired(entity: "Book", attribute: "year", fill: .integer(1970)),
-            .changeDefault(entity: "Book", attribute: "year", to: .init(.integer(1970))),
-        ])
+        #expect(
+            try SchemaMigrationPlan.infer(from: Self.base, to: tightened).steps == [
+                .makeRequired(entity: "Book", attribute: "year", fill: .integer(1970)),
+                .changeDefault(entity: "Book", attribute: "year", to: .init(.integer(1970))),
+            ])
         let noDefault = next("Book") { $0.attributes[1].isOptional = false }
-        #expect(refused { () throws(StrataError) in try SchemaMigrationPlan.infer(from: Self.base, to: noDefault) }
-            == [.attributeOptionalityChanged(entity: "Book", attribute: "year", isOptional: false)])
+        #expect(
+            refused { () throws(StrataError) in try SchemaMigrationPlan.infer(from: Self.base, to: noDefault) }
+                == [.attributeOptionalityChanged(entity: "Book", attribute: "year", isOptional: false)])
     }
 
     @Test func renamesKeepTheDataInsteadOfDroppingAndAdding() throws {
@@ -95,8 +103,11 @@ struct SchemaMigrationPlannerTests {
         model.entities[0].name = "Writer"
         let renames = SchemaRenames(entities: ["Writer": "Author"], attributes: ["Book": ["name": "title"]])
         let plan = try SchemaMigrationPlan.infer(from: Self.base, to: model, renames: renames)
-        #expect(plan.steps == [.renameEntity(from: "Author", to: "Writer"),
-            .renameAttribute(entity: "Book", from: "title", to: "name")])
+        #expect(
+            plan.steps == [
+                .renameEntity(from: "Author", to: "Writer"),
+                .renameAttribute(entity: "Book", from: "title", to: "name"),
+            ])
         // Without the entity rename, Book.author points at an entity the store does not have: refused.
         let attributeOnly = SchemaRenames(attributes: ["Book": ["name": "title"]])
         let refusedRetarget = refused { () throws(StrataError) in
@@ -118,7 +129,7 @@ struct SchemaMigrationPlannerTests {
             $0.relationships.removeLast()
             $0.relationships[0].deleteRule = "cascade"
         }
-        model.entities.removeLast()  // Tag and its join go
+        model.entities.removeLast() // Tag and its join go
         model.entities[0].relationships = []
         model.entities[1].relationships.removeAll()
         model.entities[1].columns.removeLast()
@@ -142,9 +153,10 @@ struct SchemaMigrationPlannerTests {
 
     @Test func aDeleteRuleChangeIsInferredButARetargetedRelationshipIsNot() throws {
         let rule = next("Book") { $0.relationships[0].deleteRule = "deny" }
-        #expect(try SchemaMigrationPlan.infer(from: Self.base, to: rule).steps == [
-            .changeDeleteRule(entity: "Book", relationship: "author", to: "deny")
-        ])
+        #expect(
+            try SchemaMigrationPlan.infer(from: Self.base, to: rule).steps == [
+                .changeDeleteRule(entity: "Book", relationship: "author", to: "deny")
+            ])
         let retargeted = next("Book") { $0.relationships[0].target = "Tag" }
         #expect(
             refused { () throws(StrataError) in try SchemaMigrationPlan.infer(from: Self.base, to: retargeted) }?.count
@@ -154,9 +166,13 @@ struct SchemaMigrationPlannerTests {
     @Test func aStoreIsOnlyMigratedForwards() {
         var same = Self.base
         same.entities[0].attributes[0].isOptional = true
-        #expect(throws: StrataError.schemaMismatch(storeVersion: 1, modelVersion: 1, differences: [
-            .attributeOptionalityChanged(entity: "Author", attribute: "name", isOptional: true)
-        ])) { try SchemaMigrationPlan.infer(from: Self.base, to: same) }
+        #expect(
+            throws: StrataError.schemaMismatch(
+                storeVersion: 1, modelVersion: 1,
+                differences: [
+                    .attributeOptionalityChanged(entity: "Author", attribute: "name", isOptional: true)
+                ])
+        ) { try SchemaMigrationPlan.infer(from: Self.base, to: same) }
         var older = Self.base
         older.version = 0
         #expect(throws: StrataError.schemaMismatch(storeVersion: 1, modelVersion: 0, differences: [])) {
