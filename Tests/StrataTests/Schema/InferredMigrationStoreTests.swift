@@ -137,4 +137,34 @@ struct InferredMigrationStoreTests {
         #expect(error?.withoutNative == .constraintViolation(entity: "Note", attributes: ["title"]))
         container.close()
     }
+
+    @Test(arguments: EngineKind.allCases)
+    func aRemovedAttributeIsDroppedAndTheOtherValuesKept(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let old = try store.open(schema: RecordedSchemaModels.noteWithISBN(version: 1))
+        let writer = old.newBackgroundContext()
+        try await writer.perform {
+            let note = RSNoteWithISBN(context: writer)
+            note.title = "Dune"
+            note.isbn = "978-0441013593"
+            try writer.save()
+        }
+        old.close()
+        let model = try RecordedSchemaModels.note(version: 2)
+        try migrate(store, to: model)
+        let engine = try store.configuration.open(model.storeSchema)
+        let reader = try engine.makeReader()
+        let stored = try reader.row(entity: 0, key: 1)?.values
+        reader.close()
+        engine.close()
+        #expect(stored == [.text("Dune")])
+        // The dropped column is really gone: new rows, which have no value for it, save.
+        let container = try store.open(schema: model)
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            RSNote(context: context).title = "Solaris"
+            try context.save()
+        }
+        container.close()
+    }
 }
