@@ -22,13 +22,20 @@ extension LMDBCatalog {
     /// recorded.
     /// - Throws: `.schemaMismatch` (versions or shapes differ, or the unrecorded store's databases
     ///   or rows are not the model's; a damaged row is reported the same way), `.storeCorrupt`
-    ///   (unreadable JSON), `.notAStore` (JSON of a newer layout), LMDB errors.
+    ///   (unreadable JSON), `.notAStore` (JSON of a newer layout), LMDB errors,
+    ///   `.migrationNotInferable` and a migration step's errors.
+    /// - Returns: whether an older store was migrated here (``LMDBMigration``, when the schema
+    ///   allows inferred migrations); its version is then the schema's.
     static func checkRecordedSchema(
         _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, storeVersion: Int, path: String
-    ) throws {
+    ) throws -> Bool {
         let json = try txn.get(meta, recordedSchemaKey) { String(decoding: IndexKeyCodec.array($0), as: UTF8.self) }
         let check = try schema.checkRecorded(storeVersion: storeVersion, recordedJSON: json, path: path)
-        guard check == .recordNow else { return }
+        if case .migrate(let plan) = check {
+            try LMDBMigration(txn: txn, meta: meta).apply(plan, to: schema)
+            return true
+        }
+        guard check == .recordNow else { return false }
         var expected: [String] = []
         for entity in schema.entities { expected += ["e.\(entity.name)"] + indexes(of: entity).map(\.name) }
         for join in schema.joins { expected += ["j.\(join.name).l", "j.\(join.name).r"] }
@@ -54,6 +61,7 @@ extension LMDBCatalog {
             try checkRows(txn, entity, storeVersion: storeVersion, modelVersion: schema.version)
         }
         try recordSchema(txn, meta: meta, schema)
+        return false
     }
 
     /// Checks that every row of an unrecorded store's entity has the model's columns: their

@@ -97,8 +97,10 @@ struct LMDBCatalog: Sendable {
         } catch .incompatible {
             throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
         }
-        let metadata = try readMetadata(txn, meta: meta, schema: schema, path: path)
-        try checkRecordedSchema(txn, meta: meta, schema: schema, storeVersion: metadata.schemaVersion, path: path)
+        var metadata = try readMetadata(txn, meta: meta, schema: schema, path: path)
+        if try checkRecordedSchema(txn, meta: meta, schema: schema, storeVersion: metadata.schemaVersion, path: path) {
+            metadata.schemaVersion = schema.version
+        }
         var entities: [Entity] = []
         for entity in schema.entities {
             let dbi = try openDatabase(txn, "e.\(entity.name)")

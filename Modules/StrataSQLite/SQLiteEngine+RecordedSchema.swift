@@ -19,16 +19,24 @@ extension SQLiteEngine {
     /// once: its tables and indexes must be exactly the ones this schema creates (the `CREATE`
     /// statements SQLite keeps in `sqlite_schema` are compared, so names, column order, types,
     /// `NOT NULL`, references and indexes all count), then the schema is recorded.
+    /// An older store that the schema may migrate (`StoreSchema.infersMigrations`) is migrated
+    /// here, in the same transaction (``SQLiteMigration``).
+    /// - Returns: whether the store was migrated (its version is now the schema's).
     /// - Throws: `.schemaMismatch` (versions or shapes differ, or the unrecorded store's tables are
-    ///   not the model's), `.storeCorrupt` (unreadable JSON), `.notAStore` (JSON of a newer layout).
+    ///   not the model's), `.storeCorrupt` (unreadable JSON), `.notAStore` (JSON of a newer layout),
+    ///   `.migrationNotInferable`, and a migration step's errors.
     static func checkRecordedSchema(
         _ connection: SQLiteConnection, schema: StoreSchema, storeVersion: Int, tables: [SQLiteTableLayout],
         joins: [SQLiteJoinLayout]
-    ) throws(StrataError) {
+    ) throws(StrataError) -> Bool {
         let json = try connection.queryText(
             "SELECT value FROM strata_metadata WHERE key = ?1", [.text(recordedSchemaKey)])
         let check = try schema.checkRecorded(storeVersion: storeVersion, recordedJSON: json, path: connection.path)
-        guard check == .recordNow else { return }
+        if case .migrate(let plan) = check {
+            try SQLiteMigration(connection: connection, tables: tables, joins: joins).apply(plan, to: schema)
+            return true
+        }
+        guard check == .recordNow else { return false }
         var expected: [String] = []
         for table in tables { expected += [table.createTable(schema: schema)] + table.createIndexes() }
         for join in joins { expected += join.create(schema: schema) }
@@ -53,5 +61,6 @@ extension SQLiteEngine {
                 ])
         }
         try recordSchema(connection, schema)
+        return false
     }
 }

@@ -92,9 +92,13 @@ extension SQLiteEngine {
                 throw StrataError.notAStore(
                     path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
             } else {
-                metadata = try readMetadata(connection, schema: schema)
-                try checkRecordedSchema(
-                    connection, schema: schema, storeVersion: metadata.schemaVersion, tables: tables, joins: joins)
+                var read = try readMetadata(connection, schema: schema)
+                if try checkRecordedSchema(
+                    connection, schema: schema, storeVersion: read.schemaVersion, tables: tables, joins: joins)
+                {
+                    read.schemaVersion = schema.version
+                }
+                metadata = read
                 try checkKeyCounters(connection, schema: schema)
             }
             try connection.execute("COMMIT")

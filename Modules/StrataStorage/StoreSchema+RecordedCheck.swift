@@ -6,6 +6,10 @@ public enum RecordedSchemaCheck: Sendable, Hashable {
     /// databases are the model's, then record ``StoreSchema/recorded`` (as JSON) in the same
     /// transaction, once.
     case recordNow
+    /// The store is an older version whose differences can all be inferred, and the schema
+    /// allows it (``StoreSchema/infersMigrations``): apply the plan and record its target in the
+    /// same transaction (``SchemaMigrationApplier``), or roll back.
+    case migrate(SchemaMigrationPlan)
 }
 
 extension StoreSchema {
@@ -28,10 +32,13 @@ extension StoreSchema {
     ///     recorded none (a store made before recorded schemas).
     ///   - path: the store's path, for error messages.
     /// - Returns: ``RecordedSchemaCheck/recordNow`` for a store without a recorded schema opened
-    ///   by a schema that has one; ``RecordedSchemaCheck/matches`` otherwise.
+    ///   by a schema that has one; ``RecordedSchemaCheck/migrate(_:)`` for an older store when
+    ///   ``infersMigrations`` is on; ``RecordedSchemaCheck/matches`` otherwise.
     /// - Throws: ``StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` when the
     ///   versions or the shapes differ; ``StrataError/storeCorrupt(_:native:)`` for unreadable
-    ///   JSON; ``StrataError/notAStore(path:reason:native:)`` for JSON of a newer layout.
+    ///   JSON; ``StrataError/notAStore(path:reason:native:)`` for JSON of a newer layout;
+    ///   ``StrataError/migrationNotInferable(storeVersion:modelVersion:refused:)`` when a migration
+    ///   is allowed but needs code.
     public func checkRecorded(
         storeVersion: Int, recordedJSON: String?, path: String
     ) throws(StrataError) -> RecordedSchemaCheck {
@@ -39,6 +46,9 @@ extension StoreSchema {
         if let recordedJSON, let recorded {
             let stored = try RecordedSchema(jsonText: recordedJSON, path: path)
             differences = RecordedSchema.differences(from: stored, to: recorded)
+            if infersMigrations, storeVersion < version, stored.version == storeVersion {
+                return .migrate(try SchemaMigrationPlan.infer(from: stored, to: recorded))
+            }
         }
         guard storeVersion == version, differences.isEmpty else {
             throw .schemaMismatch(storeVersion: storeVersion, modelVersion: version, differences: differences)
@@ -64,6 +74,25 @@ extension StrataError {
         text += """
              Migration is not supported yet: open the store with the model that created it (the version and the \
             classes it had), or use a new store.
+            """
+        return text
+    }
+}
+
+extension StrataError {
+    /// The message of `.migrationNotInferable`: the versions, every refused difference, and what to do.
+    static func describeRefusedMigration(
+        storeVersion: Int, modelVersion: Int, _ refused: [SchemaDifference]
+    ) -> String {
+        var text = """
+            The store (schema version \(storeVersion)) cannot be migrated to the model's version \(modelVersion) \
+            without code. These changes cannot be inferred:
+            """
+        for difference in refused { text += "\n- " + difference.description }
+        text += """
+
+            Give the attribute a default, declare its `originalName`, or migrate through a custom stage \
+            (`MigrationStage.custom`) that transforms the data. The store was not changed.
             """
         return text
     }

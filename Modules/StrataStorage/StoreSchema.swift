@@ -14,9 +14,18 @@ public struct StoreSchema: Sendable, Hashable {
     /// open (see ``checkRecorded(storeVersion:recordedJSON:path:)``). Nil only for schemas built
     /// by hand in engine tests: such a store records and checks its version number alone.
     public var recorded: RecordedSchema?
+    /// Whether an open may migrate an older store whose recorded schema differs, when every
+    /// difference can be inferred (``SchemaMigrationPlan/infer(from:to:renames:)``). Off by default
+    /// until every engine applies every ``SchemaMigrationStep``; the store is then refused with
+    /// ``StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` as before.
+    public var infersMigrations: Bool
 
     /// A store schema.
-    public init(version: Int, entities: [EntitySchema], joins: [JoinSchema], recorded: RecordedSchema? = nil) {
+    public init(
+        version: Int, entities: [EntitySchema], joins: [JoinSchema], recorded: RecordedSchema? = nil,
+        infersMigrations: Bool = false
+    ) {
+        self.infersMigrations = infersMigrations
         self.version = version
         self.entities = entities
         self.joins = joins

@@ -20,7 +20,8 @@ extension StrataError {
             native
         case .retriesExhausted(_, let errors):
             errors.last?.native
-        case .conflict, .objectNotFound, .invalidURI, .wrongEntity, .validation, .schemaMismatch, .invalidSchema,
+        case .conflict, .objectNotFound, .invalidURI, .wrongEntity, .validation, .schemaMismatch,
+            .migrationNotInferable, .invalidSchema,
             .undecodableValue:
             nil
         }
@@ -47,7 +48,8 @@ extension StrataError {
         case .misuse(let detail, _): .misuse(detail)
         case .retriesExhausted(let attempts, let errors):
             .retriesExhausted(attempts: attempts, errors: errors.map(\.withoutNative))
-        case .conflict, .objectNotFound, .invalidURI, .wrongEntity, .validation, .schemaMismatch, .invalidSchema,
+        case .conflict, .objectNotFound, .invalidURI, .wrongEntity, .validation, .schemaMismatch,
+            .migrationNotInferable, .invalidSchema,
             .undecodableValue, .engineFailure:
             self
         }

@@ -55,6 +55,10 @@ public enum StrataError: Error, Sendable, Hashable {
     /// model's (``RecordedSchema/differences(from:to:)``, empty when only the versions differ);
     /// migration is not supported yet. Nothing was read or written.
     case schemaMismatch(storeVersion: Int, modelVersion: Int, differences: [SchemaDifference] = [])
+    /// The model is a newer version than the store, but these differences cannot be migrated
+    /// without user code (a type change, a required attribute without a default…): they need a
+    /// custom migration stage. Nothing was written.
+    case migrationNotInferable(storeVersion: Int, modelVersion: Int, refused: [SchemaDifference])
     /// The model classes cannot form a schema (missing inverse, unsupported type…).
     case invalidSchema(String)
     /// A stored value does not decode into its attribute's type: an enum raw value that is not
@@ -180,6 +184,8 @@ extension StrataError: CustomStringConvertible {
             return "Strata misuse: \(detail)" + Self.cause(native)
         case .schemaMismatch(let storeVersion, let modelVersion, let differences):
             return Self.describeMismatch(storeVersion: storeVersion, modelVersion: modelVersion, differences)
+        case .migrationNotInferable(let storeVersion, let modelVersion, let refused):
+            return Self.describeRefusedMigration(storeVersion: storeVersion, modelVersion: modelVersion, refused)
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
         case .undecodableValue(let entity, let attribute, let key, let reason):

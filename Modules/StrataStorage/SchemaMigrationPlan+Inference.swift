@@ -1,0 +1,142 @@
+extension SchemaMigrationPlan {
+    /// The core's planner: the steps that take a store from `source` to `target` without user code.
+    ///
+    /// Renames are applied to `source` first (so a renamed attribute is not seen as removed and
+    /// added); then every ``SchemaDifference`` of ``RecordedSchema/differences(from:to:)`` becomes
+    /// steps, sorted so drops come before renames, column changes before index creation.
+    ///
+    /// Inferred: entities and attributes added (optional or with a default) or removed, renames,
+    /// required → optional, optional → required with a default, default changes, relationships
+    /// added or removed, delete-rule changes, indexes and unique constraints added or removed,
+    /// joins added or removed, column reorders. Anything else is refused.
+    ///
+    /// ```swift
+    /// let plan = try SchemaMigrationPlan.infer(from: stored, to: model)
+    /// ```
+    /// - Parameters:
+    ///   - source: the schema the store recorded.
+    ///   - target: the model's schema.
+    ///   - renames: the model's `originalName`s (new name → the store's name).
+    /// - Throws: ``StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` when
+    ///   `source`'s version is not older than `target`'s (a newer store, or the same version with
+    ///   another shape: a store is never migrated without a version change);
+    ///   ``StrataError/migrationNotInferable(storeVersion:modelVersion:refused:)`` listing every
+    ///   difference that needs a custom stage (nothing is planned then).
+    public static func infer(
+        from source: RecordedSchema, to target: RecordedSchema, renames: SchemaRenames = SchemaRenames()
+    ) throws(StrataError) -> SchemaMigrationPlan {
+        guard source.version < target.version else {
+            throw .schemaMismatch(
+                storeVersion: source.version, modelVersion: target.version,
+                differences: RecordedSchema.differences(from: source, to: target))
+        }
+        var refused: [SchemaDifference] = []
+        let (renamed, initialSteps) = applying(renames, to: source)
+        var steps = initialSteps
+        for difference in RecordedSchema.differences(from: renamed, to: target) {
+            if let step = step(for: difference, target: target) {
+                steps.append(step)
+            } else {
+                refused.append(difference)
+            }
+        }
+        guard refused.isEmpty else {
+            throw .migrationNotInferable(storeVersion: source.version, modelVersion: target.version, refused: refused)
+        }
+        let ordered = steps.enumerated().sorted { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }
+        return SchemaMigrationPlan(source: source, target: target, steps: ordered.map(\.element))
+    }
+
+    /// The step for one difference, or nil when it cannot be inferred.
+    private static func step(for difference: SchemaDifference, target: RecordedSchema) -> SchemaMigrationStep? {
+        switch difference {
+        case .entityAdded(let entity):
+            return .addEntity(entity)
+        case .entityRemoved(let entity):
+            return .dropEntity(entity.name)
+        case .attributeAdded(let entity, let attribute):
+            let fill = attribute.defaultValue?.value ?? .null
+            guard attribute.isOptional || fill != .null else { return nil }
+            return .addAttribute(entity: entity, attribute, fill: fill)
+        case .attributeRemoved(let entity, let attribute):
+            return .dropAttribute(entity: entity, attribute: attribute.name)
+        case .attributeOptionalityChanged(let entity, let attribute, let isOptional):
+            if isOptional { return .makeOptional(entity: entity, attribute: attribute) }
+            let declared = target.entity(named: entity)?.attributes.first { $0.name == attribute }
+            guard let fill = declared?.defaultValue?.value, fill != .null else { return nil }
+            return .makeRequired(entity: entity, attribute: attribute, fill: fill)
+        case .attributeDefaultChanged(let entity, let attribute, _, let to):
+            return .changeDefault(entity: entity, attribute: attribute, to: to)
+        case .relationshipAdded(let entity, let relationship):
+            return .addRelationship(entity: entity, relationship)
+        case .relationshipRemoved(let entity, let relationship):
+            return .dropRelationship(entity: entity, relationship)
+        case .relationshipChanged(let entity, let from, let to):
+            var sameButRule = from
+            sameButRule.deleteRule = to.deleteRule
+            guard sameButRule == to else { return nil }
+            return .changeDeleteRule(entity: entity, relationship: to.name, to: to.deleteRule)
+        case .indexAdded(let entity, let index):
+            return .addIndex(entity: entity, index)
+        case .indexRemoved(let entity, let index):
+            return .dropIndex(entity: entity, name: index.name)
+        case .uniqueConstraintAdded(let entity, let index):
+            return .addUniqueConstraint(entity: entity, index)
+        case .uniqueConstraintRemoved(let entity, let index):
+            return .dropUniqueConstraint(entity: entity, name: index.name)
+        case .joinAdded(let join):
+            return .addJoin(join)
+        case .joinRemoved(let join):
+            return .dropJoin(join.name)
+        case .columnOrderChanged(let entity, _, let to):
+            return .reorderColumns(entity: entity, columns: to)
+        case .attributeTypeChanged, .unrecordedStoreDiffers:
+            return nil
+        }
+    }
+
+    /// `source` with the renames applied (names in entities, columns, indexes, relationship
+    /// targets and joins), and the rename steps. A rename whose old name the store does not have,
+    /// or whose new name the store already uses, is ignored (as Core Data ignores a renaming
+    /// identifier it cannot match): the item is then planned as added, or refused as such.
+    private static func applying(
+        _ renames: SchemaRenames, to source: RecordedSchema
+    ) -> (RecordedSchema, [SchemaMigrationStep]) {
+        var schema = source
+        var steps: [SchemaMigrationStep] = []
+        for (new, old) in renames.entities.sorted(by: { $0.key < $1.key }) where new != old {
+            guard let index = schema.entities.firstIndex(where: { $0.name == old }), schema.entity(named: new) == nil
+            else { continue }
+            schema.entities[index].name = new
+            for entity in schema.entities.indices {
+                for relationship in schema.entities[entity].relationships.indices
+                where schema.entities[entity].relationships[relationship].target == old {
+                    schema.entities[entity].relationships[relationship].target = new
+                }
+            }
+            for join in schema.joins.indices {
+                if schema.joins[join].left == old { schema.joins[join].left = new }
+                if schema.joins[join].right == old { schema.joins[join].right = new }
+            }
+            steps.append(.renameEntity(from: old, to: new))
+        }
+        for (entityName, map) in renames.attributes.sorted(by: { $0.key < $1.key }) {
+            guard let entity = schema.entities.firstIndex(where: { $0.name == entityName }) else { continue }
+            for (new, old) in map.sorted(by: { $0.key < $1.key }) where new != old {
+                let attributes = schema.entities[entity].attributes
+                guard let index = attributes.firstIndex(where: { $0.name == old }),
+                    !attributes.contains(where: { $0.name == new })
+                else { continue }
+                schema.entities[entity].attributes[index].name = new
+                schema.entities[entity].columns = schema.entities[entity].columns.map { $0 == old ? new : $0 }
+                for i in schema.entities[entity].indexes.indices {
+                    schema.entities[entity].indexes[i].attributes = schema.entities[entity].indexes[i].attributes.map {
+                        $0 == old ? new : $0
+                    }
+                }
+                steps.append(.renameAttribute(entity: entityName, from: old, to: new))
+            }
+        }
+        return (schema, steps)
+    }
+}
