@@ -32,7 +32,7 @@ extension LMDBCatalog {
         let json = try txn.get(meta, recordedSchemaKey) { String(decoding: IndexKeyCodec.array($0), as: UTF8.self) }
         let check = try schema.checkRecorded(storeVersion: storeVersion, recordedJSON: json, path: path)
         if case .migrate(let plan) = check {
-            try LMDBMigration(txn: txn, meta: meta).apply(plan, to: schema)
+            try LMDBMigration(txn: txn, meta: meta).apply(plan, to: schema, progress: .ignored)
             return true
         }
         guard check == .recordNow else { return false }

@@ -13,7 +13,9 @@ struct LMDBMigration: SchemaMigrationApplier {
     let txn: LMDBTransaction
     let meta: MDB_dbi
 
-    func apply(_ plan: SchemaMigrationPlan, to schema: StoreSchema) throws(StrataError) {
+    func apply(
+        _ plan: SchemaMigrationPlan, to schema: StoreSchema, progress: MigrationRowProgress
+    ) throws(StrataError) {
         do {
             try rewrite(plan, schema: schema)
             try txn.put(meta, Array("schema_version".utf8), IndexKeyCodec.primaryKey(Int64(schema.version)))

@@ -12,7 +12,9 @@ struct SQLiteMigration: SchemaMigrationApplier {
     let tables: [SQLiteTableLayout]
     let joins: [SQLiteJoinLayout]
 
-    func apply(_ plan: SchemaMigrationPlan, to schema: StoreSchema) throws(StrataError) {
+    func apply(
+        _ plan: SchemaMigrationPlan, to schema: StoreSchema, progress: MigrationRowProgress
+    ) throws(StrataError) {
         for step in plan.steps { try apply(step, schema: schema) }
         try setMetadata("schema_version", .integer(Int64(schema.version)))
         try setMetadata(SQLiteEngine.recordedSchemaKey, .text(try plan.target.jsonText()))
@@ -55,7 +57,7 @@ struct SQLiteMigration: SchemaMigrationApplier {
             for statement in layout.create(schema: schema) { try connection.execute(statement) }
         case .dropJoin(let name):
             try connection.execute("DROP TABLE \(quoted(name))")
-        case .makeOptional, .makeRequired, .addRelationship, .dropRelationship:
+        case .makeOptional, .makeRequired, .addRelationship, .dropRelationship, .renameJoin:
             throw .misuse("the SQLite engine cannot apply this migration step yet (it needs a table rebuild): \(step)")
         }
     }

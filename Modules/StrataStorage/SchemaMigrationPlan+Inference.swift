@@ -1,3 +1,5 @@
+import Foundation
+
 extension SchemaMigrationPlan {
     /// The core's planner: the steps that take a store from `source` to `target` without user code.
     ///
@@ -30,21 +32,78 @@ extension SchemaMigrationPlan {
                 storeVersion: source.version, modelVersion: target.version,
                 differences: RecordedSchema.differences(from: source, to: target))
         }
+        return try infer(
+            from: source, to: target, renames: renames, allowingReplacement: false, storeVersion: source.version)
+    }
+
+    /// The planner as a migration run uses it: no version guard (a store that drifted from its
+    /// declared version is brought back to it), and, in a custom stage (`allowingReplacement`),
+    /// changes that lose data are planned as a drop and an add filled with a placeholder that
+    /// the stage's `didMigrate` is expected to overwrite: a type change, a required attribute
+    /// added without a default, optional → required without one, a relationship whose target,
+    /// kind or inverse changed.
+    static func infer(
+        from source: RecordedSchema, to target: RecordedSchema, renames: SchemaRenames, allowingReplacement: Bool,
+        storeVersion: Int
+    ) throws(StrataError) -> SchemaMigrationPlan {
         var refused: [SchemaDifference] = []
-        let (renamed, initialSteps) = applying(renames, to: source)
+        let (renamed, initialSteps) = applying(renames, to: source, target: target)
         var steps = initialSteps
         for difference in RecordedSchema.differences(from: renamed, to: target) {
             if let step = step(for: difference, target: target) {
                 steps.append(step)
+            } else if allowingReplacement, let replacement = replacement(for: difference, target: target) {
+                steps += replacement
             } else {
                 refused.append(difference)
             }
         }
         guard refused.isEmpty else {
-            throw .migrationNotInferable(storeVersion: source.version, modelVersion: target.version, refused: refused)
+            throw .migrationNotInferable(storeVersion: storeVersion, modelVersion: target.version, refused: refused)
         }
         let ordered = steps.enumerated().sorted { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }
         return SchemaMigrationPlan(source: source, target: target, steps: ordered.map(\.element))
+    }
+
+    /// The steps that replace what a difference changes, losing the old values (custom stages only).
+    private static func replacement(
+        for difference: SchemaDifference, target: RecordedSchema
+    ) -> [SchemaMigrationStep]? {
+        func attribute(_ entity: String, _ name: String) -> RecordedAttribute? {
+            target.entity(named: entity)?.attributes.first { $0.name == name }
+        }
+        switch difference {
+        case .attributeAdded(let entity, let added):
+            return [.addAttribute(entity: entity, added, fill: placeholder(for: added))]
+        case .attributeTypeChanged(let entity, let name, _, _):
+            guard let added = attribute(entity, name) else { return nil }
+            return [
+                .dropAttribute(entity: entity, attribute: name),
+                .addAttribute(entity: entity, added, fill: placeholder(for: added)),
+            ]
+        case .attributeOptionalityChanged(let entity, let name, false):
+            guard let declared = attribute(entity, name) else { return nil }
+            return [.makeRequired(entity: entity, attribute: name, fill: placeholder(for: declared))]
+        case .relationshipChanged(let entity, let from, let to):
+            return [.dropRelationship(entity: entity, from), .addRelationship(entity: entity, to)]
+        default:
+            return nil
+        }
+    }
+
+    /// The value a replaced attribute holds until `didMigrate` sets it: its default, or the
+    /// type's zero (false, 0, "", the reference date, empty data, the nil UUID), or null when optional.
+    private static func placeholder(for attribute: RecordedAttribute) -> StoredValue {
+        if let value = attribute.defaultValue?.value, value != .null { return value }
+        if attribute.isOptional { return .null }
+        switch attribute.type {
+        case .bool, .int, .int64: return .integer(0)
+        case .double, .date: return .real(0)
+        case .string: return .text("")
+        case .data: return .blob(Data())
+        case .uuid: return .blob(Data(count: 16))
+        case .reference: return .null
+        }
     }
 
     /// The step for one difference, or nil when it cannot be inferred.
@@ -100,7 +159,7 @@ extension SchemaMigrationPlan {
     /// or whose new name the store already uses, is ignored (as Core Data ignores a renaming
     /// identifier it cannot match): the item is then planned as added, or refused as such.
     private static func applying(
-        _ renames: SchemaRenames, to source: RecordedSchema
+        _ renames: SchemaRenames, to source: RecordedSchema, target: RecordedSchema
     ) -> (RecordedSchema, [SchemaMigrationStep]) {
         var schema = source
         var steps: [SchemaMigrationStep] = []
@@ -137,6 +196,35 @@ extension SchemaMigrationPlan {
                 steps.append(.renameAttribute(entity: entityName, from: old, to: new))
             }
         }
+        renameJoins(of: &schema, to: target, steps: &steps)
         return (schema, steps)
+    }
+
+    /// After entity renames, a join whose name changed with its entities (same sides, same
+    /// relationships) is renamed rather than dropped and re-created, so its links are kept.
+    private static func renameJoins(
+        of schema: inout RecordedSchema, to target: RecordedSchema, steps: inout [SchemaMigrationStep]
+    ) {
+        for index in schema.joins.indices {
+            let join = schema.joins[index]
+            guard !target.joins.contains(where: { $0.name == join.name }) else { continue }
+            let relationship = schema.entity(named: join.left)?.relationships.first { $0.join == join.name }
+            let candidates = target.joins.filter { candidate in
+                candidate.left == join.left && candidate.right == join.right
+                    && !schema.joins.contains(where: { $0.name == candidate.name })
+                    && target.entity(named: join.left)?.relationships.contains {
+                        $0.join == candidate.name && $0.name == relationship?.name
+                    } == true
+            }
+            guard candidates.count == 1, let renamed = candidates.first else { continue }
+            schema.joins[index].name = renamed.name
+            for entity in schema.entities.indices {
+                for relation in schema.entities[entity].relationships.indices
+                where schema.entities[entity].relationships[relation].join == join.name {
+                    schema.entities[entity].relationships[relation].join = renamed.name
+                }
+            }
+            steps.append(.renameJoin(from: join.name, to: renamed.name))
+        }
     }
 }

@@ -42,7 +42,7 @@ public struct SchemaMigrationPlan: Sendable, Hashable {
 ///
 /// ```swift
 /// if case .migrate(let plan) = try schema.checkRecorded(storeVersion: v, recordedJSON: json, path: path) {
-///     try transaction.apply(plan, to: schema)
+///     try transaction.apply(plan, to: schema, progress: .ignored)
 /// }
 /// ```
 public protocol SchemaMigrationApplier {
@@ -50,8 +50,11 @@ public protocol SchemaMigrationApplier {
     /// - Parameters:
     ///   - plan: the steps and both recorded schemas.
     ///   - schema: the model's store schema (the physical layout after the migration).
+    ///   - progress: receives the rows rewritten, for steps that rewrite rows.
     /// - Throws: ``StrataError/constraintViolation(entity:attributes:native:)`` when existing rows
     ///   break a unique constraint the plan adds; the engine's typed errors (``StrataError/io(_:native:)``,
     ///   ``StrataError/storeFull(_:native:)``, …) otherwise. The transaction must then be rolled back.
-    func apply(_ plan: SchemaMigrationPlan, to schema: StoreSchema) throws(StrataError)
+    func apply(
+        _ plan: SchemaMigrationPlan, to schema: StoreSchema, progress: MigrationRowProgress
+    ) throws(StrataError)
 }

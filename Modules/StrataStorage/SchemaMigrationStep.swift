@@ -54,13 +54,15 @@ public enum SchemaMigrationStep: Sendable, Hashable {
     case addJoin(RecordedJoin)
     /// Drop a many-to-many join and its links.
     case dropJoin(String)
+    /// Rename a join table (its entities were renamed); its links are kept.
+    case renameJoin(from: String, to: String)
 
     /// The order class of the step: a plan applies drops before renames, renames before column
     /// changes, and index and constraint creation last, so that they see the final rows.
     var phase: Int {
         switch self {
         case .dropIndex, .dropUniqueConstraint, .dropJoin: 0
-        case .renameEntity: 1
+        case .renameEntity, .renameJoin: 1
         case .dropEntity: 2
         case .renameAttribute: 3
         case .dropAttribute, .dropRelationship: 4

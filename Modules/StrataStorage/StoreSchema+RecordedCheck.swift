@@ -72,8 +72,9 @@ extension StrataError {
             text += "\n"
         }
         text += """
-             Migration is not supported yet: open the store with the model that created it (the version and the \
-            classes it had), or use a new store.
+             A store migrates only to a higher version: if the model changed on purpose, raise its schema version \
+            (the change is then inferred, or run by the stages of a MigrationPlan); otherwise open the store with \
+            the model that created it (the version and the classes it had). The store was not changed.
             """
         return text
     }

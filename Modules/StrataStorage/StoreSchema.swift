@@ -15,17 +15,26 @@ public struct StoreSchema: Sendable, Hashable {
     /// by hand in engine tests: such a store records and checks its version number alone.
     public var recorded: RecordedSchema?
     /// Whether an open may migrate an older store whose recorded schema differs, when every
-    /// difference can be inferred (``SchemaMigrationPlan/infer(from:to:renames:)``). Off by default
-    /// until every engine applies every ``SchemaMigrationStep``; the store is then refused with
-    /// ``StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` as before.
+    /// difference can be inferred (``SchemaMigrationPlan/infer(from:to:renames:)``). The core turns
+    /// it on; when off, an older store is refused with
+    /// ``StrataError/schemaMismatch(storeVersion:modelVersion:differences:)``.
     public var infersMigrations: Bool
+    /// The model's `originalName`s (new name → the name an older store has), which inferred
+    /// migrations use to rename instead of dropping and adding. Not recorded in the store.
+    public var renames: SchemaRenames
+    /// The staged migrations to run when the store is older (``StoreMigrationPlan``), nil for none:
+    /// an older store is then migrated by inference alone, when ``infersMigrations`` is on.
+    public var migrationPlan: StoreMigrationPlan?
 
     /// A store schema.
     public init(
         version: Int, entities: [EntitySchema], joins: [JoinSchema], recorded: RecordedSchema? = nil,
-        infersMigrations: Bool = false
+        infersMigrations: Bool = false, renames: SchemaRenames = SchemaRenames(),
+        migrationPlan: StoreMigrationPlan? = nil
     ) {
         self.infersMigrations = infersMigrations
+        self.renames = renames
+        self.migrationPlan = migrationPlan
         self.version = version
         self.entities = entities
         self.joins = joins

@@ -52,13 +52,20 @@ public enum StrataError: Error, Sendable, Hashable {
     /// or the engine refused a statement as misuse.
     case misuse(String, native: NativeError? = nil)
     /// The store was created with another schema version, or its recorded schema differs from the
-    /// model's (``RecordedSchema/differences(from:to:)``, empty when only the versions differ);
-    /// migration is not supported yet. Nothing was read or written.
+    /// model's (``RecordedSchema/differences(from:to:)``, empty when only the versions differ),
+    /// and no migration covers the difference (the same version with another shape is never
+    /// migrated). Nothing was read or written.
     case schemaMismatch(storeVersion: Int, modelVersion: Int, differences: [SchemaDifference] = [])
     /// The model is a newer version than the store, but these differences cannot be migrated
     /// without user code (a type change, a required attribute without a default…): they need a
     /// custom migration stage. Nothing was written.
     case migrationNotInferable(storeVersion: Int, modelVersion: Int, refused: [SchemaDifference])
+    /// The store was written by a newer version of the model than this app's: it was not
+    /// touched. Open it with the newer app, or restore an older copy of the store.
+    case storeNewerThanModel(storeVersion: Int, modelVersion: Int)
+    /// A custom migration stage failed; the store was left at its old version, unchanged. The
+    /// core rethrows the stage's own error in its place; engines and the kit see this case.
+    case migrationStageFailed(fromVersion: Int, toVersion: Int, reason: String)
     /// The model classes cannot form a schema (missing inverse, unsupported type…).
     case invalidSchema(String)
     /// A stored value does not decode into its attribute's type: an enum raw value that is not
@@ -186,6 +193,17 @@ extension StrataError: CustomStringConvertible {
             return Self.describeMismatch(storeVersion: storeVersion, modelVersion: modelVersion, differences)
         case .migrationNotInferable(let storeVersion, let modelVersion, let refused):
             return Self.describeRefusedMigration(storeVersion: storeVersion, modelVersion: modelVersion, refused)
+        case .storeNewerThanModel(let storeVersion, let modelVersion):
+            return """
+                The store has schema version \(storeVersion), newer than this model's version \(modelVersion): it was \
+                written by a newer version of the app. It was not touched. Open it with that version, or use a copy \
+                of the store made before it was upgraded.
+                """
+        case .migrationStageFailed(let fromVersion, let toVersion, let reason):
+            return """
+                The custom migration stage from version \(fromVersion) to \(toVersion) failed: \(reason). The store \
+                was left at its old version, unchanged; fix the stage and open the store again.
+                """
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
         case .undecodableValue(let entity, let attribute, let key, let reason):
