@@ -1,9 +1,11 @@
 // What `import Strata` shows of the engine interface (`StrataStorage`): the way to choose an engine,
-// object IDs, and the errors. Everything else in that module (plans, filters, change sets, rows, store
-// schemas, the engine protocols) is for engines and stays out of the user's namespace, so a program's own
-// types named `Filter`, `ChangeSet`, `FetchPlan` or `SortKey` never clash with Strata's.
+// object IDs, the errors, and what a migration reports. Everything else in that module (plans, filters,
+// change sets, rows, store schemas, the engine protocols) is for engines and stays out of the user's
+// namespace, so a program's own types named `Filter`, `ChangeSet`, `FetchPlan` or `SortKey` never clash
+// with Strata's.
 @_exported public import struct StrataStorage.EngineConfiguration
 @_exported public import enum StrataStorage.InvalidURIReason
+@_exported public import struct StrataStorage.MigrationProgress
 @_exported public import struct StrataStorage.NativeError
 @_exported public import struct StrataStorage.ObjectID
 @_exported public import struct StrataStorage.RecordedSchema

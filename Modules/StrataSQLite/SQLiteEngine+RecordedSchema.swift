@@ -33,7 +33,8 @@ extension SQLiteEngine {
             "SELECT value FROM strata_metadata WHERE key = ?1", [.text(recordedSchemaKey)])
         let check = try schema.checkRecorded(storeVersion: storeVersion, recordedJSON: json, path: connection.path)
         if case .migrate(let plan) = check {
-            try SQLiteMigration(connection: connection, tables: tables, joins: joins).apply(plan, to: schema, progress: .ignored)
+            let migration = SQLiteMigration(connection: connection, tables: tables, joins: joins)
+            try migration.apply(plan, to: schema, progress: .ignored)
             return true
         }
         guard check == .recordNow else { return false }

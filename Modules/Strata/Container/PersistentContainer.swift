@@ -25,18 +25,27 @@ public final class PersistentContainer: ContextFactory {
     package let configuration: EngineConfiguration
     let engine: any StorageEngine
 
-    /// Opens (creating if needed) the store.
+    /// Opens (creating if needed) the store; an older store is migrated to the schema when every
+    /// change can be inferred (see `Docs/Migrations.md`; for staged migrations with code, use
+    /// ``init(schema:migrationPlan:engine:progress:)``).
     /// - Parameters:
     ///   - schema: the model classes and version.
     ///   - engine: the engine and location, e.g. `.sqlite(at: url)` or `.lmdb(at: url)`.
     /// - Throws: ``StrataStorage/StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` for a store
-    ///   made with another schema version or another shape (its recorded schema differs from the model's, listed
-    ///   in the error), ``StrataStorage/StrataError/notAStore(path:reason:native:)`` for a file that is not a
-    ///   store of this engine, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
-    public init(schema: Schema, engine: EngineConfiguration) throws {
+    ///   whose recorded schema differs from the model's at the same version (listed in the error),
+    ///   ``StrataStorage/StrataError/migrationNotInferable(storeVersion:modelVersion:refused:)`` for an older store
+    ///   whose changes need code, ``StrataStorage/StrataError/storeNewerThanModel(storeVersion:modelVersion:)`` for
+    ///   a store written by a newer model, ``StrataStorage/StrataError/notAStore(path:reason:native:)`` for a file
+    ///   that is not a store of this engine, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
+    public convenience init(schema: Schema, engine: EngineConfiguration) throws {
+        try self.init(schema: schema, storeSchema: schema.storeSchema, engine: engine)
+    }
+
+    /// Opens the store with `storeSchema` (the schema's, with a migration plan when there is one).
+    init(schema: Schema, storeSchema: StoreSchema, engine: EngineConfiguration) throws {
         self.schema = schema
         self.configuration = engine
-        self.engine = try engine.open(schema.storeSchema)
+        self.engine = try engine.open(storeSchema)
     }
 
     /// Closes the store now instead of when the container and its last context are released.

@@ -19,6 +19,10 @@ import StrataStorage
 /// `@Attribute var count: Int64 = 0`, `@Attribute(.unique) var name = ""`,
 /// `@Attribute(.indexed) var openedAt: Date?` (an optional attribute defaults to nil).
 ///
+/// A renamed attribute declares the name older stores know it by, so that a migration renames
+/// the column and keeps its values instead of dropping one and adding another:
+/// `@Attribute(originalName: "memo") var note = ""` (see `Docs/Migrations.md`).
+///
 /// Lifetime rule: read and write attributes only inside the owning context's `perform`
 /// (or before the object is inserted). Access from anywhere else stops the program with a
 /// message naming the property.
@@ -35,6 +39,8 @@ public struct Attribute<Value: AttributeValue> {
 
     /// An attribute with a default value: `@Attribute(.unique) var name = ""`.
     ///
+    /// `originalName` is the attribute's name in older stores, for a renamed attribute.
+    ///
     /// `_fileID`, `_line` and `_column` identify the declaration: leave them to their defaults.
     /// (Pass an explicit `_line` or `_column` only to tell apart two properties that generated
     /// code declares at one reported position; the schema refuses a model where two collide.)
@@ -42,30 +48,35 @@ public struct Attribute<Value: AttributeValue> {
     @_documentation(visibility: internal)
     @inlinable @inline(__always)
     public init(
-        wrappedValue: Value, _ options: AttributeOptions = [],
+        wrappedValue: Value, _ options: AttributeOptions = [], originalName: String? = nil,
         _fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column
     ) {
         site = PropertySite.make(fileID: _fileID, line: _line, column: _column)
-        if DeclarationCapture.isCapturing { Self.declare(site, wrappedValue, options) }
+        if DeclarationCapture.isCapturing { Self.declare(site, wrappedValue, options, originalName) }
     }
 
     /// An optional attribute that defaults to nil: `@Attribute var closedAt: Date?`.
+    ///
+    /// `originalName` is the attribute's name in older stores, for a renamed attribute.
     ///
     /// `_fileID`, `_line` and `_column` identify the declaration: leave them to their defaults.
     @_documentation(visibility: internal)
     @inlinable @inline(__always)
     public init(
-        _ options: AttributeOptions = [], _fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column
+        _ options: AttributeOptions = [], originalName: String? = nil,
+        _fileID: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column
     ) where Value: ExpressibleByNilLiteral {
         site = PropertySite.make(fileID: _fileID, line: _line, column: _column)
-        if DeclarationCapture.isCapturing { Self.declare(site, nil, options) }
+        if DeclarationCapture.isCapturing { Self.declare(site, nil, options, originalName) }
     }
 
     /// Records the declaration while the schema builder constructs the prototype.
     @usableFromInline
-    static func declare(_ site: UInt32, _ defaultValue: Value, _ options: AttributeOptions) {
+    static func declare(_ site: UInt32, _ defaultValue: Value, _ options: AttributeOptions, _ originalName: String?) {
         DeclarationCapture.record(site) {
-            .attribute(defaultValue: defaultValue.storedValue, typedDefault: defaultValue, options: options)
+            .attribute(
+                defaultValue: defaultValue.storedValue, typedDefault: defaultValue, options: options,
+                originalName: originalName)
         }
     }
 

@@ -25,6 +25,10 @@ final class EntityModel: @unchecked Sendable {
     /// Per property: an attribute's declared default as its Swift type (nil for relationships).
     private let typedDefaults: [(any Sendable)?]
     let declaredIndexes: [EntityIndex]
+    /// Attribute name → the name older stores have for it (`@Attribute(originalName:)`).
+    let originalAttributeNames: [String: String]
+    /// The entity's name in older stores (``ManagedObject/originalEntityName``), if renamed.
+    let originalName: String?
     /// The raw-value and Codable columns, whose stored values are checked as rows load (empty
     /// for an entity of scalars only).
     let checkedColumns: [CheckedColumn]
@@ -63,17 +67,20 @@ final class EntityModel: @unchecked Sendable {
         var typedDefaults: [(any Sendable)?] = []
         var sites: [UInt32] = []
         var checkedColumns: [CheckedColumn] = []
+        var originalNames: [String: String] = [:]
         for (index, (label, value)) in declared.enumerated() {
             let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
             if let attribute = value as? any AttributeWrapper {
-                guard case .attribute(let defaultValue, let typedDefault, let options)? = captured[attribute.site]
+                guard
+                    case .attribute(let defaultValue, let typedDefault, let options, let originalName)? =
+                        captured[attribute.site]
                 else {
                     throw .invalidSchema(
                         "\(type.entityName).\(propertyName): its @Attribute declaration could not be read")
                 }
                 var twinDefault: StoredValue?
                 if let twinAttribute = twinDeclared[index].1 as? any AttributeWrapper,
-                    case .attribute(let value, _, _)? = twinCaptured[twinAttribute.site]
+                    case .attribute(let value, _, _, _)? = twinCaptured[twinAttribute.site]
                 {
                     twinDefault = value
                 }
@@ -96,6 +103,7 @@ final class EntityModel: @unchecked Sendable {
                     PropertyModel(
                         name: propertyName, column: columnProperties.count,
                         kind: .attribute(attribute.columnType, isOptional: attribute.isOptional, options: options)))
+                if let originalName, originalName != propertyName { originalNames[propertyName] = originalName }
                 columnProperties.append(index)
                 defaults.append(defaultValue)
                 typedDefaults.append(typedDefault)
@@ -145,6 +153,8 @@ final class EntityModel: @unchecked Sendable {
         self.defaults = defaults
         self.typedDefaults = typedDefaults
         self.declaredIndexes = type.indexes
+        self.originalAttributeNames = originalNames
+        self.originalName = type.originalEntityName
         self.checkedColumns = checkedColumns
         self.relations = Array(repeating: nil, count: properties.count)
         self.prototype = prototype

@@ -69,6 +69,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity name: the class name unless overridden. It names the table and appears in URIs.
     open class var entityName: String { String(describing: self) }
 
+    /// The entity's name in older stores, when the entity was renamed: a migration then renames
+    /// its table and keeps its rows, instead of dropping one entity and adding another.
+    ///
+    /// ```swift
+    /// final class Payee: ManagedObject {
+    ///     override class var originalEntityName: String? { "Counterparty" }
+    ///     @Attribute var name = ""
+    /// }
+    /// ```
+    open class var originalEntityName: String? { nil }
+
     /// Secondary indexes and multi-attribute uniqueness constraints of the entity.
     ///
     /// ```swift

@@ -58,7 +58,14 @@ public struct Schema: Sendable {
         self.joinNumbers = Dictionary(uniqueKeysWithValues: joins.map { ($0.name, $0.number) })
         let recorded = Self.recordedSchema(version: version, models: models, entities: entities, joins: joins)
         self.recordedSchema = recorded
-        self.storeSchema = StoreSchema(version: version, entities: entities, joins: joins, recorded: recorded)
+        var renames = SchemaRenames()
+        for model in models {
+            if let original = model.originalName, original != model.name { renames.entities[model.name] = original }
+            if !model.originalAttributeNames.isEmpty { renames.attributes[model.name] = model.originalAttributeNames }
+        }
+        self.storeSchema = StoreSchema(
+            version: version, entities: entities, joins: joins, recorded: recorded, infersMigrations: true,
+            renames: renames)
     }
 
     /// The entity names, in schema order.

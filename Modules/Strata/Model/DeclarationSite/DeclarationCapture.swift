@@ -6,8 +6,10 @@ import Synchronization
 /// `@unchecked Sendable` for ``DeclarationCapture``'s lock: the inverse key path names a stored
 /// property (no captured subscript arguments), so nothing in it can be shared mutably.
 enum CapturedDeclaration: @unchecked Sendable {
-    /// `typedDefault` is the declared default as the property's own Swift type.
-    case attribute(defaultValue: StoredValue, typedDefault: any Sendable, options: AttributeOptions)
+    /// `typedDefault` is the declared default as the property's own Swift type; `originalName`
+    /// the name older stores have for a renamed attribute.
+    case attribute(
+        defaultValue: StoredValue, typedDefault: any Sendable, options: AttributeOptions, originalName: String?)
     case relationship(inverse: AnyKeyPath?, deleteRule: DeleteRule)
 }
 
