@@ -31,7 +31,7 @@ public enum StrataConformance {
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
         + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
         + RelationshipKeyChecks.all
-        + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all
+        + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all + MigrationChecks.all
 
     /// Runs every check against an engine, one after another.
     /// - Parameter engine: makes the engine's configuration for a store inside a temporary directory.

@@ -21,7 +21,7 @@ struct ConformanceTests {
         let required: Set = [
             "CRUD", "Relationships", "Fetch semantics", "Uniqueness and indexes", "Atomicity", "Isolation",
             "Optimistic conflicts", "IDs and URIs", "Persistence", "Concurrency", "Bad store files", "Contexts",
-            "Attribute types",
+            "Attribute types", "Migration",
         ]
         #expect(groups == required)
         #expect(Set(StrataConformance.checks.map(\.description)).count == StrataConformance.checks.count)

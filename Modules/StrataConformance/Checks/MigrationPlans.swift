@@ -1,0 +1,100 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// What a migration's closures did, for the check that runs it. A plan's stages are static, so
+/// the check binds its log to ``current`` (a task local) around the open; the closures run
+/// inline, on the opening task, and find it there.
+final class KitMigrationLog: Sendable {
+    @TaskLocal static var current: KitMigrationLog?
+
+    private let entries = Mutex<[String]>([])
+    private let ranks = Mutex<[String: Int]>([:])
+
+    /// What the closures recorded, in order.
+    var recorded: [String] { entries.withLock { $0 } }
+
+    static func record(_ entry: String) {
+        current?.entries.withLock { $0.append(entry) }
+    }
+
+    /// Keeps a rank read before a stage for its `didMigrate`.
+    static func keep(rank: Int, of title: String) {
+        current?.ranks.withLock { $0[title] = rank }
+    }
+
+    static func rank(of title: String) -> Int? {
+        current?.ranks.withLock { $0[title] }
+    }
+}
+
+/// An error of the kit's own, thrown by a failing custom stage.
+struct KitStageError: Error, Equatable {
+    let detail: String
+}
+
+enum KitStages {
+    /// 1→2: `willMigrate` reads the version 1 notes; `didMigrate` fills the new `summary`.
+    static let summaries = MigrationStage.custom(
+        from: KitV1.self, to: KitV2.self,
+        willMigrate: { context in
+            let notes = try context.fetch(FetchRequest<KitV1.Note>(sortBy: [SortDescriptor(\.title)]))
+            KitMigrationLog.record("1→2 will: " + notes.map { "\($0.title) \($0.rank)" }.joined(separator: ", "))
+        },
+        didMigrate: { context in
+            let notes = try context.fetch(FetchRequest<KitV2.Note>())
+            for note in notes { note.summary = "About \(note.title)" }
+            KitMigrationLog.record("1→2 did: \(notes.count) notes")
+        })
+
+    /// 3→4: `rank` becomes a `String`: kept before the change, written back as text after it.
+    static let textRanks = MigrationStage.custom(
+        from: KitV3.self, to: KitV4.self,
+        willMigrate: { context in
+            let notes = try context.fetch(FetchRequest<KitV3.Note>())
+            for note in notes { KitMigrationLog.keep(rank: note.rank, of: note.title) }
+            KitMigrationLog.record("3→4 will: \(notes.count) notes")
+        },
+        didMigrate: { context in
+            let notes = try context.fetch(FetchRequest<KitV4.Note>())
+            for note in notes { note.rank = KitMigrationLog.rank(of: note.title).map { "#\($0)" } ?? "?" }
+            try context.save()
+            KitMigrationLog.record("3→4 did: \(notes.count) notes")
+        })
+}
+
+/// Versions 1 and 2, with the custom stage between them.
+enum KitPlanToV2: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [KitV1.self, KitV2.self] }
+    static var stages: [MigrationStage] { [KitStages.summaries] }
+}
+
+/// Versions 1 to 4: custom, lightweight (a rename), custom (a type change).
+enum KitPlanToV4: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [KitV1.self, KitV2.self, KitV3.self, KitV4.self] }
+    static var stages: [MigrationStage] {
+        [KitStages.summaries, .lightweight(from: KitV2.self, to: KitV3.self), KitStages.textRanks]
+    }
+}
+
+/// Versions 1 and 2 with a stage that writes, saves, then throws in `didMigrate`.
+enum KitFailingPlan: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [KitV1.self, KitV2.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                from: KitV1.self, to: KitV2.self,
+                willMigrate: { context in
+                    for note in try context.fetch(FetchRequest<KitV1.Note>()) { note.title += " (edited)" }
+                    try context.save()
+                    KitMigrationLog.record("will saved")
+                },
+                didMigrate: { context in
+                    for note in try context.fetch(FetchRequest<KitV2.Note>()) { note.summary = "half done" }
+                    try context.save()
+                    KitMigrationLog.record("did saved, throwing")
+                    throw KitStageError(detail: "the stage gave up")
+                })
+        ]
+    }
+}
