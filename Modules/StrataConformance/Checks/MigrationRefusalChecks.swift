@@ -37,7 +37,7 @@ enum MigrationRefusalChecks {
     static func throwingStage(_ kit: ConformanceHarness) async throws {
         try await MigrationChecks.seedNotes(kit)
         let log = KitMigrationLog()
-        let thrown: (any Error)? = KitMigrationLog.$current.withValue(log) {
+        let thrown: (any Error)? = KitMigrationLog.during(log) {
             do {
                 _ = try PersistentContainer(
                     schema: KitV2.schema(), migrationPlan: KitFailingPlan.self, engine: kit.configuration)

@@ -163,9 +163,17 @@ enum MigrationRelationshipChecks {
         try kit.expectEqual(tagged, 0, "links once the relationship is added again: the old links are gone")
     }
 
+    /// The store starts with the many-to-many relationship (made at version 2, not migrated to
+    /// it), so that only the rename is inferred.
     static func renameLinked(_ kit: ConformanceHarness) async throws {
-        try await seedLibrary(kit)
-        try await MigrationChecks.with(kit, KitLibraryTags.schema()) { try await tagBooks($0) }
+        try await MigrationChecks.with(kit, KitLibraryTags.schema()) { container in
+            try await container.performUnitOfWork { context in
+                for title in ["Dune", "Emma"] { KitLibraryTags.Book(context: context).title = title }
+                for label in ["classic", "scifi"] { KitLibraryTags.Tag(context: context).label = label }
+                try context.save()
+            }
+            try await tagBooks(container)
+        }
         typealias Label = KitLibraryLabels.Label
         typealias Book = KitLibraryLabels.Book
         try await MigrationChecks.with(kit, KitLibraryLabels.schema()) { container in
