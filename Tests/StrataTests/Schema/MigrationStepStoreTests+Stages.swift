@@ -130,6 +130,33 @@ extension MigrationStepStoreTests {
     }
 
     @Test(arguments: EngineKind.allCases)
+    func theOpenedEngineWritesWithItsOwnLayoutAfterAStageOnTheOldOne(kind: EngineKind) async throws {
+        let store = try await makeNotes(kind)
+        let schema = try Self.customStage(
+            willMigrate: { engine in
+                var changes = ChangeSet()
+                let key = try engine.allocateKeys(entity: 0, count: 1).lowerBound
+                changes.inserts = [RowWrite(entity: 0, key: key, expectedVersion: 0, values: [.text("Ubik")])]
+                changes.updates = [RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Dune (1965)")])]
+                try engine.commit(changes)
+            }, didMigrate: nil)
+        let engine = try store.configuration.open(schema)
+        defer { engine.close() }
+        var changes = ChangeSet()
+        let key = try engine.allocateKeys(entity: 0, count: 1).lowerBound
+        changes.inserts = [RowWrite(entity: 0, key: key, expectedVersion: 0, values: [.text("Eon"), .text("new")])]
+        changes.updates = [
+            RowWrite(entity: 0, key: 2, expectedVersion: 1, values: [.text("Solaris"), .text("read")])
+        ]
+        try engine.commit(changes)
+        #expect(
+            try Self.notes(engine).map(\.values) == [
+                [.text("Dune (1965)"), .text("unsorted")], [.text("Solaris"), .text("read")],
+                [.text("Ubik"), .text("unsorted")], [.text("Eon"), .text("new")],
+            ])
+    }
+
+    @Test(arguments: EngineKind.allCases)
     func aCustomStageThatThrowsLeavesTheStoreUnchanged(kind: EngineKind) async throws {
         let store = try await makeNotes(kind)
         let before = try Self.storeBytes(store)
