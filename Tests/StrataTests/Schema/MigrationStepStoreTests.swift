@@ -37,7 +37,8 @@ struct MigrationStepStoreTests {
         ).sorted()
     }
 
-    /// On SQLite, expects the migrated store's definitions to be a fresh store's of `model`.
+    /// On SQLite, expects the migrated store's definitions to be a fresh store's of `model`, and
+    /// every reference between its tables to hold (`PRAGMA foreign_key_check`).
     static func expectFreshDefinitions(
         _ store: TestStore, _ model: Schema, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -45,6 +46,8 @@ struct MigrationStepStoreTests {
         let fresh = try TestStore(.sqlite)
         try fresh.open(schema: model).close()
         #expect(try sqliteDefinitions(store) == (try sqliteDefinitions(fresh)), sourceLocation: sourceLocation)
+        let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
+        #expect(try raw.strings("PRAGMA foreign_key_check") == [], sourceLocation: sourceLocation)
     }
 
     @Test(arguments: EngineKind.allCases)
