@@ -60,6 +60,15 @@ extension MigrationEntityStoreTests {
         }
     }
 
+    /// Rows larger than a page (LMDB keeps them on overflow pages) are rewritten in place too.
+    @Test(arguments: EngineKind.allCases)
+    func rowsLargerThanAPageAreRewrittenToo(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try writeNotes(store.configuration, count: 300, padding: 5_000)
+        try migrate(store, to: try Schema(version: 2, [IMNoteWithShelf.self]))
+        #expect(try checkNotes(store.configuration, count: 300, padding: 5_000, shelf: "unsorted"))
+    }
+
     /// A migration that does not fit the map: the open grows the map and runs again.
     @Test func anLMDBMigrationThatFillsTheMapGrowsItAndRunsAgain() throws {
         let store = try TestStore(.lmdb)
