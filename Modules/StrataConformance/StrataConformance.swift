@@ -6,7 +6,8 @@ import Strata
 /// Every check runs the Strata core on real stores of the engine under test and asserts what
 /// users rely on: CRUD of every attribute type and edge value, relationships and delete
 /// rules, fetch semantics, uniqueness and indexes, atomicity, snapshot isolation, optimistic
-/// conflicts, IDs and URIs, persistence, concurrency, and typed errors for bad store files.
+/// conflicts, IDs and URIs, persistence, concurrency, typed errors for bad store files, and
+/// schema migrations (inferred changes, staged plans, refusals, drift, newer stores).
 ///
 /// Run it in one line from any test target:
 ///

@@ -10,6 +10,7 @@ enum MigrationAttributeChecks {
         check("an attribute with a default is added: existing rows hold the default", addWithDefault),
         check("an attribute is removed: the other values kept, its data gone, saves work", remove),
         check("an attribute renamed through originalName keeps its values", rename),
+        check("an indexed attribute renamed keeps its index working", renameIndexed),
         check("an index is added, then removed: filtered and sorted fetches stay right", addAndRemoveIndex),
         check(
             "a unique constraint over clashing rows is refused with the clash named; the store is unchanged",
@@ -125,6 +126,31 @@ enum MigrationAttributeChecks {
             }
         }
         try kit.expectEqual(texts, ["sand", "letters", "nil", "spray"], "texts after reopening")
+    }
+
+    /// Version 1 → `KitNoteIndexed` (title indexed) → `KitNoteHeading` (title renamed heading).
+    static func renameIndexed(_ kit: ConformanceHarness) async throws {
+        try await MigrationChecks.seedNotes(kit)
+        try await MigrationChecks.with(kit, KitNoteIndexed.schema()) { _ in }
+        try await MigrationChecks.with(kit, KitNoteHeading.schema()) { container in
+            try await container.performUnitOfWork { context in
+                KitNoteHeading.Note(context: context).heading = "Emma"
+                try context.save()
+            }
+            let (exact, range) = try await container.read { context in
+                let exact = try context.fetch(
+                    FetchRequest<KitNoteHeading.Note>(predicate: #Predicate { $0.heading == "Solaris" })
+                ).map(\.rank)
+                let range = try context.fetch(
+                    FetchRequest<KitNoteHeading.Note>(
+                        predicate: #Predicate { $0.heading >= "E" && $0.heading < "V" },
+                        sortBy: [SortDescriptor(\.heading, order: .reverse)])
+                ).map(\.heading)
+                return (exact, range)
+            }
+            try kit.expectEqual(exact, [1], "ranks of notes headed Solaris")
+            try kit.expectEqual(range, ["Ubik", "Solaris", "Emma"], "headings in [E, V)")
+        }
     }
 
     /// Titles by a filter and an order that an index on `title` serves.

@@ -8,6 +8,7 @@ enum MigrationEntityChecks {
         MigrationAttributeChecks.check("an entity is added: the other rows kept, the new one usable", add),
         MigrationAttributeChecks.check("an entity is removed: the other rows kept, its rows gone", remove),
         MigrationAttributeChecks.check("an entity renamed through originalEntityName keeps its rows", rename),
+        MigrationAttributeChecks.check("an entity renamed keeps its unique constraint working", renameUnique),
     ]
 
     /// Saves shelves labelled `labels` and returns every shelf label and note title, sorted.
@@ -79,5 +80,28 @@ enum MigrationEntityChecks {
         try kit.expectEqual(
             differences.map(\.description).sorted(), ["entity `Memo` was removed", "entity `Note` was added"],
             "the differences")
+    }
+
+    /// Version 1 → `KitNoteUnique` (title unique) → `KitMemoUnique` (Note renamed Memo).
+    static func renameUnique(_ kit: ConformanceHarness) async throws {
+        try await MigrationChecks.seedNotes(kit)
+        try await MigrationChecks.with(kit, KitNoteUnique.schema()) { _ in }
+        try await MigrationChecks.with(kit, KitMemoUnique.schema()) { container in
+            try await MigrationChecks.expectClash(kit, "Memo", ["title"], "saving a second Dune as a Memo") {
+                try await container.performUnitOfWork { context in
+                    KitMemoUnique.Memo(context: context).title = "Dune"
+                    try context.save()
+                }
+            }
+            try await container.performUnitOfWork { context in
+                KitMemoUnique.Memo(context: context).title = "Emma"
+                try context.save()
+            }
+            let found = try await container.read { context in
+                try context.fetch(FetchRequest<KitMemoUnique.Memo>(predicate: #Predicate { $0.title == "Ubik" }))
+                    .map(\.rank)
+            }
+            try kit.expectEqual(found, [2], "ranks of memos titled Ubik")
+        }
     }
 }

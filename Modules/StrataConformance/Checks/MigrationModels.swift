@@ -188,6 +188,31 @@ enum KitMemo: VersionedSchema {
     }
 }
 
+/// `KitNoteUnique` renamed `Memo`: its unique constraint must follow the rename.
+enum KitMemoUnique: VersionedSchema {
+    static let version = 3
+    static var models: [ManagedObject.Type] { [Memo.self] }
+
+    final class Memo: ManagedObject {
+        override class var originalEntityName: String? { "Note" }
+        @Attribute(.unique) var title = ""
+        @Attribute var rank = 0
+        @Attribute var body: String?
+    }
+}
+
+/// `KitNoteIndexed` with the indexed `title` renamed `heading`: its index must follow the rename.
+enum KitNoteHeading: VersionedSchema {
+    static let version = 3
+    static var models: [ManagedObject.Type] { [Note.self] }
+
+    final class Note: ManagedObject {
+        @Attribute(.indexed, originalName: "title") var heading = ""
+        @Attribute var rank = 0
+        @Attribute var body: String?
+    }
+}
+
 enum MigrationModels {
     /// The schema of `shape` at `version` (a shape can serve as the store's model or the new one).
     static func schema(_ shape: any VersionedSchema.Type, version: Int? = nil) throws -> Schema {
