@@ -104,3 +104,18 @@ final class MStNTag: ManagedObject {
     @Attribute var label = ""
     @Relationship var books: RelatedObjects<MStNovel>
 }
+
+/// `Note` with an optional title and a required `isbn`.
+final class MStNoteOptionalTitleISBN: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title: String?
+    @Attribute var isbn = ""
+}
+
+/// `Note` reshaped at once: a required unique title (default "untitled"), `subtitle` added
+/// before it, `isbn` removed.
+final class MStNoteReshaped: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var subtitle: String?
+    @Attribute(.unique) var title = "untitled"
+}
