@@ -105,17 +105,19 @@ final class MStNTag: ManagedObject {
     @Relationship var books: RelatedObjects<MStNovel>
 }
 
-/// `Note` with an optional title and a required `isbn`.
+/// `Note` with an optional title, a required `isbn` and an indexed `shelf`.
 final class MStNoteOptionalTitleISBN: ManagedObject {
     override class var entityName: String { "Note" }
     @Attribute var title: String?
     @Attribute var isbn = ""
+    @Attribute(.indexed) var shelf = "new"
 }
 
 /// `Note` reshaped at once: a required unique title (default "untitled"), `subtitle` added
-/// before it, `isbn` removed.
+/// before it, `isbn` removed, `shelf` (indexed) kept.
 final class MStNoteReshaped: ManagedObject {
     override class var entityName: String { "Note" }
     @Attribute var subtitle: String?
     @Attribute(.unique) var title = "untitled"
+    @Attribute(.indexed) var shelf = "new"
 }

@@ -115,7 +115,8 @@ struct MigrationStepStoreTests {
         try Self.expectFreshDefinitions(store, model)
         #expect(
             try Self.rows(store, model, entity: 0).map(\.values) == [
-                [.null, .text("Dune")], [.null, .text("untitled")], [.null, .text("Solaris")],
+                [.null, .text("Dune"), .text("new")], [.null, .text("untitled"), .text("new")],
+                [.null, .text("Solaris"), .text("new")],
             ])
         let container = try store.open(schema: model)
         let context = container.newBackgroundContext()
