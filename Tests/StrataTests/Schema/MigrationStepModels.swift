@@ -121,3 +121,16 @@ final class MStNoteReshaped: ManagedObject {
     @Attribute(.unique) var title = "untitled"
     @Attribute(.indexed) var shelf = "new"
 }
+
+/// `Author` 1—n `Book` whose title became optional (Book is rebuilt with its to-one key).
+final class MStAuthorOfLooseBooks: ManagedObject {
+    override class var entityName: String { "Author" }
+    @Attribute var name = ""
+    @Relationship(inverse: \MStLooseBook.author) var books: RelatedObjects<MStLooseBook>
+}
+
+final class MStLooseBook: ManagedObject {
+    override class var entityName: String { "Book" }
+    @Attribute var title: String?
+    @Relationship var author: MStAuthorOfLooseBooks?
+}

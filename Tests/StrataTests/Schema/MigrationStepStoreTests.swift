@@ -182,6 +182,34 @@ struct MigrationStepStoreTests {
     }
 
     @Test(arguments: EngineKind.allCases)
+    func aRebuiltTableKeepsItsToOneKeysAndTheirIndex(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let old = try store.open(schema: try Schema(version: 1, [MStAuthor.self, MStBook.self]))
+        let writer = old.newBackgroundContext()
+        try await writer.perform {
+            let author = MStAuthor(context: writer)
+            author.name = "Herbert"
+            let book = MStBook(context: writer)
+            book.title = "Dune"
+            book.author = author
+            try writer.save()
+        }
+        old.close()
+        let model = try Schema(version: 2, [MStAuthorOfLooseBooks.self, MStLooseBook.self])
+        try Self.migrate(store, to: model)
+        try Self.expectFreshDefinitions(store, model)
+        let container = try store.open(schema: model)
+        let context = container.newBackgroundContext()
+        let titles = try await context.perform {
+            _ = MStLooseBook(context: context)
+            try context.save()
+            return try #require(try context.fetch(FetchRequest<MStAuthorOfLooseBooks>()).first).books.map(\.title)
+        }
+        container.close()
+        #expect(titles == ["Dune"])
+    }
+
+    @Test(arguments: EngineKind.allCases)
     func aManyToManyIsAddedThenRemoved(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let plain = try Schema(version: 1, [MStPlainBook.self, MStPlainTag.self])
