@@ -64,7 +64,8 @@ extension SQLiteMigration {
         let layout = try table(entity)
         let temporary = entity + "__new"
         guard
-            try connection.queryInt64("SELECT count(*) FROM sqlite_schema WHERE name = ?1", [.text(temporary)]) == 0
+            try connection.queryInt64(
+                "SELECT count(*) FROM sqlite_schema WHERE name = ?1 COLLATE NOCASE", [.text(temporary)]) == 0
         else {
             throw .misuse(
                 "\(entity) cannot be rebuilt for the migration: the store already has a table named \(temporary)")

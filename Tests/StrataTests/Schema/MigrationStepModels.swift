@@ -104,3 +104,33 @@ final class MStNTag: ManagedObject {
     @Attribute var label = ""
     @Relationship var books: RelatedObjects<MStNovel>
 }
+
+/// `Note` with an optional title, a required `isbn` and an indexed `shelf`.
+final class MStNoteOptionalTitleISBN: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title: String?
+    @Attribute var isbn = ""
+    @Attribute(.indexed) var shelf = "new"
+}
+
+/// `Note` reshaped at once: a required unique title (default "untitled"), `subtitle` added
+/// before it, `isbn` removed, `shelf` (indexed) kept.
+final class MStNoteReshaped: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var subtitle: String?
+    @Attribute(.unique) var title = "untitled"
+    @Attribute(.indexed) var shelf = "new"
+}
+
+/// `Author` 1—n `Book` whose title became optional (Book is rebuilt with its to-one key).
+final class MStAuthorOfLooseBooks: ManagedObject {
+    override class var entityName: String { "Author" }
+    @Attribute var name = ""
+    @Relationship(inverse: \MStLooseBook.author) var books: RelatedObjects<MStLooseBook>
+}
+
+final class MStLooseBook: ManagedObject {
+    override class var entityName: String { "Book" }
+    @Attribute var title: String?
+    @Relationship var author: MStAuthorOfLooseBooks?
+}

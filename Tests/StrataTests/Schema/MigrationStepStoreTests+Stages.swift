@@ -186,6 +186,36 @@ extension MigrationStepStoreTests {
     }
 
     @Test(arguments: EngineKind.allCases)
+    func eachStageIsAppliedWithItsOwnVersionsLayout(kind: EngineKind) async throws {
+        let store = try await makeNotes(kind)
+        // v1 title → v2 title, shelf (only v2 has it) → v3 optional title.
+        let v1 = try RecordedSchemaModels.note(version: 1).storeSchema
+        let v2 = try Schema(version: 2, [IMNoteWithShelf.self]).storeSchema
+        let model = try RecordedSchemaModels.noteOptionalTitle(version: 3)
+        var v3 = model.storeSchema
+        let shelves = Mutex<[StoredValue]>([])
+        let stages = Mutex<Set<Int>>([])
+        v3.migrationPlan = try StoreMigrationPlan(
+            versions: [v1, v2, v3],
+            stages: [
+                .lightweight(from: 1, to: 2),
+                .custom(
+                    from: 2, to: 3,
+                    willMigrate: { engine in
+                        let rows = try Self.notes(engine)
+                        shelves.withLock { $0 = rows.map { $0.values[1] } }
+                    }, didMigrate: nil),
+            ],
+            progress: { progress in stages.withLock { _ = $0.insert(progress.stage * 10 + progress.stageCount) } })
+        try store.configuration.open(v3).close()
+        #expect(shelves.withLock { $0 } == [.text("unsorted"), .text("unsorted")])
+        #expect(stages.withLock { $0 } == [12, 22])
+        try Self.expectFreshDefinitions(store, model)
+        #expect(try Self.rows(store, model, entity: 0).map(\.values) == [[.text("Dune")], [.text("Solaris")]])
+        #expect(try RawStoreEdits.recordedJSON(store) == (try model.recordedSchema.jsonText()))
+    }
+
+    @Test(arguments: EngineKind.allCases)
     func aRebuildReportsItsRowsAsItCopiesThem(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let v1 = try RecordedSchemaModels.noteOptionalTitle(version: 1)

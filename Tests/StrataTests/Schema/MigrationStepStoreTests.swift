@@ -97,6 +97,40 @@ struct MigrationStepStoreTests {
     }
 
     @Test(arguments: EngineKind.allCases)
+    func severalChangesToOneEntityAreAppliedTogether(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let old = try store.open(schema: try Schema(version: 1, [MStNoteOptionalTitleISBN.self]))
+        let writer = old.newBackgroundContext()
+        try await writer.perform {
+            for (title, isbn) in [("Dune", "1"), (nil, "2"), ("Solaris", "3")] {
+                let note = MStNoteOptionalTitleISBN(context: writer)
+                note.title = title
+                note.isbn = isbn
+            }
+            try writer.save()
+        }
+        old.close()
+        let model = try Schema(version: 2, [MStNoteReshaped.self])
+        try Self.migrate(store, to: model)
+        try Self.expectFreshDefinitions(store, model)
+        #expect(
+            try Self.rows(store, model, entity: 0).map(\.values) == [
+                [.null, .text("Dune"), .text("new")], [.null, .text("untitled"), .text("new")],
+                [.null, .text("Solaris"), .text("new")],
+            ])
+        let container = try store.open(schema: model)
+        let context = container.newBackgroundContext()
+        let clash = await #expect(throws: StrataError.self) {
+            try await context.perform {
+                _ = MStNoteReshaped(context: context)
+                try context.save()
+            }
+        }
+        #expect(clash?.withoutNative == .constraintViolation(entity: "Note", attributes: ["title"]))
+        container.close()
+    }
+
+    @Test(arguments: EngineKind.allCases)
     func aToOneAndItsToManyAreAddedThenRemoved(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let plain = try Schema(version: 1, [MStPlainAuthor.self, MStPlainBook.self])
@@ -145,6 +179,34 @@ struct MigrationStepStoreTests {
             try saver.save()
         }
         last.close()
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aRebuiltTableKeepsItsToOneKeysAndTheirIndex(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let old = try store.open(schema: try Schema(version: 1, [MStAuthor.self, MStBook.self]))
+        let writer = old.newBackgroundContext()
+        try await writer.perform {
+            let author = MStAuthor(context: writer)
+            author.name = "Herbert"
+            let book = MStBook(context: writer)
+            book.title = "Dune"
+            book.author = author
+            try writer.save()
+        }
+        old.close()
+        let model = try Schema(version: 2, [MStAuthorOfLooseBooks.self, MStLooseBook.self])
+        try Self.migrate(store, to: model)
+        try Self.expectFreshDefinitions(store, model)
+        let container = try store.open(schema: model)
+        let context = container.newBackgroundContext()
+        let titles = try await context.perform {
+            _ = MStLooseBook(context: context)
+            try context.save()
+            return try #require(try context.fetch(FetchRequest<MStAuthorOfLooseBooks>()).first).books.map(\.title)
+        }
+        container.close()
+        #expect(titles == ["Dune"])
     }
 
     @Test(arguments: EngineKind.allCases)
