@@ -75,6 +75,23 @@ enum KitLibraryAuthorsCascade: VersionedSchema {
     }
 }
 
+/// `KitLibraryAuthors` with the same relationship names made many-to-many (a kind change:
+/// only a custom stage can do it).
+enum KitLibraryCoauthors: VersionedSchema {
+    static let version = 3
+    static var models: [ManagedObject.Type] { [Book.self, Author.self, KitLibrary.Cover.self, KitLibrary.Tag.self] }
+
+    final class Book: ManagedObject {
+        @Attribute var title = ""
+        @Relationship var author: RelatedObjects<Author>
+    }
+
+    final class Author: ManagedObject {
+        @Attribute var name = ""
+        @Relationship(inverse: \Book.author) var books: RelatedObjects<Book>
+    }
+}
+
 /// Many-to-many: `Book.tags` ↔ `Tag.books`.
 enum KitLibraryTags: VersionedSchema {
     static let version = 2

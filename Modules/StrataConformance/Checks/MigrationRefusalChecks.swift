@@ -8,6 +8,9 @@ enum MigrationRefusalChecks {
         MigrationAttributeChecks.check(
             "a type change without a custom stage is refused as not inferable; the store is unchanged", typeChange),
         MigrationAttributeChecks.check(
+            "a relationship's kind change without a custom stage is refused as not inferable; the store is unchanged",
+            relationshipKindChange),
+        MigrationAttributeChecks.check(
             "a custom stage that throws surfaces its own error; the store is unchanged", throwingStage),
         MigrationAttributeChecks.check(
             "a store newer than the model is refused and its files are not touched", newerStore),
@@ -32,6 +35,44 @@ enum MigrationRefusalChecks {
             "the message names the change and points to a custom stage: \(error)")
         try kit.expectEqual(
             try await MigrationChecks.readV1Notes(kit), MigrationChecks.v1Lines, "notes at version 1 after the refusal")
+    }
+
+    /// One-to-many (`KitLibraryAuthors`, version 2) to many-to-many under the same names
+    /// (`KitLibraryCoauthors`, version 3): both sides are refused; the join it would add is not.
+    static func relationshipKindChange(_ kit: ConformanceHarness) async throws {
+        try await MigrationChecks.with(kit, KitLibraryAuthors.schema()) { container in
+            try await container.performUnitOfWork { context in
+                let book = KitLibraryAuthors.Book(context: context)
+                book.title = "Dune"
+                let author = KitLibraryAuthors.Author(context: context)
+                author.name = "Herbert"
+                book.author = author
+                try context.save()
+            }
+        }
+        let error = try kit.expectStrataError(
+            "opening with the relationship made many-to-many",
+            sync: {
+                _ = try kit.open(schema: KitLibraryCoauthors.schema())
+            })
+        guard case .migrationNotInferable(2, 3, let refused) = error else {
+            throw kit.fail("opening with a many-to-many: expected migrationNotInferable(2, 3, …), got \(error)")
+        }
+        let changes = refused.map { difference -> String in
+            guard case .relationshipChanged(let entity, let from, let to) = difference else { return "\(difference)" }
+            return "\(entity).\(to.name): \(from.kind) → \(to.kind)"
+        }
+        try kit.expectEqual(
+            changes, ["Book.author: toOne → manyToMany", "Author.books: toMany → manyToMany"], "the refused differences"
+        )
+        let authors = try await MigrationChecks.with(kit, KitLibraryAuthors.schema()) { container in
+            try await container.read { context in
+                try context.fetch(FetchRequest<KitLibraryAuthors.Book>()).map {
+                    "\($0.title):\($0.author?.name ?? "nil")"
+                }
+            }
+        }
+        try kit.expectEqual(authors, ["Dune:Herbert"], "books and authors at version 2 after the refusal")
     }
 
     static func throwingStage(_ kit: ConformanceHarness) async throws {
