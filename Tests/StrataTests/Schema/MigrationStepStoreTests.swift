@@ -200,6 +200,7 @@ struct MigrationStepStoreTests {
         let context = container.newBackgroundContext()
         try await context.perform {
             let book = try #require(try context.fetch(FetchRequest<MStLooseBook>()).first)
+            #expect(book.author == nil)
             book.author = try context.fetch(FetchRequest<MStAuthorOfLooseBooks>()).first
             _ = MStLooseBook(context: context)
             try context.save()
