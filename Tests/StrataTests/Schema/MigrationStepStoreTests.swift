@@ -149,15 +149,17 @@ struct MigrationStepStoreTests {
         try Self.expectFreshDefinitions(store, related)
         let container = try store.open(schema: related)
         let context = container.newBackgroundContext()
-        try await context.perform {
+        let startedEmpty = try await context.perform {
             let author = try #require(try context.fetch(FetchRequest<MStAuthor>()).first)
-            #expect(author.books.isEmpty)
+            var empty = author.books.isEmpty
             for book in try context.fetch(FetchRequest<MStBook>()) {
-                #expect(book.author == nil)
+                empty = empty && book.author == nil
                 book.author = author
             }
             try context.save()
+            return empty
         }
+        #expect(startedEmpty)
         container.close()
         let reopened = try store.open(schema: related)
         let reader = reopened.newBackgroundContext()
@@ -198,13 +200,15 @@ struct MigrationStepStoreTests {
         try Self.expectFreshDefinitions(store, loose)
         let container = try store.open(schema: loose)
         let context = container.newBackgroundContext()
-        try await context.perform {
+        let startedEmpty = try await context.perform {
             let book = try #require(try context.fetch(FetchRequest<MStLooseBook>()).first)
-            #expect(book.author == nil)
+            let empty = book.author == nil
             book.author = try context.fetch(FetchRequest<MStAuthorOfLooseBooks>()).first
             _ = MStLooseBook(context: context)
             try context.save()
+            return empty
         }
+        #expect(startedEmpty)
         container.close()
         // Rebuilt again (the title becomes required): the key and its index stay.
         let strict = try Schema(version: 3, [MStAuthor.self, MStBook.self])
@@ -242,12 +246,14 @@ struct MigrationStepStoreTests {
         try Self.expectFreshDefinitions(store, tagged)
         let container = try store.open(schema: tagged)
         let context = container.newBackgroundContext()
-        try await context.perform {
+        let startedEmpty = try await context.perform {
             let book = try #require(try context.fetch(FetchRequest<MStTaggedBook>()).first)
-            #expect(book.tags.isEmpty)
+            let empty = book.tags.isEmpty
             book.tags.formUnion(try context.fetch(FetchRequest<MStTag>()))
             try context.save()
+            return empty
         }
+        #expect(startedEmpty)
         container.close()
         let reopened = try store.open(schema: tagged)
         let reader = reopened.newBackgroundContext()
