@@ -130,15 +130,23 @@ final class RawLMDB: RawBaseline {
             var data = MDB_val()
             var value: [UInt8] = []
             value.reserveCapacity(96)
+            var keyBytes: [UInt8] = []
+            keyBytes.reserveCapacity(8)
             var rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
             while rc == 0 {
                 // The new layout: the old fields, then the flag (the rename changes no bytes).
                 value.removeAll(keepingCapacity: true)
                 value.append(contentsOf: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
                 Self.append(flag, to: &value)
-                rc = value.withUnsafeMutableBytes { bytes in
-                    var newData = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
-                    return mdb_cursor_put(cursor, &key, &newData, UInt32(MDB_CURRENT))
+                // The key is copied first: the cursor's own key bytes may move when the row grows.
+                keyBytes.removeAll(keepingCapacity: true)
+                keyBytes.append(contentsOf: UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
+                rc = keyBytes.withUnsafeMutableBytes { k in
+                    value.withUnsafeMutableBytes { bytes in
+                        var keyVal = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+                        var newData = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                        return mdb_cursor_put(cursor, &keyVal, &newData, UInt32(MDB_CURRENT))
+                    }
                 }
                 try check(rc, "mdb_cursor_put")
                 copied += 1

@@ -181,6 +181,17 @@ struct LMDBCatalog: Sendable {
     /// The metadata key of an entity's key counter.
     static func counterKey(_ entity: String) -> [UInt8] { Array("counter.\(entity)".utf8) }
 
+    /// Throws `.storeNewerThanModel` when the store's schema version is no longer `version`, the
+    /// one this catalog was opened for: another engine (this process or another, a newer version
+    /// of the app) migrated the store since, and rows in this catalog's layout must not be written
+    /// into it. One lookup in the metadata database, inside the write transaction.
+    func checkSchemaVersion(_ txn: LMDBTransaction, _ version: Int) throws {
+        let stored = try txn.get(meta, Array("schema_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+        if let stored, stored != Int64(version) {
+            throw StrataError.storeNewerThanModel(storeVersion: Int(stored), modelVersion: version)
+        }
+    }
+
     /// Reserves `count` primary keys of `entity` in `txn`: from its counter, and past its last
     /// stored key (stored numbers are not trusted to leave room).
     /// - Throws: `.storeFull` when the keys are exhausted; LMDB errors.

@@ -89,7 +89,9 @@ final class LMDBEngine: StorageEngine {
         let catalog = catalog
         let storeIdentifier = storeIdentifier
         let maxKeySize = environment.maxKeySize
+        let schemaVersion = schemaVersion
         try environment.write("committing to \(environment.path)") { txn in
+            try catalog.checkSchemaVersion(txn, schemaVersion)
             var committer = LMDBCommitter(
                 txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)
             try committer.apply(changes)
@@ -110,8 +112,10 @@ final class LMDBEngine: StorageEngine {
         }
         let block = Int64(max(count, 256))
         let catalog = catalog
+        let schemaVersion = schemaVersion
         let reserved = try environment.write("allocating keys for \(name)") { txn -> Range<Int64> in
-            try catalog.reserveKeys(txn, entity: entity, count: block)
+            try catalog.checkSchemaVersion(txn, schemaVersion)
+            return try catalog.reserveKeys(txn, entity: entity, count: block)
         }
         let handedOut = reserved.lowerBound..<(reserved.lowerBound + Int64(count))
         environment.keyCache.withLock { $0[name] = handedOut.upperBound..<reserved.upperBound }

@@ -5,7 +5,7 @@ extension LMDBMigration {
     /// Rewrites every row of each changed entity once, in place: checked with the store's
     /// columns (the recorded source, after renames), its values' bytes mapped by name to the new
     /// schema's columns, filled where a column is new (or a null became required), and written
-    /// back under the same key and version (``RowCodec/remap(_:key:layout:sources:fills:boundaries:into:)``,
+    /// back under the same key and version (``RowCodec/remap(_:key:plan:into:)``,
     /// which copies bytes instead of decoding values). Nothing is collected: memory stays flat
     /// whatever the number of rows.
     func rewriteRows() throws {
@@ -21,10 +21,9 @@ extension LMDBMigration {
                 })
             let layout = EntityLayout(name: name, classes: oldClasses)
             let sources = new.columns.map { oldNames.firstIndex(of: $0.name) }
-            let columnFills = new.columns.map { column in fills[name]?[column.name].map(RowCodec.encodedValue) }
+            var plan = RowRemap(layout: layout, sources: sources, fills: new.columns.map { fills[name]?[$0.name] })
             guard let dbi = try existingDatabase("e.\(name)") else { continue }
             let total = try txn.count(dbi)
-            var boundaries: [Int] = []
             let encoded = ByteBuffer()
             var done = 0
             try txn.rewriteValues(dbi) { keyBytes, value in
@@ -32,9 +31,7 @@ extension LMDBMigration {
                     throw StrataError.storeCorrupt(
                         "entity \(name) holds a malformed key of \(keyBytes.byteCount) bytes")
                 }
-                try RowCodec.remap(
-                    value, key: key, layout: layout, sources: sources, fills: columnFills, boundaries: &boundaries,
-                    into: encoded)
+                try RowCodec.remap(value, key: key, plan: &plan, into: encoded)
                 done += 1
                 if done % Self.progressInterval == 0 { progress.rowsMigrated(done, of: total) }
                 return encoded

@@ -83,6 +83,11 @@ struct LMDBMigration {
         case .renameJoin(let from, let to):
             try moveDatabase("j.\(from).l", to: "j.\(to).l")
             try moveDatabase("j.\(from).r", to: "j.\(to).r")
+        case .swapJoinSides(let name):
+            // `l` maps left keys to right keys and `r` the reverse: swapping the sides swaps them.
+            try moveDatabase("j.\(name).l", to: "j.\(name).swapping")
+            try moveDatabase("j.\(name).r", to: "j.\(name).l")
+            try moveDatabase("j.\(name).swapping", to: "j.\(name).r")
         case .dropEntity(let name):
             try dropDatabase("e.\(name)")
             try txn.delete(meta, LMDBCatalog.counterKey(name))

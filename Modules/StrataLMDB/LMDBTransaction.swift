@@ -195,6 +195,7 @@ import Foundation
         defer { unsafe mdb_cursor_close(cursor) }
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
+        let keyCopy = ByteBuffer()
         var rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
         while rc == 0 {
             let keySpan = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
@@ -203,16 +204,16 @@ import Foundation
             if let replacement = try body(keySpan, valueSpan) {
                 // The key is copied first: a value of another size is replaced by a delete and an
                 // insert, which moves the page bytes `key` points into.
-                let keyCopy = unsafe Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
-                let put = withExtendedLifetime(replacement) {
+                keyCopy.reset()
+                unsafe keyCopy.append(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
+                let put = withExtendedLifetime((replacement, keyCopy)) {
                     let bytes = unsafe replacement.bytes
+                    let keyBytes = unsafe keyCopy.bytes
                     var value = unsafe MDB_val(
                         mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-                    return unsafe keyCopy.withUnsafeBytes { keyBytes in
-                        var stableKey = unsafe MDB_val(
-                            mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-                        return unsafe mdb_cursor_put(cursor, &stableKey, &value, UInt32(MDB_CURRENT))
-                    }
+                    var stableKey = unsafe MDB_val(
+                        mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                    return unsafe mdb_cursor_put(cursor, &stableKey, &value, UInt32(MDB_CURRENT))
                 }
                 try lmdbCheck(put)
             }

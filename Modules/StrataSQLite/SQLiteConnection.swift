@@ -45,6 +45,9 @@ import StrataStorage
         }
         unsafe db = unsafe handle
         unsafe sqlite3_extended_result_codes(handle, 1)
+        // Every name the engine writes is double-quoted: a missing column must be an error, never
+        // its own name read back as a text value.
+        unsafe strata_sqlite_disable_double_quoted_strings(handle)
         unsafe sqlite3_busy_timeout(handle, busyTimeout)
         busyTimeoutMilliseconds = busyTimeout
         if let maximumVariables { unsafe sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, max(maximumVariables, 1)) }

@@ -81,6 +81,8 @@ struct SQLiteMigration: SchemaMigrationApplier {
             try connection.execute("DROP TABLE \(quoted(name))")
         case .renameJoin(let from, let to):
             try renameJoin(from: from, to: to, schema: schema)
+        case .swapJoinSides(let name):
+            try swapJoinSides(name, schema: schema)
         }
     }
 
@@ -104,6 +106,19 @@ struct SQLiteMigration: SchemaMigrationApplier {
         try connection.execute("ALTER TABLE \(quoted(from)) RENAME TO \(quoted(to))")
         for (name, _) in try indexDefinitions(of: to) { try connection.execute("DROP INDEX \(quoted(name))") }
         for statement in layout.create(schema: schema).dropFirst() { try connection.execute(statement) }
+    }
+
+    /// Rebuilds a join with its sides swapped: every (left, right) link becomes (right, left),
+    /// in the model's exact table and index definitions.
+    private func swapJoinSides(_ name: String, schema: StoreSchema) throws(StrataError) {
+        let layout = try join(name)
+        let old = name + "__swapping"
+        try connection.execute("ALTER TABLE \(quoted(name)) RENAME TO \(quoted(old))")
+        for (index, _) in try indexDefinitions(of: old) { try connection.execute("DROP INDEX \(quoted(index))") }
+        for statement in layout.create(schema: schema) { try connection.execute(statement) }
+        try connection.execute(
+            "INSERT INTO \(quoted(name)) (\"left\", \"right\") SELECT \"right\", \"left\" FROM \(quoted(old))")
+        try connection.execute("DROP TABLE \(quoted(old))")
     }
 
     /// `ALTER TABLE … ADD COLUMN` with the model's definition; a required column gets `fill` as

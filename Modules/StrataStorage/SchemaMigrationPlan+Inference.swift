@@ -200,8 +200,10 @@ extension SchemaMigrationPlan {
         return (schema, steps)
     }
 
-    /// After entity renames, a join whose name changed with its entities (same sides, same
-    /// relationships) is renamed rather than dropped and re-created, so its links are kept.
+    /// After entity renames, a join whose name changed with its entities (the same two entities,
+    /// the same relationship) is renamed rather than dropped and re-created, so its links are
+    /// kept. Join names order their sides by name, so a rename can also swap which entity is on
+    /// the left: the join's sides are then swapped too (``SchemaMigrationStep/swapJoinSides(_:)``).
     private static func renameJoins(
         of schema: inout RecordedSchema, to target: RecordedSchema, steps: inout [SchemaMigrationStep]
     ) {
@@ -210,14 +212,16 @@ extension SchemaMigrationPlan {
             guard !target.joins.contains(where: { $0.name == join.name }) else { continue }
             let relationship = schema.entity(named: join.left)?.relationships.first { $0.join == join.name }
             let candidates = target.joins.filter { candidate in
-                candidate.left == join.left && candidate.right == join.right
+                let sameSides = candidate.left == join.left && candidate.right == join.right
+                let swappedSides = candidate.left == join.right && candidate.right == join.left
+                return (sameSides || swappedSides)
                     && !schema.joins.contains(where: { $0.name == candidate.name })
                     && target.entity(named: join.left)?.relationships.contains {
                         $0.join == candidate.name && $0.name == relationship?.name
                     } == true
             }
             guard candidates.count == 1, let renamed = candidates.first else { continue }
-            schema.joins[index].name = renamed.name
+            schema.joins[index] = renamed
             for entity in schema.entities.indices {
                 for relation in schema.entities[entity].relationships.indices
                 where schema.entities[entity].relationships[relation].join == join.name {
@@ -225,6 +229,7 @@ extension SchemaMigrationPlan {
                 }
             }
             steps.append(.renameJoin(from: join.name, to: renamed.name))
+            if renamed.left != join.left { steps.append(.swapJoinSides(renamed.name)) }
         }
     }
 }

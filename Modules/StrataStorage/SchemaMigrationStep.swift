@@ -56,13 +56,17 @@ public enum SchemaMigrationStep: Sendable, Hashable {
     case dropJoin(String)
     /// Rename a join table (its entities were renamed); its links are kept.
     case renameJoin(from: String, to: String)
+    /// Swap a join's sides, keeping its links: every (left, right) pair becomes (right, left).
+    /// It follows a ``renameJoin(from:to:)`` whose entity renames changed which entity's name
+    /// sorts first (join names put their sides in name order).
+    case swapJoinSides(String)
 
     /// The order class of the step: a plan applies drops before renames, renames before column
     /// changes, and index and constraint creation last, so that they see the final rows.
     var phase: Int {
         switch self {
         case .dropIndex, .dropUniqueConstraint, .dropJoin: 0
-        case .renameEntity, .renameJoin: 1
+        case .renameEntity, .renameJoin, .swapJoinSides: 1
         case .dropEntity: 2
         case .renameAttribute: 3
         case .dropAttribute, .dropRelationship: 4

@@ -153,7 +153,12 @@ private struct MigrationRun<Session: StoreMigrationSession> {
         do {
             try body(engine)
         } catch let error as StrataError {
-            if case .migrationStageFailed = error { throw error }
+            switch error {
+            // A full store passes through as it is, so that an engine that can grow it runs the
+            // migration again (LMDB's map); a nested stage failure is already described.
+            case .migrationStageFailed, .storeFull: throw error
+            default: break
+            }
             throw .migrationStageFailed(
                 fromVersion: stage.fromVersion, toVersion: stage.toVersion, reason: error.description)
         } catch {

@@ -37,7 +37,7 @@ extension PersistentContainer {
         do {
             try self.init(schema: schema, storeSchema: storeSchema, engine: engine)
         } catch let error as StrataError {
-            guard case .migrationStageFailed = error, let stageError = failures.first else { throw error }
+            guard case .migrationStageFailed = error, let stageError = failures.last else { throw error }
             throw stageError
         }
     }
@@ -110,13 +110,14 @@ enum MigrationPlanning {
 }
 
 /// Runs a custom stage's closures in a context over the migration's transaction engine, and
-/// keeps the first error one threw, so that the container rethrows it in place of the engine's
+/// keeps the errors they threw, so that the container rethrows the last in place of the engine's
 /// ``StrataStorage/StrataError/migrationStageFailed(fromVersion:toVersion:reason:)``.
 final class StageFailures: Sendable {
     private let errors = Mutex<[any Error]>([])
 
-    /// The first error a stage's closure threw.
-    var first: (any Error)? { errors.withLock { $0.first } }
+    /// The last error a stage's closure threw (an engine that grows its store and runs the
+    /// migration again runs the closures again: the last attempt's error is the one that counts).
+    var last: (any Error)? { errors.withLock { $0.last } }
 
     /// Runs `body` with a context on `schema` over `engine`, inline on this thread, and saves
     /// what it left unsaved.

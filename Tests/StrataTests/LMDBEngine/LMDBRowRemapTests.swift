@@ -21,10 +21,8 @@ struct LMDBRowRemapTests {
     ) throws -> [UInt8] {
         let stored = RowCodec.encode(version: 7, values: values)
         let out = ByteBuffer()
-        var boundaries: [Int] = []
-        try RowCodec.remap(
-            stored.span.bytes, key: 1, layout: Self.layout, sources: sources,
-            fills: fills.map { $0.map(RowCodec.encodedValue) }, boundaries: &boundaries, into: out)
+        var plan = RowRemap(layout: Self.layout, sources: sources, fills: fills)
+        try RowCodec.remap(stored.span.bytes, key: 1, plan: &plan, into: out)
         return out.array
     }
 
@@ -52,11 +50,9 @@ struct LMDBRowRemapTests {
         for (bytes, layout) in [(damaged, Self.layout), (stored, wrongLayout), (Array(stored.prefix(13)), Self.layout)]
         {
             let out = ByteBuffer()
-            var boundaries: [Int] = []
+            var plan = RowRemap(layout: layout, sources: [0], fills: [nil])
             #expect {
-                try RowCodec.remap(
-                    bytes.span.bytes, key: 5, layout: layout, sources: [0], fills: [nil], boundaries: &boundaries,
-                    into: out)
+                try RowCodec.remap(bytes.span.bytes, key: 5, plan: &plan, into: out)
             } throws: { error in
                 guard case .storeCorrupt(let detail, _)? = error as? StrataError else { return false }
                 return detail.contains("row 5 of entity Account")

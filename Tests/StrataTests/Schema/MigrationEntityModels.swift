@@ -128,3 +128,14 @@ final class MEWideNote: ManagedObject {
     @Attribute(.indexed) var a11: Int64?
     @Attribute(.indexed) var a12: Int64?
 }
+
+/// `Note` with an indexed optional title (v1), then required with a default (v2).
+final class MEOptionalIndexedNote: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute(.indexed) var title: String?
+}
+
+final class MERequiredIndexedNote: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute(.indexed) var title = "untitled"
+}

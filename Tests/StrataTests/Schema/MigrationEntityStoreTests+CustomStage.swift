@@ -203,4 +203,22 @@ extension MigrationEntityStoreTests {
         // The store itself was migrated and is usable.
         #expect(try MigrationStoreProbe.contents(store, try Self.v2.get().storeSchema).rows[0].count == 2)
     }
+
+    /// LMDB's stage engine belongs to the thread running the open (its write transaction's): a
+    /// call from another thread is refused with `.misuse` instead of touching the transaction.
+    @Test func anLMDBStageEngineRefusesOtherThreads() async throws {
+        let store = try await notesStore(.lmdb)
+        let log = StageLog()
+        try migrateCustom(store) { engine in
+            let done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                log.add("other thread: \(Self.isMisuse { _ = try engine.makeReader() })")
+                done.signal()
+            }
+            thread.start()
+            done.wait()
+            log.add("own thread: \(Self.isMisuse { _ = try engine.makeReader() })")
+        }
+        #expect(log.all == ["other thread: true", "own thread: false"])
+    }
 }

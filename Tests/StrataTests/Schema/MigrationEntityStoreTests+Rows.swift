@@ -88,6 +88,24 @@ extension MigrationEntityStoreTests {
         engine.close()
     }
 
+    /// An engine still open with the old version (here in this process; the same holds for an
+    /// older app in another one) cannot write rows of the old layout into the migrated store.
+    /// LMDB only: its rows carry no column names, so such a write would be taken as damage by
+    /// every later read (SQLite names its columns; whether it should refuse too is open).
+    @Test func anLMDBEngineOfTheOldVersionCannotWriteIntoAMigratedStore() throws {
+        let store = try TestStore(.lmdb)
+        try writeNotes(store.configuration, count: 2)
+        let old = try store.configuration.open(try RecordedSchemaModels.note(version: 1).storeSchema)
+        try migrate(store, to: try Schema(version: 2, [IMNoteWithShelf.self]))
+        var changes = ChangeSet()
+        changes.inserts = [RowWrite(entity: 0, key: 100, expectedVersion: 0, values: [.text("Ubik")])]
+        #expect(throws: StrataError.storeNewerThanModel(storeVersion: 2, modelVersion: 1)) {
+            try old.commit(changes)
+        }
+        old.close()
+        #expect(try checkNotes(store.configuration, count: 2, shelf: "unsorted"))
+    }
+
     /// A migration that does not fit the map: the open grows the map and runs again.
     @Test func anLMDBMigrationThatFillsTheMapGrowsItAndRunsAgain() throws {
         let store = try TestStore(.lmdb)

@@ -164,6 +164,28 @@ struct MigrationEntityStoreTests {
         #expect(titles == ["Ubik"])
     }
 
+    /// An indexed column whose nulls are filled (optional → required with a default) keeps its
+    /// index in step: the filled rows are found through it.
+    @Test(arguments: EngineKind.allCases)
+    func anIndexedColumnMadeRequiredIsReindexedWithItsFill(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let v1 = try store.open(schema: try Schema(version: 1, [MEOptionalIndexedNote.self]))
+        try await saving(v1) { context in
+            MEOptionalIndexedNote(context: context).title = "Dune"
+            _ = MEOptionalIndexedNote(context: context)
+        }
+        v1.close()
+        let v2 = try Schema(version: 2, [MERequiredIndexedNote.self])
+        try migrate(store, to: v2)
+        let engine = try store.configuration.open(v2.storeSchema)
+        let reader = try engine.makeReader()
+        let filled = try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("untitled"))))
+        let nulls = try reader.count(entity: 0, filter: .isNull(column: 0))
+        reader.close()
+        engine.close()
+        #expect(filled.map(\.key) == [2] && nulls == 0)
+    }
+
     @Test(arguments: EngineKind.allCases)
     func aCompoundUniqueConstraintRefusesClashingRowsAndHoldsAfterwards(kind: EngineKind) async throws {
         let v1 = try Schema(version: 1, [MEEdition.self])

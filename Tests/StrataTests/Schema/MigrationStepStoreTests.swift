@@ -149,15 +149,17 @@ struct MigrationStepStoreTests {
         try Self.expectFreshDefinitions(store, related)
         let container = try store.open(schema: related)
         let context = container.newBackgroundContext()
-        try await context.perform {
+        let startedEmpty = try await context.perform {
             let author = try #require(try context.fetch(FetchRequest<MStAuthor>()).first)
-            #expect(author.books.isEmpty)
+            var empty = author.books.isEmpty
             for book in try context.fetch(FetchRequest<MStBook>()) {
-                #expect(book.author == nil)
+                empty = empty && book.author == nil
                 book.author = author
             }
             try context.save()
+            return empty
         }
+        #expect(startedEmpty)
         container.close()
         let reopened = try store.open(schema: related)
         let reader = reopened.newBackgroundContext()
@@ -182,31 +184,47 @@ struct MigrationStepStoreTests {
     }
 
     @Test(arguments: EngineKind.allCases)
-    func aRebuiltTableKeepsItsToOneKeysAndTheirIndex(kind: EngineKind) async throws {
+    func aRebuiltTableGetsAndKeepsItsToOneKeysAndTheirIndex(kind: EngineKind) async throws {
         let store = try TestStore(kind)
-        let old = try store.open(schema: try Schema(version: 1, [MStAuthor.self, MStBook.self]))
+        let old = try store.open(schema: try Schema(version: 1, [MStPlainAuthor.self, MStPlainBook.self]))
         let writer = old.newBackgroundContext()
         try await writer.perform {
-            let author = MStAuthor(context: writer)
-            author.name = "Herbert"
-            let book = MStBook(context: writer)
-            book.title = "Dune"
-            book.author = author
+            MStPlainAuthor(context: writer).name = "Herbert"
+            MStPlainBook(context: writer).title = "Dune"
             try writer.save()
         }
         old.close()
-        let model = try Schema(version: 2, [MStAuthorOfLooseBooks.self, MStLooseBook.self])
-        try Self.migrate(store, to: model)
-        try Self.expectFreshDefinitions(store, model)
-        let container = try store.open(schema: model)
+        // Book is rebuilt (its title becomes optional) with its new to-one key folded in.
+        let loose = try Schema(version: 2, [MStAuthorOfLooseBooks.self, MStLooseBook.self])
+        try Self.migrate(store, to: loose)
+        try Self.expectFreshDefinitions(store, loose)
+        let container = try store.open(schema: loose)
         let context = container.newBackgroundContext()
-        let titles = try await context.perform {
+        let startedEmpty = try await context.perform {
+            let book = try #require(try context.fetch(FetchRequest<MStLooseBook>()).first)
+            let empty = book.author == nil
+            book.author = try context.fetch(FetchRequest<MStAuthorOfLooseBooks>()).first
             _ = MStLooseBook(context: context)
             try context.save()
-            return try #require(try context.fetch(FetchRequest<MStAuthorOfLooseBooks>()).first).books.map(\.title)
+            return empty
         }
+        #expect(startedEmpty)
         container.close()
+        // Rebuilt again (the title becomes required): the key and its index stay.
+        let strict = try Schema(version: 3, [MStAuthor.self, MStBook.self])
+        try Self.migrate(store, to: strict)
+        try Self.expectFreshDefinitions(store, strict)
+        let reopened = try store.open(schema: strict)
+        let reader = reopened.newBackgroundContext()
+        let titles = try await reader.perform {
+            try #require(try reader.fetch(FetchRequest<MStAuthor>()).first).books.map(\.title)
+        }
+        reopened.close()
         #expect(titles == ["Dune"])
+        #expect(
+            try Self.rows(store, strict, entity: 1).map(\.values) == [
+                [.text("Dune"), .integer(1)], [.text(""), .null],
+            ])
     }
 
     @Test(arguments: EngineKind.allCases)
@@ -228,12 +246,14 @@ struct MigrationStepStoreTests {
         try Self.expectFreshDefinitions(store, tagged)
         let container = try store.open(schema: tagged)
         let context = container.newBackgroundContext()
-        try await context.perform {
+        let startedEmpty = try await context.perform {
             let book = try #require(try context.fetch(FetchRequest<MStTaggedBook>()).first)
-            #expect(book.tags.isEmpty)
+            let empty = book.tags.isEmpty
             book.tags.formUnion(try context.fetch(FetchRequest<MStTag>()))
             try context.save()
+            return empty
         }
+        #expect(startedEmpty)
         container.close()
         let reopened = try store.open(schema: tagged)
         let reader = reopened.newBackgroundContext()
