@@ -4,7 +4,8 @@ import StrataStorage
 extension LMDBMigration {
     /// Rewrites every row of each changed entity once, in place: checked with the store's
     /// columns (the recorded source, after renames), its values' bytes mapped by name to the new
-    /// schema's columns, filled where a column is new (or a null became required), and written
+    /// schema's columns, filled where a column is new or replaced (dropped and added again under
+    /// its name) or where a null became required, and written
     /// back under the same key and version (``RowCodec/remap(_:key:plan:into:)``,
     /// which copies bytes instead of decoding values). Nothing is collected: memory stays flat
     /// whatever the number of rows.
@@ -20,7 +21,11 @@ extension LMDBMigration {
                     (old.attributes.first { $0.name == column }?.type ?? .reference).storageClass
                 })
             let layout = EntityLayout(name: name, classes: oldClasses)
-            let sources = new.columns.map { oldNames.firstIndex(of: $0.name) }
+            // A column dropped and added again under its name is new: it takes its fill.
+            let replaced = dropped[name] ?? []
+            let sources = new.columns.map { column in
+                replaced.contains(column.name) ? nil : oldNames.firstIndex(of: column.name)
+            }
             var plan = RowRemap(layout: layout, sources: sources, fills: new.columns.map { fills[name]?[$0.name] })
             guard let dbi = try existingDatabase("e.\(name)") else { continue }
             let total = try txn.count(dbi)

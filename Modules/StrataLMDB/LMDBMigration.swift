@@ -33,6 +33,9 @@ struct LMDBMigration {
     var renamedColumns: [String: [String: String]] = [:]
     /// Per entity, the value written into a new column, or into the nulls of a column made required.
     var fills: [String: [String: StoredValue]] = [:]
+    /// Per entity, the columns a step drops: one the plan adds again under the same name (a
+    /// custom stage's replacement of a type change) takes its fill, never the old value.
+    var dropped: [String: Set<String>] = [:]
     /// Entities whose rows are rewritten.
     var changed: Set<String> = []
     /// Entities the plan adds (they have no rows to rewrite).
@@ -94,11 +97,18 @@ struct LMDBMigration {
         case .renameAttribute(let entity, let from, let to):
             renamedColumns[entity, default: [:]][from] = to
             changed.insert(entity)
-        case .dropAttribute(let entity, _), .reorderColumns(let entity, _):
+        case .dropAttribute(let entity, let attribute):
+            dropped[entity, default: []].insert(attribute)
             changed.insert(entity)
-        case .addRelationship(let entity, let relationship), .dropRelationship(let entity, let relationship):
+        case .reorderColumns(let entity, _):
+            changed.insert(entity)
+        case .dropRelationship(let entity, let relationship):
             // A to-one is a key column (its index is reconciled with the others); a to-many or a
             // many-to-many stores nothing of its own.
+            guard relationship.kind == .toOne else { break }
+            dropped[entity, default: []].insert(relationship.name)
+            changed.insert(entity)
+        case .addRelationship(let entity, let relationship):
             if relationship.kind == .toOne { changed.insert(entity) }
         case .addEntity(let entity):
             try txn.drop(try txn.openDatabase("e.\(entity.name)", create: true), delete: false)

@@ -37,7 +37,7 @@ final class LMDBTransactionEngine: StorageEngine, @unchecked Sendable {
             throw .misuse(
                 """
                 a migration's engine for \(path) was used from another thread: a custom stage's closures run \
-                synchronously on the thread that opens the store
+                synchronously on the thread that runs the opening transaction (LMDB's writer thread)
                 """
             )
         }

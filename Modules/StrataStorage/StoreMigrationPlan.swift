@@ -16,7 +16,8 @@ public final class StoreMigrationPlan: Sendable, Hashable {
     /// The stages, one between each two consecutive versions (`stages[i]` goes from `versions[i]`
     /// to `versions[i + 1]`).
     public let stages: [StoreMigrationStage]
-    /// Called with the progress of a migration, on the thread that opens the store.
+    /// Called with the progress of a migration, synchronously, on the thread that runs the
+    /// engine's opening transaction.
     public let progress: (@Sendable (MigrationProgress) -> Void)?
 
     /// A plan.

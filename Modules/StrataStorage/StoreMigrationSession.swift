@@ -9,9 +9,10 @@
 /// - ``transactionEngine(for:)`` returns a ``StorageEngine`` laid out as the given schema whose
 ///   readers see this transaction's writes so far and whose commits write into this transaction
 ///   (not durable until the open commits). A failed commit through it undoes its own writes only
-///   (a savepoint or nested transaction) and throws as a normal commit does. It is used on the
-///   opening thread only, and is closed by the caller before the open commits; after ``StorageEngine/close()``
-///   every call throws ``StrataError/misuse(_:native:)``.
+///   (a savepoint or nested transaction) and throws as a normal commit does. It is used only on
+///   the thread that runs the opening transaction (the driver calls the closures there), and is
+///   closed by the caller before the open commits; after ``StorageEngine/close()`` every call
+///   throws ``StrataError/misuse(_:native:)``.
 ///
 /// ```swift
 /// let outcome = try schema.reconcileRecorded(storeVersion: v, recordedJSON: json, path: path, session: session)

@@ -37,8 +37,10 @@ public protocol MigrationPlan {
 /// })
 /// ```
 ///
-/// Lifetime rule: the context exists only for the closure's call, on the thread that opens the
-/// store, inside the migration's transaction; objects must not escape it. The closure may save;
+/// Lifetime rule: the context exists only for the closure's call, inside the migration's
+/// transaction, while the store opens: synchronously, on the thread that runs the engine's
+/// opening transaction (the caller's for SQLite, the writer thread for LMDB), so don't call
+/// `perform` or rely on task-local values in it; objects must not escape it. The closure may save;
 /// what it leaves unsaved is saved when it returns. A throw aborts the whole migration: the
 /// store stays as it was, and the container's initialiser rethrows the closure's error.
 public struct MigrationStage: Sendable {

@@ -21,7 +21,8 @@ extension PersistentContainer {
     ///   - schema: the current model: the plan's last version, or a later one.
     ///   - migrationPlan: the versions and stages; nil migrates by inference alone.
     ///   - engine: the engine and location.
-    ///   - progress: called on the opening thread as the migration goes (not called when no
+    ///   - progress: called synchronously as the migration goes, on the thread that runs the
+    ///     engine's opening transaction (not called when no
     ///     migration is needed).
     /// - Throws: the error a custom stage's closure threw (the store is unchanged);
     ///   ``StrataStorage/StrataError/invalidSchema(_:)`` for a plan whose versions or stages do not line up,

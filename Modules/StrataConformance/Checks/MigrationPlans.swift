@@ -6,25 +6,17 @@ import Synchronization
 ///
 /// A plan's stages are static, and an engine may run them on a thread of its own (LMDB runs its
 /// write transactions on a writer thread), so the closures find the log through a global slot
-/// that ``during(_:_:)`` fills for one open at a time. The task-local ``inOpeningTask`` is only
-/// read, to see whether the closures run in the task that opens the store, as documented.
+/// that ``during(_:_:)`` fills for one open at a time.
 final class KitMigrationLog: Sendable {
-    /// True inside ``during(_:_:)``'s task.
-    @TaskLocal static var inOpeningTask = false
-
     /// Serializes the opens that use a log.
     private static let gate = NSLock()
     private static let active = Mutex<KitMigrationLog?>(nil)
 
     private let entries = Mutex<[String]>([])
     private let ranks = Mutex<[String: Int]>([:])
-    private let tasks = Mutex<[Bool]>([])
 
     /// What the closures recorded, in order.
     var recorded: [String] { entries.withLock { $0 } }
-
-    /// For each closure that called ``noteTask()``, whether it ran in the opening task.
-    var ranInOpeningTask: [Bool] { tasks.withLock { $0 } }
 
     /// Runs `body` (an open) with `log` as the log the closures write to.
     static func during<T>(_ log: KitMigrationLog, _ body: () throws -> T) rethrows -> T {
@@ -32,19 +24,13 @@ final class KitMigrationLog: Sendable {
         defer { gate.unlock() }
         active.withLock { $0 = log }
         defer { active.withLock { $0 = nil } }
-        return try $inOpeningTask.withValue(true) { try body() }
+        return try body()
     }
 
     private static var current: KitMigrationLog? { active.withLock { $0 } }
 
     static func record(_ entry: String) {
         current?.entries.withLock { $0.append(entry) }
-    }
-
-    /// Notes whether the calling closure runs in the opening task.
-    static func noteTask() {
-        let inTask = inOpeningTask
-        current?.tasks.withLock { $0.append(inTask) }
     }
 
     /// Keeps a rank read before a stage for its `didMigrate`.
@@ -67,12 +53,10 @@ enum KitStages {
     static let summaries = MigrationStage.custom(
         from: KitV1.self, to: KitV2.self,
         willMigrate: { context in
-            KitMigrationLog.noteTask()
             let notes = try context.fetch(FetchRequest<KitV1.Note>(sortBy: [SortDescriptor(\.title)]))
             KitMigrationLog.record("1→2 will: " + notes.map { "\($0.title) \($0.rank)" }.joined(separator: ", "))
         },
         didMigrate: { context in
-            KitMigrationLog.noteTask()
             let notes = try context.fetch(FetchRequest<KitV2.Note>())
             for note in notes { note.summary = "About \(note.title)" }
             KitMigrationLog.record("1→2 did: \(notes.count) notes")

@@ -12,8 +12,6 @@ enum MigrationStageChecks {
         MigrationAttributeChecks.check(
             "a store three versions behind runs every stage in order, in one open", skippedVersions),
         MigrationAttributeChecks.check("a store runs only the stages from its own version on", laterStart),
-        MigrationAttributeChecks.check(
-            "a custom stage's closures run in the task (on the thread) that opens the store", openingTask),
     ]
 
     /// Opens the main store with `schema` and `plan`, with a fresh log bound, and returns what
@@ -98,19 +96,5 @@ enum MigrationStageChecks {
         let (log, _) = try migrate(kit, KitV4.schema(), plan: KitPlanToV4.self)
         try kit.expectEqual(log, ["3→4 will: 1 notes", "3→4 did: 1 notes"], "the closures run from version 2")
         try kit.expectEqual(try await v4Lines(kit), ["Emma #5 letters by hand"], "notes at version 4")
-    }
-
-    /// `MigrationPlan` documents that the closures run inline, on the thread that opens the
-    /// store: task-local values of the opening task are visible in them.
-    static func openingTask(_ kit: ConformanceHarness) async throws {
-        try await MigrationChecks.seedNotes(kit)
-        let log = KitMigrationLog()
-        try KitMigrationLog.during(log) {
-            try PersistentContainer(schema: KitV2.schema(), migrationPlan: KitPlanToV2.self, engine: kit.configuration)
-                .close()
-        }
-        try kit.expectEqual(log.recorded.count, 2, "closures run: \(log.recorded)")
-        try kit.expectEqual(
-            log.ranInOpeningTask, [true, true], "for willMigrate and didMigrate, whether they ran in the opening task")
     }
 }

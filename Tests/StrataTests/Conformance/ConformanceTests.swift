@@ -27,18 +27,7 @@ struct ConformanceTests {
     }
 
     /// Checks an engine is known to fail, with why (issue 14: see the conformance report).
-    static let knownFailures: [EngineKind: [String: String]] = [
-        .lmdb: [
-            "Migration: a custom stage's closures run in the task (on the thread) that opens the store":
-                "LMDB runs the open's write transaction, and so the closures, on its writer thread",
-            "Migration: a store three versions behind runs every stage in order, in one open":
-                "LMDBMigration.rewriteRows maps a type-changed column (dropped and added under the same name) "
-                + "from its old value instead of filling it",
-            "Migration: a store runs only the stages from its own version on":
-                "LMDBMigration.rewriteRows maps a type-changed column (dropped and added under the same name) "
-                + "from its old value instead of filling it",
-        ]
-    ]
+    static let knownFailures: [EngineKind: [String: String]] = [:]
 
     @Test("the kit covers every group the contract names")
     func groups() {
