@@ -91,3 +91,21 @@ final class MELinkedBook: ManagedObject {
     @Attribute var title = ""
     @Relationship var author: MELinkedAuthor?
 }
+
+/// Book and Shelf without (v1, v3) and with (v2, v4) a many-to-many relationship.
+final class MEShelf: ManagedObject {
+    override class var entityName: String { "Shelf" }
+    @Attribute var label = ""
+}
+
+final class MEShelvedBook: ManagedObject {
+    override class var entityName: String { "Book" }
+    @Attribute var title = ""
+    @Relationship(inverse: \MEBookShelf.books) var shelves: RelatedObjects<MEBookShelf>
+}
+
+final class MEBookShelf: ManagedObject {
+    override class var entityName: String { "Shelf" }
+    @Attribute var label = ""
+    @Relationship var books: RelatedObjects<MEShelvedBook>
+}
