@@ -86,3 +86,27 @@ struct LedgerV1Store {
 
     static func date(ofDay day: Int) -> Date { start.addingTimeInterval(Double(day) * 86_400) }
 }
+
+extension LedgerV1Store {
+    /// Writes a version 1 store with one account, "Bulk", holding `count` transactions of one
+    /// cent each, and closes it.
+    static func writeBulk(count: Int, to configuration: EngineConfiguration) async throws {
+        let container = try PersistentContainer(schema: try LedgerSchemaV1.schema(), engine: configuration)
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            let account = LedgerSchemaV1.Account(context: context)
+            account.name = "Bulk"
+            account.balance = Int64(count)
+            for index in 0..<count {
+                let transaction = LedgerSchemaV1.Transaction(context: context)
+                transaction.amount = 1
+                transaction.memo = index.isMultiple(of: 2) ? "Coffee" : "Rent"
+                transaction.date = date(ofDay: index)
+                transaction.runningBalance = Int64(index + 1)
+                transaction.account = account
+            }
+            try context.save()
+        }
+    }
+}
