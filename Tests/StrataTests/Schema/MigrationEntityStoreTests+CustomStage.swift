@@ -180,9 +180,9 @@ extension MigrationEntityStoreTests {
             // Closed inside the stage, on the stage's own thread.
             let inner = try engine.makeReader()
             engine.close()
-            log.add(
-                "after close: \(Self.isMisuse { _ = try engine.makeReader() }), \(Self.isMisuse { _ = try inner.count(entity: 0, filter: nil) })"
-            )
+            let newReader = Self.isMisuse { _ = try engine.makeReader() }
+            let oldReader = Self.isMisuse { _ = try inner.count(entity: 0, filter: nil) }
+            log.add("after close: \(newReader), \(oldReader)")
         }
         #expect(log.all == ["after close: true, true"])
         let engine = try #require(log.engine.withLock { $0 })

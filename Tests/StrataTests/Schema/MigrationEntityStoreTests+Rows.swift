@@ -6,7 +6,8 @@ import Synchronization
 import Testing
 
 /// Migrations over many rows: every row rewritten (across many pages, each row growing), the
-/// progress an engine reports while it rewrites, and an LMDB map that must grow mid-migration.
+/// progress an engine reports while it rewrites, and the room a migration needs (an LMDB map
+/// that must grow mid-migration, databases for a plan's widest version).
 extension MigrationEntityStoreTests {
     /// Writes `count` notes (`Note 1` …) straight through an engine opened with `Note(title)` v1.
     private func writeNotes(_ configuration: EngineConfiguration, count: Int, padding: Int = 0) throws {
@@ -58,6 +59,33 @@ extension MigrationEntityStoreTests {
             #expect(rows.map(\.rowsMigrated) == [5_000, 10_000, 12_000])
             #expect(rows.allSatisfy { $0.rowsToMigrate == 12_000 })
         }
+    }
+
+    /// Rows larger than a page (LMDB keeps them on overflow pages) are rewritten in place too.
+    @Test(arguments: EngineKind.allCases)
+    func rowsLargerThanAPageAreRewrittenToo(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try writeNotes(store.configuration, count: 300, padding: 5_000)
+        try migrate(store, to: try Schema(version: 2, [IMNoteWithShelf.self]))
+        #expect(try checkNotes(store.configuration, count: 300, padding: 5_000, shelf: "unsorted"))
+    }
+
+    /// A plan whose middle version uses more databases than the model: the LMDB environment is
+    /// sized for the largest version, so the middle stage can create its index databases.
+    @Test(arguments: EngineKind.allCases)
+    func aPlanThroughAWiderVersionHasRoomForItsDatabases(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try writeNotes(store.configuration, count: 10)
+        let v1 = try RecordedSchemaModels.note(version: 1).storeSchema
+        let wide = try Schema(version: 2, [MEWideNote.self]).storeSchema
+        var model = try RecordedSchemaModels.note(version: 3).storeSchema
+        model.migrationPlan = try StoreMigrationPlan(
+            versions: [v1, wide, model], stages: [.lightweight(from: 1, to: 2), .lightweight(from: 2, to: 3)])
+        model.infersMigrations = true
+        try store.configuration.open(model).close()
+        let engine = try store.configuration.open(try RecordedSchemaModels.note(version: 3).storeSchema)
+        #expect(engine.schemaVersion == 3)
+        engine.close()
     }
 
     /// A migration that does not fit the map: the open grows the map and runs again.

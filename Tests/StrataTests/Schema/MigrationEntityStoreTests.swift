@@ -11,7 +11,7 @@ import Testing
 @Suite("Entity, index and relationship migrations in stores", .serialized)
 struct MigrationEntityStoreTests {
     /// Opens the store's engine once with `schema`, inference on and `renames`, as a migrating open does.
-    private func migrate(_ store: TestStore, to schema: Schema, renames: SchemaRenames = SchemaRenames()) throws {
+    func migrate(_ store: TestStore, to schema: Schema, renames: SchemaRenames = SchemaRenames()) throws {
         var storeSchema = schema.storeSchema
         storeSchema.infersMigrations = true
         storeSchema.renames = renames
