@@ -25,7 +25,7 @@ enum ConcurrentTransfers {
                             let to = (from + Int.random(in: 1..<accounts.count, using: &random)) % accounts.count
                             try await service.transfer(
                                 from: accounts[from], to: accounts[to],
-                                amount: Int64.random(in: 1...500, using: &random), memo: "bench")
+                                amount: Int64.random(in: 1...500, using: &random), note: "bench")
                         }
                     }
                 }

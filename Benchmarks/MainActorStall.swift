@@ -81,7 +81,7 @@ struct MainActorSide: LedgerSide {
     let accounts: [String]
 
     func step(index: Int, from: Int, to: Int) async throws {
-        if index % 10 == 0 { try ledger.transfer(from: accounts[from], to: accounts[to], amount: 1, memo: "stall") }
+        if index % 10 == 0 { try ledger.transfer(from: accounts[from], to: accounts[to], amount: 1, note: "stall") }
         _ = try ledger.transactions(for: accounts[from])
     }
 }
@@ -94,7 +94,7 @@ struct BackgroundSide: LedgerSide {
 
     func step(index: Int, from: Int, to: Int) async throws {
         if index % 10 == 0 {
-            try await service.transfer(from: accounts[from], to: accounts[to], amount: 1, memo: "stall")
+            try await service.transfer(from: accounts[from], to: accounts[to], amount: 1, note: "stall")
         }
         _ = try await service.transactions(for: accounts[from])
     }

@@ -10,7 +10,7 @@ struct CLIArguments {
     /// The command and its arguments, in order.
     var words: [String] = []
 
-    static let valueOptions: Set<String> = ["--engine", "--store", "--currency", "--opening"]
+    static let valueOptions: Set<String> = ["--engine", "--store", "--currency", "--opening", "--category"]
     static let flagOptions: Set<String> = ["--no-overdraft"]
 
     /// Parses `arguments` (without the program name).

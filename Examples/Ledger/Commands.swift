@@ -76,12 +76,14 @@ struct Commands {
     }
 
     private func add() async throws {
-        let operands = try arguments.operands(after: 1, count: 2...3, form: "add ACCOUNT AMOUNT [MEMO]")
+        let operands = try arguments.operands(
+            after: 1, count: 2...3, form: "add ACCOUNT AMOUNT [NOTE] [--category CATEGORY]")
         let amount = try MinorUnits.parse(operands[1])
         let store = try open()
         let accountURI = try await store.accountURI(operands[0])
         let record = try await store.transactions.add(
-            to: accountURI, amount: amount, memo: operands.count > 2 ? operands[2] : "")
+            to: accountURI, amount: amount, note: operands.count > 2 ? operands[2] : "",
+            category: arguments.options["--category"])
         let account = try await store.accounts.account(uri: accountURI)
         print(
             """
@@ -103,7 +105,7 @@ struct Commands {
         let to = try await store.accounts.account(uri: target)
         print(
             """
-            Moved \(record.memo.isEmpty ? "the transaction" : String(reflecting: record.memo)) from \(from.name) \
+            Moved \(record.note.isEmpty ? "the transaction" : String(reflecting: record.note)) from \(from.name) \
             to \(to.name).
             """
         )
@@ -111,13 +113,13 @@ struct Commands {
     }
 
     private func transfer() async throws {
-        let operands = try arguments.operands(after: 1, count: 3...4, form: "transfer FROM TO AMOUNT [MEMO]")
+        let operands = try arguments.operands(after: 1, count: 3...4, form: "transfer FROM TO AMOUNT [NOTE]")
         let amount = try MinorUnits.parse(operands[2])
         let store = try open()
         let from = try await store.accountURI(operands[0])
         let to = try await store.accountURI(operands[1])
         try await store.transactions.transfer(
-            from: from, to: to, amount: amount, memo: operands.count > 3 ? operands[3] : "Transfer")
+            from: from, to: to, amount: amount, note: operands.count > 3 ? operands[3] : "Transfer")
         Output.accounts(
             [try await store.accounts.account(uri: from), try await store.accounts.account(uri: to)], withURIs: false)
     }

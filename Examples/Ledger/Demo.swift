@@ -31,14 +31,14 @@ struct Demo {
 
         let day: Double = 86_400
         let start = Date().addingTimeInterval(-10 * day)
-        try await transactions.add(to: checking.id, amount: 320_000, memo: "Salary", date: start)
-        try await transactions.add(to: checking.id, amount: -145_000, memo: "Rent", date: start + 1 * day)
-        try await transactions.add(to: checking.id, amount: -8_640, memo: "Groceries", date: start + 2 * day)
+        try await transactions.add(to: checking.id, amount: 320_000, note: "Salary", date: start)
+        try await transactions.add(to: checking.id, amount: -145_000, note: "Rent", date: start + 1 * day)
+        try await transactions.add(to: checking.id, amount: -8_640, note: "Groceries", date: start + 2 * day)
         let dinner = try await transactions.add(
-            to: checking.id, amount: -5_420, memo: "Dinner out", date: start + 3 * day)
-        try await transactions.add(to: savings.id, amount: 1_250, memo: "Interest", date: start + 4 * day)
-        try await transactions.transfer(from: checking.id, to: wallet.id, amount: 10_000, memo: "Cash withdrawal")
-        try await transactions.add(to: wallet.id, amount: -1_250, memo: "Coffee")
+            to: checking.id, amount: -5_420, note: "Dinner out", date: start + 3 * day)
+        try await transactions.add(to: savings.id, amount: 1_250, note: "Interest", date: start + 4 * day)
+        try await transactions.transfer(from: checking.id, to: wallet.id, amount: 10_000, note: "Cash withdrawal")
+        try await transactions.add(to: wallet.id, amount: -1_250, note: "Coffee")
 
         let before = try await balances(store, title: "Balances before the move")
 
@@ -63,7 +63,7 @@ struct Demo {
 
         print("Wallet forbids overdraft. Trying to transfer 500.00 USD from Wallet to Savings:")
         do {
-            try await transactions.transfer(from: wallet.id, to: savings.id, amount: 50_000, memo: "Too much")
+            try await transactions.transfer(from: wallet.id, to: savings.id, amount: 50_000, note: "Too much")
             print("  unexpectedly accepted")
         } catch let error as LedgerError {
             print("  refused: \(error)")

@@ -24,16 +24,26 @@ struct LedgerStore {
         return base.path + (engine == "lmdb" ? ".lmdb" : ".sqlite")
     }
 
-    /// Opens (creating when `create` is true) the store at `path`.
+    /// Opens (creating when `create` is true) the store at `path`, migrating an older ledger
+    /// store (``MigrationProgressLine`` shows it on standard error).
     /// - Throws: ``CLIError/noStore(path:)`` when it is missing and `create` is false, and
-    ///   `StrataError` from the engine (not a store, another engine's store, damaged…).
+    ///   `StrataError` from the engine (not a store, another engine's store, damaged, newer
+    ///   than this ledger…).
     init(engine: String, path: String, create: Bool) throws {
         let url = URL(fileURLWithPath: path)
         if !create && !FileManager.default.fileExists(atPath: url.path) { throw CLIError.noStore(path: path) }
         let configuration: EngineConfiguration = engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
         engineName = engine
         self.url = url
-        container = try PersistentContainer(schema: .ledger, engine: configuration)
+        // A version 1 store is migrated here, with a progress line on standard error.
+        let progressLine = MigrationProgressLine()
+        do {
+            container = try PersistentContainer(ledger: configuration) { progressLine.report($0) }
+        } catch {
+            progressLine.abandon()
+            throw error
+        }
+        progressLine.finish()
         accounts = AccountService(contexts: container)
         transactions = TransactionService(contexts: container)
     }

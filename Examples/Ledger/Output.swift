@@ -55,11 +55,14 @@ enum Output {
 
     static func history(_ records: [TransactionRecord], currency: String) {
         table(
-            ["Date", "Memo", "Amount", "Balance after", "URI"],
+            ["Date", "Note", "Category", "Amount", "Balance after", "URI"],
             records.map {
-                [day($0.date), $0.memo, money($0.amount, currency), money($0.runningBalance, currency), $0.id]
+                [
+                    day($0.date), $0.note, $0.category ?? "-", money($0.amount, currency),
+                    money($0.runningBalance, currency), $0.id,
+                ]
             },
-            rightAligned: [2, 3])
+            rightAligned: [3, 4])
     }
 }
 

@@ -18,9 +18,11 @@ enum Usage {
                                                    open an account
           account list                             list accounts with balances and URIs
           account show ACCOUNT                     one account, with its history
-          add ACCOUNT AMOUNT [MEMO]                add a transaction; negative AMOUNT takes money out
+          add ACCOUNT AMOUNT [NOTE] [--category CATEGORY]
+                                                   add a transaction; negative AMOUNT takes money out;
+                                                   the category defaults to the one the note suggests
           move TRANSACTION ACCOUNT                 move a transaction to another account
-          transfer FROM TO AMOUNT [MEMO]           move money between two accounts, atomically
+          transfer FROM TO AMOUNT [NOTE]           move money between two accounts, atomically
           history ACCOUNT                          an account's transactions, newest first
           demo                                     seed accounts, move a transaction, print the balances
 
@@ -28,6 +30,9 @@ enum Usage {
         exact account name. TRANSACTION is a transaction URI as printed by `history`.
         AMOUNT is a decimal with up to two digits after the point, such as 12.50 or -3; it is
         stored as integer minor units (cents).
+
+        A store written by an older ledger (version 1) is migrated when it is opened, with a
+        progress line on standard error.
 
         EXIT STATUS
           0 success, 64 bad usage, 65 refused by the ledger (bad amount or URI, unknown

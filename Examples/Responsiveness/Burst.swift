@@ -52,7 +52,7 @@ struct Burst {
                 for number in 0..<history {
                     let transaction = Transaction(context: context)
                     transaction.amount = number.isMultiple(of: 3) ? 2_500 : -1_000
-                    transaction.memo = "Seed \(number)"
+                    transaction.note = "Seed \(number)"
                     transaction.date = start + Double(number) * 60
                     transaction.account = account
                 }

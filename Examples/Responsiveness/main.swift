@@ -66,7 +66,7 @@ do {
     let mainActorLedger = MainActorLedger(container: sharedStore)
     let (blocked, blockedTime) = try await measure { step in
         try mainActorLedger.transfer(
-            from: sharedIDs[step.from], to: sharedIDs[step.to], amount: step.amount, memo: "burst")
+            from: sharedIDs[step.from], to: sharedIDs[step.to], amount: step.amount, note: "burst")
         _ = try mainActorLedger.transactions(for: sharedIDs[step.from])
     }
 
@@ -74,7 +74,7 @@ do {
     let transactions = TransactionService(contexts: freshStore)
     let (free, freeTime) = try await measure { step in
         try await transactions.transfer(
-            from: freshIDs[step.from], to: freshIDs[step.to], amount: step.amount, memo: "burst")
+            from: freshIDs[step.from], to: freshIDs[step.to], amount: step.amount, note: "burst")
         _ = try await transactions.transactions(for: freshIDs[step.from])
     }
 

@@ -23,14 +23,14 @@ public final class MainActorLedger {
     }
 
     /// The same work as `TransactionService.transfer`, on the shared context.
-    public func transfer(from sourceURI: String, to targetURI: String, amount: Int64, memo: String) throws {
+    public func transfer(from sourceURI: String, to targetURI: String, amount: Int64, note: String) throws {
         try performAndWait { context in
             let source = try Self.account(sourceURI, in: context)
             let target = try Self.account(targetURI, in: context)
             for (account, delta) in [(source, -amount), (target, amount)] {
                 let transaction = Transaction(context: context)
                 transaction.amount = delta
-                transaction.memo = memo
+                transaction.note = note
                 try account.post(transaction)
             }
             try context.save()
@@ -43,7 +43,7 @@ public final class MainActorLedger {
             let account = try Self.account(accountURI, in: context)
             return account.transactions.allObjects.map {
                 TransactionRecord(
-                    id: $0.objectID.uriString, accountID: accountURI, amount: $0.amount, memo: $0.memo, date: $0.date,
+                    id: $0.objectID.uriString, accountID: accountURI, amount: $0.amount, note: $0.note, date: $0.date,
                     runningBalance: $0.runningBalance)
             }
         }

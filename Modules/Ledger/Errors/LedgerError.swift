@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// do {
-///     try await transactions.transfer(from: wallet.id, to: savings.id, amount: 50_000, memo: "Save")
+///     try await transactions.transfer(from: wallet.id, to: savings.id, amount: 50_000, note: "Save")
 /// } catch let error as LedgerError {
 ///     print(error)   // "Insufficient funds in Wallet: …"
 /// }

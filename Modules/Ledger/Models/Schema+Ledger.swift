@@ -1,15 +1,19 @@
 public import Strata
 
 extension Schema {
-    /// The ledger's schema: ``Account`` and ``Transaction``, version 1.
+    /// The ledger's schema: ``Account`` and ``Transaction``, version 2 (``LedgerSchemaV2``).
+    ///
+    /// Open stores with ``Strata/PersistentContainer/init(ledger:progress:)``, which migrates a
+    /// version 1 store with ``LedgerMigrationPlan``. `PersistentContainer(schema: .ledger, engine:)`
+    /// would migrate it by inference alone, leaving the migrated transactions' categories empty.
     ///
     /// ```swift
-    /// let container = try PersistentContainer(schema: .ledger, engine: .sqlite(at: storeURL))
+    /// let container = try PersistentContainer(ledger: .sqlite(at: storeURL))
     /// let accounts = AccountService(contexts: container)
     /// ```
     public static let ledger: Schema = {
         do {
-            return try Schema(version: 1, [Account.self, Transaction.self])
+            return try LedgerSchemaV2.schema()
         } catch {
             // The model classes are fixed at compile time; a failure here is a programming error.
             fatalError("the ledger schema is invalid: \(error)")

@@ -1,20 +1,25 @@
 public import Foundation
 public import Strata
 
-/// One posting to an account: a signed amount in minor units (positive adds money), a memo, a
-/// date, and the account's running balance after it.
+/// One posting to an account: a signed amount in minor units (positive adds money), a note, an
+/// optional category, a date, and the account's running balance after it.
 ///
 /// ```swift
 /// try await context.perform {
 ///     let account = try context.existingObject(with: accountID, as: Account.self)
 ///     let coffee = Transaction(context: context)
 ///     coffee.amount = -450                       // -$4.50
-///     coffee.memo = "Coffee"
+///     coffee.note = "Coffee"
+///     coffee.category = "dining"
 ///     coffee.account = account                   // also adds it to account.transactions
 ///     try account.recalculateBalances()
 ///     try context.save()
 /// }
 /// ```
+///
+/// This is version 2 of the model (``LedgerSchemaV2``): version 1 (``LedgerSchemaV1``) called
+/// ``note`` `memo` and had no ``category``. Open a store with ``Strata/PersistentContainer/init(ledger:progress:)``
+/// and a version 1 store is migrated by ``LedgerMigrationPlan``.
 ///
 /// Lifetime rule: a `Transaction` is valid only inside the `perform` of the context that
 /// fetched or inserted it. Carry its values out as a ``TransactionRecord``.
@@ -22,8 +27,12 @@ public final class Transaction: ManagedObject {
     /// The signed amount in minor units of the account's currency; never zero.
     @Attribute public var amount: Int64 = 0
 
-    /// A free-text description.
-    @Attribute public var memo = ""
+    /// A free-text description (called `memo` in version 1 stores, which keep their values).
+    @Attribute(originalName: "memo") public var note = ""
+
+    /// What the money was for, such as `"housing"` or `"dining"`; nil when unknown. Version 1
+    /// stores get it from ``note`` when they migrate (``suggestedCategory(forNote:)``).
+    @Attribute public var category: String?
 
     /// When the transaction happened. New transactions get the current time on insert.
     /// Running balances follow date order (ties in insertion order).

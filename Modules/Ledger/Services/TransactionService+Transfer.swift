@@ -6,7 +6,7 @@ extension TransactionService {
     ///
     /// ```swift
     /// let receipt = try await transactions.transfer(
-    ///     from: checking.id, to: savings.id, amount: 25_000, memo: "Rainy day")
+    ///     from: checking.id, to: savings.id, amount: 25_000, note: "Rainy day")
     /// print(receipt.withdrawal.runningBalance, receipt.deposit.runningBalance)
     /// ```
     /// Concurrent transfers over the same accounts are safe: both balances are written, so two
@@ -16,7 +16,7 @@ extension TransactionService {
     ///   - sourceURI: the account the money leaves.
     ///   - targetURI: the account it goes to.
     ///   - amount: positive minor units.
-    ///   - memo: the description of both transactions.
+    ///   - note: the description of both transactions, whose category is `"transfer"`.
     /// - Returns: both saved transactions.
     /// - Throws: ``LedgerError/invalidAmount(_:reason:)`` unless `amount` is positive,
     ///   ``LedgerError/sameAccount(_:)``,
@@ -27,7 +27,7 @@ extension TransactionService {
     ///   nothing is saved.
     @discardableResult
     public func transfer(
-        from sourceURI: String, to targetURI: String, amount: Int64, memo: String
+        from sourceURI: String, to targetURI: String, amount: Int64, note: String
     ) async throws -> TransferReceipt {
         let amount = try AccountRules.positive(amount)
         return try await contexts.performUnitOfWork { context in
@@ -42,10 +42,12 @@ extension TransactionService {
 
             let withdrawal = Transaction(context: context)
             withdrawal.amount = -amount
-            withdrawal.memo = memo
+            withdrawal.note = note
+            withdrawal.category = Transaction.transferCategory
             let deposit = Transaction(context: context)
             deposit.amount = amount
-            deposit.memo = memo
+            deposit.note = note
+            deposit.category = Transaction.transferCategory
             deposit.date = withdrawal.date
             try source.post(withdrawal)
             try target.post(deposit)

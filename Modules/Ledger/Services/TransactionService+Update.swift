@@ -1,7 +1,7 @@
 import Strata
 
 extension TransactionService {
-    /// Saves an edited transaction: its amount, memo and date, and its account. When
+    /// Saves an edited transaction: its amount, note, category and date, and its account. When
     /// `transaction.accountID` differs from `originalAccountID`, the transaction moves to that
     /// account and **both** accounts' balances are recalculated in the same `perform` and the
     /// same save: either both balances change or neither does.
@@ -43,7 +43,8 @@ extension TransactionService {
             }
 
             transaction.amount = amount
-            transaction.memo = updated.memo
+            transaction.note = updated.note
+            transaction.category = updated.category
             transaction.date = updated.date
             if oldAccount != newAccount {
                 oldAccount.transactions.remove(transaction)

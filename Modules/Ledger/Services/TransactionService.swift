@@ -11,10 +11,10 @@ public import Strata
 ///
 /// ```swift
 /// let transactions = TransactionService(contexts: container)
-/// try await transactions.add(to: checking.id, amount: -4_200, memo: "Rent")
-/// try await transactions.transfer(from: checking.id, to: savings.id, amount: 10_000, memo: "Save")
+/// try await transactions.add(to: checking.id, amount: -4_200, note: "Rent")
+/// try await transactions.transfer(from: checking.id, to: savings.id, amount: 10_000, note: "Save")
 /// for line in try await transactions.transactions(for: checking.id) {
-///     print(line.date, line.memo, MinorUnits.format(line.amount), MinorUnits.format(line.runningBalance))
+///     print(line.date, line.note, MinorUnits.format(line.amount), MinorUnits.format(line.runningBalance))
 /// }
 /// ```
 public struct TransactionService: Sendable {

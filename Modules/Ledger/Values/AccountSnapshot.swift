@@ -8,7 +8,7 @@ import Strata
 /// ```swift
 /// let checking = try await accounts.create(name: "Checking", currency: "USD", openingBalance: 10_000)
 /// print(checking.name, MinorUnits.format(checking.balance), checking.currency)
-/// try await transactions.add(to: checking.id, amount: -450, memo: "Coffee")
+/// try await transactions.add(to: checking.id, amount: -450, note: "Coffee")
 /// ```
 public struct AccountSnapshot: Sendable, Hashable, Identifiable {
     /// The account's object URI (`strata://<store>/Account/p<key>`).

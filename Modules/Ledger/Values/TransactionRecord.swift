@@ -11,7 +11,7 @@ import Strata
 /// var edited = try await transactions.transaction(coffeeURI)
 /// let original = edited.accountID
 /// edited.accountID = savings.id                  // move it
-/// edited.memo = "Coffee beans"
+/// edited.note = "Coffee beans"
 /// try await transactions.update(transaction: edited, originalAccountID: original)
 /// ```
 public struct TransactionRecord: Sendable, Hashable, Identifiable {
@@ -22,7 +22,9 @@ public struct TransactionRecord: Sendable, Hashable, Identifiable {
     /// The signed amount in minor units; positive adds money to the account.
     public var amount: Int64
     /// A free-text description.
-    public var memo: String
+    public var note: String
+    /// What the money was for, such as `"dining"`; nil when unknown.
+    public var category: String?
     /// When it happened.
     public var date: Date
     /// The account's balance just after this transaction, in minor units.
@@ -30,11 +32,15 @@ public struct TransactionRecord: Sendable, Hashable, Identifiable {
 
     /// Creates a record; services make these for you, and you edit copies to call
     /// ``TransactionService/update(transaction:originalAccountID:)``.
-    public init(id: String, accountID: String, amount: Int64, memo: String, date: Date, runningBalance: Int64) {
+    public init(
+        id: String, accountID: String, amount: Int64, note: String, category: String? = nil, date: Date,
+        runningBalance: Int64
+    ) {
         self.id = id
         self.accountID = accountID
         self.amount = amount
-        self.memo = memo
+        self.note = note
+        self.category = category
         self.date = date
         self.runningBalance = runningBalance
     }
@@ -43,7 +49,8 @@ public struct TransactionRecord: Sendable, Hashable, Identifiable {
     init(_ transaction: Transaction) {
         self.init(
             id: transaction.objectID.uriString, accountID: transaction.account?.objectID.uriString ?? "",
-            amount: transaction.amount, memo: transaction.memo, date: transaction.date,
+            amount: transaction.amount, note: transaction.note, category: transaction.category,
+            date: transaction.date,
             runningBalance: transaction.runningBalance)
     }
 }

@@ -1,8 +1,8 @@
 /// The two halves of a transfer, as saved together by
-/// ``TransactionService/transfer(from:to:amount:memo:)``.
+/// ``TransactionService/transfer(from:to:amount:note:)``.
 ///
 /// ```swift
-/// let receipt = try await transactions.transfer(from: checking.id, to: savings.id, amount: 5_000, memo: "Save")
+/// let receipt = try await transactions.transfer(from: checking.id, to: savings.id, amount: 5_000, note: "Save")
 /// print(receipt.withdrawal.runningBalance, receipt.deposit.runningBalance)
 /// ```
 public struct TransferReceipt: Sendable, Hashable {

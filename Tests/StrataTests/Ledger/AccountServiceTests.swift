@@ -78,7 +78,7 @@ extension LedgerTests {
         func deleteDenyRule(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
-            let coffee = try await ledger.transactions.add(to: chart.savings.id, amount: -450, memo: "Coffee")
+            let coffee = try await ledger.transactions.add(to: chart.savings.id, amount: -450, note: "Coffee")
             await #expect(throws: LedgerError.accountHasTransactions(account: "Savings", count: 1)) {
                 try await ledger.accounts.delete(chart.savings.id)
             }

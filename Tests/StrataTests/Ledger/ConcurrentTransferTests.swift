@@ -42,7 +42,7 @@ extension LedgerTests {
                             let amount = Int64.random(in: 1...40_000, using: &random)
                             do {
                                 try await ledger.transactions.transfer(
-                                    from: accountIDs[from], to: accountIDs[to], amount: amount, memo: "t\(task)")
+                                    from: accountIDs[from], to: accountIDs[to], amount: amount, note: "t\(task)")
                                 done += 1
                             } catch LedgerError.insufficientFunds {
                                 refused += 1

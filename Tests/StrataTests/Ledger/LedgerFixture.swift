@@ -18,7 +18,7 @@ struct LedgerFixture: Sendable {
 
     init(_ kind: EngineKind) throws {
         store = try TestStore(kind)
-        container = try store.open(schema: .ledger, faults: faults)
+        container = try PersistentContainer(ledger: .faultInjecting(store.configuration, faults: faults))
         accounts = AccountService(contexts: container)
         transactions = TransactionService(contexts: container)
     }
@@ -61,7 +61,7 @@ struct LedgerFixture: Sendable {
                 }
                 return LedgerAudit.Line(
                     name: account.name, balance: account.balance, expectedBalance: running,
-                    memos: ordered.map(\.memo), runningBalancesAgree: runningBalancesAgree)
+                    notes: ordered.map(\.note), runningBalancesAgree: runningBalancesAgree)
             }
             let transactionCount = try context.count(for: FetchRequest<LedgerTransaction>())
             return LedgerAudit(lines: lines, transactionCount: transactionCount)
@@ -76,8 +76,8 @@ struct LedgerAudit: Sendable, Equatable {
         var balance: Int64
         /// Opening balance plus the sum of the account's transactions.
         var expectedBalance: Int64
-        /// Memos, oldest first.
-        var memos: [String]
+        /// Notes, oldest first.
+        var notes: [String]
         var runningBalancesAgree: Bool
     }
 

@@ -13,9 +13,9 @@ extension LedgerTests {
         func moveUpdatesBoth(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
-            let groceries = try await ledger.transactions.add(to: chart.checking.id, amount: -4_500, memo: "Groceries")
-            try await ledger.transactions.add(to: chart.checking.id, amount: -1_000, memo: "Books")
-            try await ledger.transactions.add(to: chart.savings.id, amount: 7_000, memo: "Gift")
+            let groceries = try await ledger.transactions.add(to: chart.checking.id, amount: -4_500, note: "Groceries")
+            try await ledger.transactions.add(to: chart.checking.id, amount: -1_000, note: "Books")
+            try await ledger.transactions.add(to: chart.savings.id, amount: 7_000, note: "Gift")
 
             var moved = groceries
             moved.accountID = chart.savings.id
@@ -24,11 +24,11 @@ extension LedgerTests {
 
             #expect(try await ledger.accounts.balance(of: chart.checking.id) == 99_000)
             #expect(try await ledger.accounts.balance(of: chart.savings.id) == 2_500)
-            #expect(try await ledger.transactions.transactions(for: chart.checking.id).map(\.memo) == ["Books"])
+            #expect(try await ledger.transactions.transactions(for: chart.checking.id).map(\.note) == ["Books"])
             #expect(
                 try await ledger.transactions.transactions(for: chart.checking.id).map(\.runningBalance) == [99_000])
             #expect(
-                Set(try await ledger.transactions.transactions(for: chart.savings.id).map(\.memo)) == [
+                Set(try await ledger.transactions.transactions(for: chart.savings.id).map(\.note)) == [
                     "Groceries", "Gift",
                 ])
             let audit = try await ledger.audit()
@@ -40,7 +40,7 @@ extension LedgerTests {
         func failedSaveChangesNeither(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
-            let groceries = try await ledger.transactions.add(to: chart.checking.id, amount: -4_500, memo: "Groceries")
+            let groceries = try await ledger.transactions.add(to: chart.checking.id, amount: -4_500, note: "Groceries")
             let before = try await ledger.audit()
 
             var moved = groceries
@@ -68,7 +68,7 @@ extension LedgerTests {
         func currencyMismatch(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
-            let taxi = try await ledger.transactions.add(to: chart.checking.id, amount: -2_500, memo: "Taxi")
+            let taxi = try await ledger.transactions.add(to: chart.checking.id, amount: -2_500, note: "Taxi")
             let before = try await ledger.audit()
             var moved = taxi
             moved.accountID = chart.travel.id
@@ -85,8 +85,8 @@ extension LedgerTests {
         func moveWouldOverdraw(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
-            let pay = try await ledger.transactions.add(to: chart.wallet.id, amount: 10_000, memo: "Pay")
-            try await ledger.transactions.add(to: chart.wallet.id, amount: -12_000, memo: "Shoes")
+            let pay = try await ledger.transactions.add(to: chart.wallet.id, amount: 10_000, note: "Pay")
+            try await ledger.transactions.add(to: chart.wallet.id, amount: -12_000, note: "Shoes")
             let before = try await ledger.audit()
             var moved = pay
             moved.accountID = chart.savings.id

@@ -18,17 +18,17 @@ extension LedgerTests {
             // Both transactions are inserted and linked before the wallet's balance check throws.
             await #expect(throws: LedgerError.self) {
                 try await ledger.transactions.transfer(
-                    from: chart.wallet.id, to: chart.savings.id, amount: 9_000, memo: "Refused")
+                    from: chart.wallet.id, to: chart.savings.id, amount: 9_000, note: "Refused")
             }
             #expect(try await ledger.audit() == before)
 
             // The next operation saves exactly its own work.
             try await ledger.transactions.transfer(
-                from: chart.wallet.id, to: chart.savings.id, amount: 1_000, memo: "Accepted")
+                from: chart.wallet.id, to: chart.savings.id, amount: 1_000, note: "Accepted")
             let after = try await ledger.audit()
             #expect(after.transactionCount == before.transactionCount + 2)
-            #expect(after.line("Wallet")?.memos == ["Accepted"])
-            #expect(after.line("Savings")?.memos == ["Accepted"])
+            #expect(after.line("Wallet")?.notes == ["Accepted"])
+            #expect(after.line("Savings")?.notes == ["Accepted"])
             #expect(after.line("Wallet")?.balance == 4_000)
             #expect(after.isConsistent)
         }
@@ -42,7 +42,7 @@ extension LedgerTests {
             ledger.faults.failCommit(1)
             let error = await #expect(throws: StrataError.self) {
                 try await ledger.transactions.transfer(
-                    from: chart.checking.id, to: chart.savings.id, amount: 30_000, memo: "Lost")
+                    from: chart.checking.id, to: chart.savings.id, amount: 30_000, note: "Lost")
             }
             guard case .io? = error else {
                 Issue.record("expected the injected I/O error, got \(String(describing: error))")
@@ -50,10 +50,10 @@ extension LedgerTests {
             }
             #expect(try await ledger.audit() == before)
 
-            try await ledger.transactions.add(to: chart.savings.id, amount: 100, memo: "Interest")
+            try await ledger.transactions.add(to: chart.savings.id, amount: 100, note: "Interest")
             let after = try await ledger.audit()
             #expect(after.transactionCount == before.transactionCount + 1)
-            #expect(after.line("Savings")?.memos == ["Interest"])
+            #expect(after.line("Savings")?.notes == ["Interest"])
             #expect(after.line("Checking") == before.line("Checking"))
             #expect(after.isConsistent)
         }
@@ -64,11 +64,11 @@ extension LedgerTests {
             let chart = try await ledger.seedChart()
             ledger.faults.failCommit(1)
             await #expect(throws: StrataError.self) {
-                try await ledger.transactions.add(to: chart.checking.id, amount: -500, memo: "Lost")
+                try await ledger.transactions.add(to: chart.checking.id, amount: -500, note: "Lost")
             }
-            try await ledger.transactions.add(to: chart.checking.id, amount: -700, memo: "Kept")
+            try await ledger.transactions.add(to: chart.checking.id, amount: -700, note: "Kept")
             let history = try await ledger.transactions.transactions(for: chart.checking.id)
-            #expect(history.map(\.memo) == ["Kept"])
+            #expect(history.map(\.note) == ["Kept"])
             #expect(history.map(\.runningBalance) == [99_300])
         }
     }

@@ -26,14 +26,14 @@ extension LedgerTests {
             _ = try await accounts.account(uri: checking.id)
             _ = try await accounts.balance(of: checking.id)
             _ = try await accounts.rename(savings.id, to: "Reserve")
-            let rent = try await transactions.add(to: checking.id, amount: -3_000, memo: "Rent")
+            let rent = try await transactions.add(to: checking.id, amount: -3_000, note: "Rent")
             _ = try await transactions.transactions(for: checking.id)
             _ = try await transactions.transaction(rent.id)
             var moved = rent
             moved.accountID = savings.id
             try await transactions.update(transaction: moved, originalAccountID: checking.id)
             let receipt = try await transactions.transfer(
-                from: checking.id, to: savings.id, amount: 1_000, memo: "Save")
+                from: checking.id, to: savings.id, amount: 1_000, note: "Save")
             try await transactions.delete(transaction: receipt.deposit.id)
             let spare = try await accounts.create(name: "Spare", currency: "USD")
             try await accounts.delete(spare.id)

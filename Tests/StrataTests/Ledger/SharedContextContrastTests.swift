@@ -16,7 +16,7 @@ final class SharedContextTransactionService {
         context = contexts.newBackgroundContext()
     }
 
-    func add(to accountURI: String, amount: Int64, memo: String) async throws {
+    func add(to accountURI: String, amount: Int64, note: String) async throws {
         let context = self.context
         try await context.perform {
             let url = try #require(URL(string: accountURI))
@@ -24,7 +24,7 @@ final class SharedContextTransactionService {
                 with: context.managedObjectID(forURIRepresentation: url), as: LedgerAccount.self)
             let transaction = LedgerTransaction(context: context)
             transaction.amount = amount
-            transaction.memo = memo
+            transaction.note = note
             transaction.account = account
             try account.recalculateBalances()
             try context.save()
@@ -45,11 +45,11 @@ extension LedgerTests {
                 name: "Wallet", currency: "USD", openingBalance: 10_000, allowsOverdraft: false)
             let leaky = await SharedContextTransactionService(contexts: shared.container)
             await #expect(throws: LedgerError.self) {
-                try await leaky.add(to: sharedWallet.id, amount: -50_000, memo: "Refused")
+                try await leaky.add(to: sharedWallet.id, amount: -50_000, note: "Refused")
             }
-            try await leaky.add(to: sharedWallet.id, amount: 45_000, memo: "Deposit")
+            try await leaky.add(to: sharedWallet.id, amount: 45_000, note: "Deposit")
             let leaked = try await shared.audit().line("Wallet")
-            #expect(leaked?.memos == ["Refused", "Deposit"])
+            #expect(leaked?.notes == ["Refused", "Deposit"])
             #expect(leaked?.balance == 5_000)
 
             // The pattern: the same two calls through the service, a fresh context each.
@@ -57,11 +57,11 @@ extension LedgerTests {
             let freshWallet = try await fresh.accounts.create(
                 name: "Wallet", currency: "USD", openingBalance: 10_000, allowsOverdraft: false)
             await #expect(throws: LedgerError.self) {
-                try await fresh.transactions.add(to: freshWallet.id, amount: -50_000, memo: "Refused")
+                try await fresh.transactions.add(to: freshWallet.id, amount: -50_000, note: "Refused")
             }
-            try await fresh.transactions.add(to: freshWallet.id, amount: 45_000, memo: "Deposit")
+            try await fresh.transactions.add(to: freshWallet.id, amount: 45_000, note: "Deposit")
             let clean = try await fresh.audit().line("Wallet")
-            #expect(clean?.memos == ["Deposit"])
+            #expect(clean?.notes == ["Deposit"])
             #expect(clean?.balance == 55_000)
         }
     }

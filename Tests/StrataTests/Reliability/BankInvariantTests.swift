@@ -55,7 +55,7 @@ struct BankInvariantTests {
                             do {
                                 try await transactions.transfer(
                                     from: from, to: to,
-                                    amount: Int64.random(in: 1...Self.largestTransfer, using: &generator), memo: "bank")
+                                    amount: Int64.random(in: 1...Self.largestTransfer, using: &generator), note: "bank")
                                 outcome.transfers += 1
                             } catch LedgerError.insufficientFunds {
                                 outcome.refused += 1

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+extension LedgerTests {
+    /// The built `ledger` command line opens a version 1 store, migrates it with a progress line
+    /// on standard error, and then works on it.
+    @Suite("ledger CLI: a version 1 store migrates with a progress line")
+    struct LedgerCLIMigrationTests {
+        @Test(
+            "ledger migrates a v1 store, shows the progress line once, then shows the categories",
+            arguments: EngineKind.allCases)
+        func migratesWithProgress(kind: EngineKind) async throws {
+            let binary = try Self.ledgerBinary()
+            let store = try TestStore(kind)
+            try await LedgerV1Store.write(to: store.configuration)
+            let options = Self.options(kind, store)
+
+            let first = try BenchmarkBinary.run(binary, options + ["history", "Checking"])
+            #expect(first.status == 0, "ledger failed: \(first.errorOutput)")
+            #expect(first.errorOutput.hasPrefix("\rmigrating store: 0%"), "\(String(reflecting: first.errorOutput))")
+            #expect(first.errorOutput.contains("\rmigrating store: 100%"))
+            let summary = try #require(first.errorOutput.split(separator: "\r").last.map(String.init))
+            #expect(
+                summary.wholeMatch(of: /migrated store from v1 to v2 in [0-9]+\.[0-9] s\n/) != nil,
+                "\(String(reflecting: summary))")
+            // The history shows the notes (version 1's memos) with the categories the stage gave them.
+            let rent = first.output.split(separator: "\n").first { $0.contains("Rent") }
+            #expect(rent?.contains("housing") == true, "\(first.output)")
+            #expect(first.output.contains("Checking: 4,009.40 USD after 5 transaction(s)"), "\(first.output)")
+
+            let second = try BenchmarkBinary.run(binary, options + ["transfer", "Checking", "Wallet", "20", "Top up"])
+            #expect(second.status == 0, "ledger failed: \(second.errorOutput)")
+            #expect(second.errorOutput.isEmpty, "the store was migrated again: \(second.errorOutput)")
+            #expect(second.output.contains("3,989.40 USD"), "\(second.output)")
+        }
+
+        @Test("on LMDB, which rewrites every row, the line counts up while 12,000 transactions migrate")
+        func longMigrationShowsIntermediateProgress() async throws {
+            let binary = try Self.ledgerBinary()
+            let store = try TestStore(.lmdb)
+            try await LedgerV1Store.writeBulk(count: 12_000, to: store.configuration)
+
+            let run = try BenchmarkBinary.run(binary, Self.options(.lmdb, store) + ["account", "list"])
+            #expect(run.status == 0, "ledger failed: \(run.errorOutput)")
+            let percents = run.errorOutput.split(separator: "\r").compactMap { part in
+                part.wholeMatch(of: /migrating store: ([0-9]+)%/).flatMap { Int($0.1) }
+            }
+            #expect(percents.first == 0 && percents.last == 100, "\(percents)")
+            #expect(percents.contains { (1...99).contains($0) }, "no progress between 0% and 100%: \(percents)")
+            #expect(percents == percents.sorted() && Set(percents).count == percents.count, "\(percents)")
+            #expect(run.errorOutput.hasSuffix(" s\n") && run.errorOutput.contains("migrated store from v1 to v2 in "))
+            #expect(run.output.contains("Bulk"), "\(run.output)")
+        }
+
+        static func ledgerBinary() throws -> URL {
+            try #require(
+                BenchmarkBinary.searched.map { $0.appendingPathComponent("ledger") }
+                    .first { FileManager.default.isExecutableFile(atPath: $0.path) },
+                "the ledger executable was not found next to the test bundle; build it with swift build --build-tests")
+        }
+
+        /// `--engine` and `--store` for the store that `TestStore` makes.
+        static func options(_ kind: EngineKind, _ store: TestStore) -> [String] {
+            let path = store.directory.appendingPathComponent(kind == .sqlite ? "store.sqlite" : "store.lmdb").path
+            return ["--engine", kind.rawValue, "--store", path]
+        }
+    }
+}
