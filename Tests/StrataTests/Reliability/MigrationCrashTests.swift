@@ -1,0 +1,126 @@
+import CrashModels
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// Kills a process with SIGKILL while it migrates a version-1 store of 20,000 items to
+/// version 2 (a migration that rewrites every row), then classifies the store: it must be
+/// wholly at version 1 (every row as it was) or wholly at version 2 (every row migrated).
+/// 20 kills per engine and target, 100 with `STRATA_STRESS=1`.
+///
+/// The kill delays come from the seed of ``CrashSafetyTests`` (`STRATA_SEED` replays them);
+/// each delay is drawn between 0 and 1.2 times the length of one uninterrupted migration,
+/// measured from the child's "open" line, so most kills land inside the migration.
+@Suite("migration crash safety", .serialized)
+struct MigrationCrashTests {
+    static let kills = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 100 : 20
+
+    @Test(
+        "SIGKILL during a migration leaves the store wholly at version 1 or wholly at version 2",
+        arguments: EngineKind.allCases, MigrationCrash.Target.allCases)
+    func killDuringMigration(kind: EngineKind, target: MigrationCrash.Target) async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: CrashSafetyTests.writerURL.path),
+            "build the strata-crash-writer product first (swift build)")
+        let seed = CrashSafetyTests.seed
+        print("migration crash \(kind) \(target): seed \(seed) (replay with STRATA_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
+        let rows = MigrationCrash.rowCount
+        let pristine = try TestStore(kind)
+        try await MigrationCrashStore.makeVersion1(pristine, rows: rows)
+        let shapes = try await MigrationCrashStore.Shapes(kind: kind, target: target)
+        let store = try TestStore(kind)
+        try MigrationCrashStore.copy(pristine, to: store)
+
+        // One migration without a kill: it must reach version 2 whole; its length spreads the kills.
+        let full = try await MigrationCrashChild.migrate(kind: kind, store: store, target: target, killAfter: nil)
+        try #require(full.lines.contains("migrated"), "the migration did not complete: \(full.lines)")
+        let migrated = await MigrationCrashStore.classify(store, target: target, rows: rows, shapes: shapes)
+        try #require(migrated == .version2, "an uninterrupted migration left \(migrated)")
+        let window = full.sinceOpen.nanoseconds * 6 / 5
+        print("migration crash \(kind) \(target): one migration took \(full.sinceOpen)")
+
+        var tally = MigrationCrashTally()
+        var state = migrated
+        for kill in 0..<Self.kills {
+            if state != .version1 { try MigrationCrashStore.copy(pristine, to: store) }
+            let delay = Duration.nanoseconds(Int64.random(in: 0...window, using: &random))
+            let run = try await MigrationCrashChild.migrate(kind: kind, store: store, target: target, killAfter: delay)
+            state = await MigrationCrashStore.classify(store, target: target, rows: rows, shapes: shapes)
+            tally.record(run, state, label: "kill \(kill) (\(delay) after open)")
+        }
+        print("migration crash \(kind) \(target): \(tally.summary), seed \(seed)")
+        #expect(tally.halfMigrated.isEmpty, "seed \(seed): \(tally.halfMigrated.prefix(5))")
+        #expect(
+            tally.interrupted > 0,
+            "no kill interrupted a migration (store left at version 1 after its open began); seed \(seed)")
+    }
+
+    @Test(
+        "another process that opens a migrated store with the old schema gets storeNewerThanModel",
+        arguments: EngineKind.allCases)
+    func anOldSchemaInAnotherProcessIsRefused(kind: EngineKind) async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: CrashSafetyTests.writerURL.path),
+            "build the strata-crash-writer product first (swift build)")
+        let rows = 300
+        let store = try TestStore(kind)
+        try await MigrationCrashStore.makeVersion1(store, rows: rows)
+        try PersistentContainer(schema: try MigrationCrashV2.schema(), engine: store.configuration).close()
+        let before = try MigrationCrashStore.fileContents(store)
+
+        let run = try await MigrationCrashChild.run(
+            kind: kind, store: store, arguments: ["--mode", "open-old"], waitFor: nil, killAfter: nil)
+        #expect(run.lines == ["refused storeNewerThanModel 2 1"])
+        #expect(run.status == 0)
+        #expect(try MigrationCrashStore.fileContents(store) == before, "the old schema's open changed the store")
+        let shapes = try await MigrationCrashStore.Shapes(kind: kind, target: .inferred)
+        let state = await MigrationCrashStore.classify(store, target: .inferred, rows: rows, shapes: shapes)
+        #expect(state == .version2)
+    }
+}
+
+/// The counts of a run of kills.
+struct MigrationCrashTally {
+    var kills = 0
+    /// Kills after the child printed "open" and before "migrated".
+    var duringOpen = 0
+    /// Kills after the migration's first progress report ("migrating") and before "migrated".
+    var afterProgress = 0
+    /// Kills during the open that left the store at version 1: migrations cut off.
+    var interrupted = 0
+    var atVersion1 = 0
+    var atVersion2 = 0
+    var halfMigrated: [String] = []
+
+    mutating func record(_ run: MigrationCrashChild.Run, _ state: MigrationCrashStore.State, label: String) {
+        kills += 1
+        let finished = run.lines.contains("migrated")
+        if run.lines.contains("open"), !finished { duringOpen += 1 }
+        if run.lines.contains("migrating"), !finished { afterProgress += 1 }
+        switch state {
+        case .version1:
+            atVersion1 += 1
+            if run.lines.contains("open"), !finished { interrupted += 1 }
+        case .version2: atVersion2 += 1
+        case .half(let reason): halfMigrated.append("\(label), child printed \(run.lines): \(reason)")
+        }
+    }
+
+    var summary: String {
+        """
+        \(kills) kills, \(duringOpen) during the open (\(afterProgress) after the first progress report), \
+        \(interrupted) interrupted migrations, stores at version 1: \(atVersion1), at version 2: \(atVersion2), \
+        half-migrated: \(halfMigrated.count)
+        """
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
