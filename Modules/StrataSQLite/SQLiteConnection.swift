@@ -108,6 +108,14 @@ import StrataStorage
         return statement
     }
 
+    /// Finalizes every statement held in a slot; later uses prepare them again. A migration's
+    /// transaction engine calls it when done: its layouts (another schema version's) filled
+    /// slots whose numbers the engine's own layouts reuse for other SQL.
+    func forgetSlotStatements() {
+        for statement in unsafe slots { statement?.finalize() }
+        unsafe slots.removeAll()
+    }
+
     private func prepare(_ sql: String) throws(StrataError) -> SQLiteStatement {
         guard let db = unsafe db else { throw .misuse("the SQLite connection to \(path) is closed") }
         var handle: OpaquePointer?

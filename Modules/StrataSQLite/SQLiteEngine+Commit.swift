@@ -6,10 +6,7 @@ extension SQLiteEngine {
         try withWriter { (connection) throws(StrataError) in
             try connection.execute("BEGIN IMMEDIATE")
             do throws(StrataError) {
-                var writer = CommitWriter(engine: self, connection: connection)
-                try writer.apply(changes)
-                if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
-                if let violation = writer.violation { throw violation }
+                try Self.write(changes, laidOutBy: self, into: connection)
                 try connection.execute("COMMIT")
             } catch {
                 connection.rollbackQuietly()
@@ -17,17 +14,31 @@ extension SQLiteEngine {
             }
         }
     }
+
+    /// Writes `changes` into the write transaction open on `connection`, with every check of a
+    /// commit; the caller commits, or rolls back when this throws.
+    /// - Throws: `.conflict` listing every version conflict; else the first unique clash
+    ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; SQLite's errors.
+    static func write(
+        _ changes: ChangeSet, laidOutBy layouts: some SQLiteLayoutSource, into connection: SQLiteConnection
+    ) throws(StrataError) {
+        var writer = CommitWriter(engine: layouts, connection: connection)
+        try writer.apply(changes)
+        if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
+        if let violation = writer.violation { throw violation }
+    }
 }
 
 /// Applies one change set inside an open write transaction, collecting version conflicts.
-private struct CommitWriter {
-    let engine: SQLiteEngine
+private struct CommitWriter<Layouts: SQLiteLayoutSource> {
+    /// The engine whose layouts the change set is numbered by.
+    let engine: Layouts
     let connection: SQLiteConnection
     var conflicts: [VersionConflict] = []
     /// The first uniqueness violation; reported when there are no conflicts.
     var violation: StrataError?
 
-    init(engine: SQLiteEngine, connection: SQLiteConnection) {
+    init(engine: Layouts, connection: SQLiteConnection) {
         self.engine = engine
         self.connection = connection
     }

@@ -36,25 +36,35 @@ extension SQLiteEngine {
     ) throws(StrataError) -> Range<Int64> {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StrataError) {
-            let name = StoredValue.text(table.entity.name)
-            let counter =
-                try connection.queryInt64("SELECT next_key FROM strata_key_counters WHERE entity = ?1", [name]) ?? 1
-            // Rows written without allocateKeys must not be handed out again either.
-            let highest = try connection.queryInt64("SELECT max(\"id\") FROM \(table.table)") ?? 0
-            // Every number here may come from the store or the caller: no step may overflow.
-            guard highest < Int64.max else { throw Self.keysExhausted(table, wanted: size, next: nil) }
-            let start = max(counter, highest + 1, 1)
-            guard start <= Int64.max - size else { throw Self.keysExhausted(table, wanted: size, next: start) }
-            let statement = try connection.statement("UPDATE strata_key_counters SET next_key = ?2 WHERE entity = ?1")
-            try statement.bind(name, at: 1)
-            try statement.bind(start + size, at: 2)
-            try statement.run()
+            let keys = try Self.reserveKeys(connection, table: table, count: size)
             try connection.execute("COMMIT")
-            return start..<(start + size)
+            return keys
         } catch {
             connection.rollbackQuietly()
             throw error
         }
+    }
+
+    /// Moves the entity's durable counter past `count` fresh keys and returns them, inside the
+    /// write transaction open on `connection`.
+    /// - Throws: `.storeFull` when the keys would pass `Int64.max`; SQLite's errors.
+    static func reserveKeys(
+        _ connection: SQLiteConnection, table: SQLiteTableLayout, count size: Int64
+    ) throws(StrataError) -> Range<Int64> {
+        let name = StoredValue.text(table.entity.name)
+        let counter =
+            try connection.queryInt64("SELECT next_key FROM strata_key_counters WHERE entity = ?1", [name]) ?? 1
+        // Rows written without allocateKeys must not be handed out again either.
+        let highest = try connection.queryInt64("SELECT max(\"id\") FROM \(table.table)") ?? 0
+        // Every number here may come from the store or the caller: no step may overflow.
+        guard highest < Int64.max else { throw Self.keysExhausted(table, wanted: size, next: nil) }
+        let start = max(counter, highest + 1, 1)
+        guard start <= Int64.max - size else { throw Self.keysExhausted(table, wanted: size, next: start) }
+        let statement = try connection.statement("UPDATE strata_key_counters SET next_key = ?2 WHERE entity = ?1")
+        try statement.bind(name, at: 1)
+        try statement.bind(start + size, at: 2)
+        try statement.run()
+        return start..<(start + size)
     }
 
     /// The error for a key reservation that would pass `Int64.max`.

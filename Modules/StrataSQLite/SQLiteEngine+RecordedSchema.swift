@@ -1,3 +1,4 @@
+import Foundation
 import StrataStorage
 
 extension SQLiteEngine {
@@ -19,25 +20,24 @@ extension SQLiteEngine {
     /// once: its tables and indexes must be exactly the ones this schema creates (the `CREATE`
     /// statements SQLite keeps in `sqlite_schema` are compared, so names, column order, types,
     /// `NOT NULL`, references and indexes all count), then the schema is recorded.
-    /// An older store that the schema may migrate (`StoreSchema.infersMigrations`) is migrated
-    /// here, in the same transaction (``SQLiteMigration``).
+    /// An older store is migrated here, in the same transaction, by the shared driver
+    /// (`StoreSchema.reconcileRecorded`) through a ``SQLiteMigrationSession``.
     /// - Returns: whether the store was migrated (its version is now the schema's).
     /// - Throws: `.schemaMismatch` (versions or shapes differ, or the unrecorded store's tables are
-    ///   not the model's), `.storeCorrupt` (unreadable JSON), `.notAStore` (JSON of a newer layout),
-    ///   `.migrationNotInferable`, and a migration step's errors.
+    ///   not the model's), `.storeNewerThanModel`, `.storeCorrupt` (unreadable JSON), `.notAStore`
+    ///   (JSON of a newer layout), `.migrationNotInferable`, `.migrationStageFailed`, and a
+    ///   migration step's errors.
     static func checkRecordedSchema(
-        _ connection: SQLiteConnection, schema: StoreSchema, storeVersion: Int, tables: [SQLiteTableLayout],
-        joins: [SQLiteJoinLayout]
+        _ connection: SQLiteConnection, schema: StoreSchema, storeVersion: Int, storeIdentifier: UUID,
+        tables: [SQLiteTableLayout], joins: [SQLiteJoinLayout]
     ) throws(StrataError) -> Bool {
         let json = try connection.queryText(
             "SELECT value FROM strata_metadata WHERE key = ?1", [.text(recordedSchemaKey)])
-        let check = try schema.checkRecorded(storeVersion: storeVersion, recordedJSON: json, path: connection.path)
-        if case .migrate(let plan) = check {
-            let migration = SQLiteMigration(connection: connection, tables: tables, joins: joins)
-            try migration.apply(plan, to: schema, progress: .ignored)
-            return true
-        }
-        guard check == .recordNow else { return false }
+        let session = SQLiteMigrationSession(connection: connection, storeIdentifier: storeIdentifier)
+        let outcome = try schema.reconcileRecorded(
+            storeVersion: storeVersion, recordedJSON: json, path: connection.path, session: session)
+        if outcome == .migrated { return true }
+        guard outcome == .recordNow else { return false }
         var expected: [String] = []
         for table in tables { expected += [table.createTable(schema: schema)] + table.createIndexes() }
         for join in joins { expected += join.create(schema: schema) }

@@ -94,7 +94,8 @@ extension SQLiteEngine {
             } else {
                 var read = try readMetadata(connection, schema: schema)
                 if try checkRecordedSchema(
-                    connection, schema: schema, storeVersion: read.schemaVersion, tables: tables, joins: joins)
+                    connection, schema: schema, storeVersion: read.schemaVersion, storeIdentifier: read.identifier,
+                    tables: tables, joins: joins)
                 {
                     read.schemaVersion = schema.version
                 }

@@ -76,19 +76,22 @@ final class SQLiteTableLayout: Sendable {
         }
     }
 
-    /// `CREATE TABLE` for the entity.
-    func createTable(schema: StoreSchema) -> String {
-        var parts = ["\"id\" INTEGER PRIMARY KEY", "\"version\" INTEGER NOT NULL"]
-        for column in entity.columns {
-            var part = "\(quoted(column.name)) \(Self.sqlType(column.type.storageClass))"
-            if !column.isOptional { part += " NOT NULL" }
-            if column.type == .reference, let target = column.referencedEntity, schema.entities.indices.contains(target)
-            {
-                part += " REFERENCES \(quoted(schema.entities[target].name))(\"id\")"
-            }
-            parts.append(part)
+    /// `CREATE TABLE` for the entity (named `name` instead, for a table being rebuilt).
+    func createTable(schema: StoreSchema, named name: String? = nil) -> String {
+        let parts =
+            ["\"id\" INTEGER PRIMARY KEY", "\"version\" INTEGER NOT NULL"]
+            + entity.columns.map { Self.columnDefinition($0, schema: schema) }
+        return "CREATE TABLE \(name.map(quoted) ?? table) (\(parts.joined(separator: ", ")))"
+    }
+
+    /// A column's definition as `CREATE TABLE` writes it: name, type, `NOT NULL`, `REFERENCES`.
+    static func columnDefinition(_ column: ColumnSchema, schema: StoreSchema) -> String {
+        var part = "\(quoted(column.name)) \(Self.sqlType(column.type.storageClass))"
+        if !column.isOptional { part += " NOT NULL" }
+        if column.type == .reference, let target = column.referencedEntity, schema.entities.indices.contains(target) {
+            part += " REFERENCES \(quoted(schema.entities[target].name))(\"id\")"
         }
-        return "CREATE TABLE \(table) (\(parts.joined(separator: ", ")))"
+        return part
     }
 
     /// `CREATE [UNIQUE] INDEX` statements for the entity's indexes.

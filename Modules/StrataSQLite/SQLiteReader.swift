@@ -3,8 +3,14 @@ import StrataStorage
 /// A read snapshot on one pooled connection: a deferred transaction pinned at creation.
 ///
 /// Used by one thread at a time; ``close()`` ends the transaction and returns the connection.
+/// A migration's reader (``init(insideTransactionOf:connection:)``) instead reads inside the
+/// write transaction open on the writer connection, seeing its writes so far; it neither
+/// begins nor ends a transaction.
 final class SQLiteReader: StoreReader {
-    private let engine: SQLiteEngine
+    /// The layouts that entity and join numbers refer to.
+    private let engine: any SQLiteLayoutSource
+    /// The engine whose pool the connection returns to; nil for a reader inside a write transaction.
+    private let pool: SQLiteEngine?
     private var connection: SQLiteConnection?
     /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
@@ -13,6 +19,7 @@ final class SQLiteReader: StoreReader {
     /// Begins the snapshot: `BEGIN` plus one read, because WAL fixes a snapshot at the first read.
     init(engine: SQLiteEngine, connection: SQLiteConnection) throws(StrataError) {
         self.engine = engine
+        pool = engine
         try connection.run(cached: "BEGIN")
         do throws(StrataError) {
             _ = try connection.queryInt64("SELECT count(*) FROM strata_metadata")
@@ -20,6 +27,13 @@ final class SQLiteReader: StoreReader {
             connection.rollbackQuietly()
             throw error
         }
+        self.connection = connection
+    }
+
+    /// A reader inside the write transaction open on `connection`, laid out by `source`.
+    init(insideTransactionOf source: some SQLiteLayoutSource, connection: SQLiteConnection) {
+        engine = source
+        pool = nil
         self.connection = connection
     }
 
@@ -119,6 +133,7 @@ final class SQLiteReader: StoreReader {
     func close() {
         guard let connection else { return }
         self.connection = nil
+        guard let pool else { return } // The write transaction is its owner's to end.
         if connection.inTransaction {
             do {
                 try connection.run(cached: "ROLLBACK")
@@ -126,7 +141,7 @@ final class SQLiteReader: StoreReader {
                 connection.rollbackQuietly()
             }
         }
-        engine.checkIn(connection)
+        pool.checkIn(connection)
     }
 
     private func bind(_ parameters: [StoredValue], to statement: SQLiteStatement) throws(StrataError) {
