@@ -12,7 +12,9 @@ extension LMDBCatalog {
     }
 
     /// Compares what the store recorded with the schema, inside the open's write transaction,
-    /// before any database is created.
+    /// before any database of the schema is opened, and migrates an older store there
+    /// (``StoreSchema/reconcileRecorded(storeVersion:recordedJSON:path:session:)`` with an
+    /// ``LMDBMigrationSession`` over this transaction).
     ///
     /// A store made before recorded schemas (no `schema` entry) whose version matches is
     /// upgraded once: it must hold exactly the named databases this schema uses (one per entity,
@@ -20,22 +22,36 @@ extension LMDBCatalog {
     /// columns (their count and storage classes, no nil in a required column). Rows carry no
     /// column names, so two columns of one class swapped or renamed go unseen. Then the schema is
     /// recorded.
+    ///
+    /// A migration that runs out of map throws `LMDBError.mapFull` (whatever error it ended
+    /// with), so that the writer grows the map and runs the open again.
     /// - Throws: `.schemaMismatch` (versions or shapes differ, or the unrecorded store's databases
-    ///   or rows are not the model's; a damaged row is reported the same way), `.storeCorrupt`
-    ///   (unreadable JSON), `.notAStore` (JSON of a newer layout), LMDB errors,
-    ///   `.migrationNotInferable` and a migration step's errors.
-    /// - Returns: whether an older store was migrated here (``LMDBMigration``, when the schema
-    ///   allows inferred migrations); its version is then the schema's.
-    static func checkRecordedSchema(
-        _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, storeVersion: Int, path: String
+    ///   or rows are not the model's; a damaged row is reported the same way),
+    ///   `.storeNewerThanModel`, `.storeCorrupt` (unreadable JSON), `.notAStore` (JSON of a newer
+    ///   layout), LMDB errors, `.migrationNotInferable`, `.migrationStageFailed` and a migration
+    ///   step's errors.
+    /// - Returns: whether an older store was migrated here; its version is then the schema's.
+    static func reconcileRecordedSchema(
+        _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, metadata: Metadata, path: String,
+        maxKeySize: Int
     ) throws -> Bool {
+        let storeVersion = metadata.schemaVersion
         let json = try txn.get(meta, recordedSchemaKey) { String(decoding: IndexKeyCodec.array($0), as: UTF8.self) }
-        let check = try schema.checkRecorded(storeVersion: storeVersion, recordedJSON: json, path: path)
-        if case .migrate(let plan) = check {
-            try LMDBMigration(txn: txn, meta: meta).apply(plan, to: schema, progress: .ignored)
-            return true
+        let session = LMDBMigrationSession(
+            txn: txn, meta: meta, storeIdentifier: metadata.storeIdentifier, path: path, maxKeySize: maxKeySize)
+        let outcome: RecordedSchemaOutcome
+        do {
+            outcome = try schema.reconcileRecorded(
+                storeVersion: storeVersion, recordedJSON: json, path: path, session: session)
+        } catch {
+            if session.ranOutOfMap { throw LMDBError.mapFull }
+            throw error
         }
-        guard check == .recordNow else { return false }
+        switch outcome {
+        case .matches: return false
+        case .migrated: return true
+        case .recordNow: break
+        }
         var expected: [String] = []
         for entity in schema.entities { expected += ["e.\(entity.name)"] + indexes(of: entity).map(\.name) }
         for join in schema.joins { expected += ["j.\(join.name).l", "j.\(join.name).r"] }

@@ -60,9 +60,14 @@ struct LMDBCatalog: Sendable {
         return result
     }
 
-    /// How many named databases a schema needs (for `mdb_env_set_maxdbs`), with room to spare.
+    /// How many named databases a schema needs (for `mdb_env_set_maxdbs`), with room to spare: a
+    /// migration at open may hold the databases of two versions at once (the store's and the
+    /// next one's, renamed ones are copied before the old ones are dropped), so the count covers
+    /// twice the largest of the schema and every version of its migration plan.
     static func databaseCount(_ schema: StoreSchema) -> Int {
-        1 + schema.entities.reduce(0) { $0 + 1 + indexes(of: $1).count } + 2 * schema.joins.count + 8
+        let versions = [schema] + (schema.migrationPlan?.versions ?? [])
+        let largest = versions.map { $0.entities.reduce(0) { $0 + 1 + indexes(of: $1).count } + 2 * $0.joins.count }
+        return 1 + 2 * (largest.max() ?? 0) + 8
     }
 
     /// What the metadata database records.
@@ -71,11 +76,14 @@ struct LMDBCatalog: Sendable {
         var schemaVersion: Int
     }
 
-    /// Reads (or, for a new store, writes) the metadata and opens every database.
+    /// Reads (or, for a new store, writes) the metadata, migrates an older store, and opens every database.
     /// - Throws: `.notAStore` (an LMDB environment without Strata metadata or of an unknown
-    ///   format), `.schemaMismatch` (see ``checkRecordedSchema(_:meta:schema:storeVersion:path:)``),
-    ///   `.storeCorrupt`, LMDB errors.
-    static func open(_ txn: LMDBTransaction, schema: StoreSchema, path: String) throws -> (LMDBCatalog, Metadata) {
+    ///   format), `.schemaMismatch` and the migration's errors (see
+    ///   ``reconcileRecordedSchema(_:meta:schema:metadata:path:maxKeySize:)``), `.storeCorrupt`,
+    ///   LMDB errors.
+    static func open(
+        _ txn: LMDBTransaction, schema: StoreSchema, path: String, maxKeySize: Int
+    ) throws -> (LMDBCatalog, Metadata) {
         let meta: MDB_dbi
         do {
             meta = try txn.openDatabase(metaName, create: false)
@@ -98,9 +106,18 @@ struct LMDBCatalog: Sendable {
             throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
         }
         var metadata = try readMetadata(txn, meta: meta, schema: schema, path: path)
-        if try checkRecordedSchema(txn, meta: meta, schema: schema, storeVersion: metadata.schemaVersion, path: path) {
+        if try reconcileRecordedSchema(
+            txn, meta: meta, schema: schema, metadata: metadata, path: path, maxKeySize: maxKeySize)
+        {
             metadata.schemaVersion = schema.version
         }
+        return (try build(txn, meta: meta, schema: schema), metadata)
+    }
+
+    /// The catalog of `schema` over the store open in `txn`: every database it uses, opened
+    /// (created empty when missing). The open uses it for the model's schema, a migration's
+    /// transaction engine for the schema of one version.
+    static func build(_ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema) throws -> LMDBCatalog {
         var entities: [Entity] = []
         for entity in schema.entities {
             let dbi = try openDatabase(txn, "e.\(entity.name)")
@@ -125,7 +142,7 @@ struct LMDBCatalog: Sendable {
                     right: try openDatabase(txn, "j.\(join.name).r"),
                     leftEntity: join.leftEntity, rightEntity: join.rightEntity))
         }
-        return (LMDBCatalog(meta: meta, entities: entities, joins: joins), metadata)
+        return LMDBCatalog(meta: meta, entities: entities, joins: joins)
     }
 
     private static func openDatabase(_ txn: LMDBTransaction, _ name: String) throws -> MDB_dbi {
@@ -163,4 +180,22 @@ struct LMDBCatalog: Sendable {
 
     /// The metadata key of an entity's key counter.
     static func counterKey(_ entity: String) -> [UInt8] { Array("counter.\(entity)".utf8) }
+
+    /// Reserves `count` primary keys of `entity` in `txn`: from its counter, and past its last
+    /// stored key (stored numbers are not trusted to leave room).
+    /// - Throws: `.storeFull` when the keys are exhausted; LMDB errors.
+    func reserveKeys(_ txn: LMDBTransaction, entity: Entity, count: Int64) throws -> Range<Int64> {
+        let name = entity.name
+        let counterKey = Self.counterKey(name)
+        let counter = try txn.get(meta, counterKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+        let last = try txn.lastKey(entity.dbi) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+        // A last key of Int64.max means the keys are exhausted, not a trap.
+        let (afterLast, lastOverflow) = (last ?? 0).addingReportingOverflow(1)
+        guard !lastOverflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
+        let next = max(counter ?? 1, afterLast, 1)
+        let (end, overflow) = next.addingReportingOverflow(count)
+        guard !overflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
+        try txn.put(meta, counterKey, IndexKeyCodec.primaryKey(end))
+        return next..<end
+    }
 }

@@ -163,8 +163,8 @@ struct LMDBCommitter {
         return out
     }
 
-    /// ``indexKey(_:_:_:_:)`` into `out`, replacing its contents.
-    private static func encodeIndexKey(
+    /// ``indexKey(_:_:_:_:)`` into `out`, replacing its contents (a migration refilling an index uses it too).
+    static func encodeIndexKey(
         _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64,
         maxKeySize: Int, into out: inout [UInt8]
     ) throws {

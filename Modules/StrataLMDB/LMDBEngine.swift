@@ -42,8 +42,9 @@ final class LMDBEngine: StorageEngine {
         let environment = try LMDBRegistry.acquire(directory: directory, options: options, databases: databases)
         do {
             let path = directory.path
+            let maxKeySize = environment.maxKeySize
             let (catalog, metadata) = try environment.write("opening \(path)") { txn in
-                try LMDBCatalog.open(txn, schema: schema, path: path)
+                try LMDBCatalog.open(txn, schema: schema, path: path, maxKeySize: maxKeySize)
             }
             return LMDBEngine(environment: environment, catalog: catalog, metadata: metadata)
         } catch {
@@ -108,20 +109,9 @@ final class LMDBEngine: StorageEngine {
             return range
         }
         let block = Int64(max(count, 256))
-        let meta = catalog.meta
+        let catalog = catalog
         let reserved = try environment.write("allocating keys for \(name)") { txn -> Range<Int64> in
-            let counterKey = LMDBCatalog.counterKey(name)
-            let counter = try txn.get(meta, counterKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            let last = try txn.lastKey(entity.dbi) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            // Stored numbers are not trusted to leave room: a last key of Int64.max means the
-            // keys are exhausted, not a trap.
-            let (afterLast, lastOverflow) = (last ?? 0).addingReportingOverflow(1)
-            guard !lastOverflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
-            let next = max(counter ?? 1, afterLast, 1)
-            let (end, overflow) = next.addingReportingOverflow(block)
-            guard !overflow else { throw StrataError.storeFull("the primary keys of \(name) are exhausted") }
-            try txn.put(meta, counterKey, IndexKeyCodec.primaryKey(end))
-            return next..<end
+            try catalog.reserveKeys(txn, entity: entity, count: block)
         }
         let handedOut = reserved.lowerBound..<(reserved.lowerBound + Int64(count))
         environment.keyCache.withLock { $0[name] = handedOut.upperBound..<reserved.upperBound }

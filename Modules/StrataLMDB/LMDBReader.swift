@@ -2,14 +2,24 @@ import Foundation
 import StrataStorage
 
 /// A read snapshot: one `MDB_RDONLY` transaction (the environment uses `MDB_NOTLS`, so the
-/// reader may move between threads, one at a time).
+/// reader may move between threads, one at a time); or, for a migration's custom stage, a view
+/// of the opening write transaction (``LMDBTransactionEngine``), which sees that transaction's
+/// writes so far.
 ///
-/// Every call runs inside ``LMDBEnvironment/withReadOperation(_:)`` and copies what it reads
-/// out of the map before returning.
+/// Every snapshot call runs inside ``LMDBEnvironment/withReadOperation(_:)`` and copies what it
+/// reads out of the map before returning.
 final class LMDBReader: StoreReader {
-    private let engine: LMDBEngine
-    private let environment: LMDBEnvironment
-    private var txn: LMDBTransaction?
+    /// Where the reader's transaction comes from.
+    private enum Source {
+        /// Its own read snapshot, ended when the reader closes.
+        case snapshot(LMDBEnvironment, LMDBTransaction)
+        /// The write transaction a migration's transaction engine lends (checked open at every call).
+        case borrowed(LMDBTransactionEngine)
+    }
+
+    private let catalog: LMDBCatalog
+    private let path: String
+    private var source: Source?
     /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
     private let lookupRow = ReusedRow()
@@ -18,14 +28,22 @@ final class LMDBReader: StoreReader {
     /// environment (``LMDBEngine/makeReader()``); the reader gives that use back when it closes,
     /// or at once when beginning fails.
     init(engine: LMDBEngine) throws(StrataError) {
-        self.engine = engine
-        environment = engine.environment
+        catalog = engine.catalog
+        let environment = engine.environment
+        path = environment.path
         do {
-            txn = try environment.beginRead()
+            source = .snapshot(environment, try environment.beginRead())
         } catch {
             LMDBRegistry.release(environment)
             throw error
         }
+    }
+
+    /// A reader over a migration's write transaction, laid out as the transaction engine's schema.
+    init(transactionEngine: LMDBTransactionEngine) {
+        catalog = transactionEngine.catalog
+        path = transactionEngine.path
+        source = .borrowed(transactionEngine)
     }
 
     deinit {
@@ -33,24 +51,39 @@ final class LMDBReader: StoreReader {
     }
 
     func close() {
-        guard let txn else { return }
-        self.txn = nil
-        environment.endRead(txn)
-        LMDBRegistry.release(environment)
-    }
-
-    /// Runs `body` on the open transaction inside a read operation.
-    private func reading<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
-        guard let txn else { throw StrataError.misuse("the reader was closed") }
-        do {
-            return try environment.withReadOperation { try body(txn) }
-        } catch {
-            throw strataError(error, "reading \(environment.path)")
+        guard let source else { return }
+        self.source = nil
+        if case .snapshot(let environment, let txn) = source {
+            environment.endRead(txn)
+            LMDBRegistry.release(environment)
         }
     }
 
+    /// Runs `body` on the open transaction (inside a read operation for a snapshot).
+    private func reading<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        do {
+            switch source {
+            case .snapshot(let environment, let txn):
+                return try environment.withReadOperation { try body(txn) }
+            case .borrowed(let engine):
+                return try body(try engine.transaction())
+            case nil:
+                throw StrataError.misuse("the reader was closed")
+            }
+        } catch {
+            throw strataError(error, "reading \(path)")
+        }
+    }
+
+    private func entity(_ number: Int) throws(StrataError) -> LMDBCatalog.Entity {
+        guard catalog.entities.indices.contains(number) else {
+            throw .misuse("no entity number \(number) in this store's schema")
+        }
+        return catalog.entities[number]
+    }
+
     func row(entity number: Int, key: Int64) throws -> StoredRow? {
-        let entity = try engine.entity(number)
+        let entity = try entity(number)
         guard key > 0 else { return nil }
         let found: StoredRow? = try reading { txn in
             try txn.get(entity.dbi, primaryKey: key) { try lookupRow.decode($0, key: key, layout: entity.layout) }
@@ -59,7 +92,7 @@ final class LMDBReader: StoreReader {
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
-        let entity = try engine.entity(plan.entity)
+        let entity = try entity(plan.entity)
         try Self.checkColumns(of: plan, in: entity)
         let filter = plan.filter
         let window = Window(plan)
@@ -110,7 +143,7 @@ final class LMDBReader: StoreReader {
             for row in try rows(for: plan) { try body(row) }
             return
         }
-        let entity = try engine.entity(plan.entity)
+        let entity = try entity(plan.entity)
         try Self.checkColumns(of: plan, in: entity)
         let filter = plan.filter
         // The body's own error stops the scan and reaches the caller as it was thrown, not
@@ -133,7 +166,7 @@ final class LMDBReader: StoreReader {
     /// The entity's entry count (one `mdb_stat`) for a plan without a filter, trimmed by its
     /// offset and limit; nil when a filter makes the number unknown.
     func expectedRowCount(for plan: FetchPlan) -> Int? {
-        guard plan.filter == nil, let entity = try? engine.entity(plan.entity),
+        guard plan.filter == nil, let entity = try? entity(plan.entity),
             let total = try? reading({ txn in try txn.count(entity.dbi) })
         else { return nil }
         let window = Window(plan)
@@ -144,7 +177,7 @@ final class LMDBReader: StoreReader {
     }
 
     func count(entity number: Int, filter: Filter?) throws -> Int {
-        let entity = try engine.entity(number)
+        let entity = try entity(number)
         if let filter { try Self.checkColumns(of: filter, count: entity.layout.classes.count, entity: entity.name) }
         return try reading { txn in
             guard let filter else { return try txn.count(entity.dbi) }
@@ -158,10 +191,10 @@ final class LMDBReader: StoreReader {
     }
 
     func linkedKeys(join number: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
-        guard engine.catalog.joins.indices.contains(number) else {
+        guard catalog.joins.indices.contains(number) else {
             throw StrataError.misuse("no join number \(number) in this store's schema")
         }
-        let join = engine.catalog.joins[number]
+        let join = catalog.joins[number]
         return try reading { txn in
             try LMDBCommitter.linkedKeys(txn, side == .left ? join.left : join.right, key)
         }

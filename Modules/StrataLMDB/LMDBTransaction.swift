@@ -161,6 +161,90 @@ import Foundation
         return stat.ms_entries
     }
 
+    /// Runs `body` in a transaction nested in this write transaction (`mdb_txn_begin` with this
+    /// one as parent): its writes join this transaction when `body` returns, and are undone,
+    /// leaving this transaction as it was, when `body` throws. This transaction must not be
+    /// used while `body` runs.
+    func nested<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        var child: OpaquePointer?
+        try unsafe lmdbCheck(mdb_txn_begin(mdb_txn_env(raw), raw, 0, &child))
+        guard let child = unsafe child else { throw LMDBError.badTransaction }
+        let value: T
+        do {
+            value = try body(unsafe LMDBTransaction(raw: child))
+        } catch {
+            unsafe mdb_txn_abort(child)
+            throw error
+        }
+        try unsafe lmdbCheck(mdb_txn_commit(child))
+        return value
+    }
+
+    /// Empties a database (`mdb_drop`); with `delete`, also removes it from the environment and
+    /// closes its handle.
+    func drop(_ dbi: MDB_dbi, delete: Bool) throws(LMDBError) {
+        try unsafe lmdbCheck(mdb_drop(raw, dbi, delete ? 1 : 0))
+    }
+
+    /// Visits every entry in key order and replaces the value of each one for which `body`
+    /// returns bytes, in place (`mdb_cursor_put` with `MDB_CURRENT`: same key, no second lookup).
+    /// `body` returns nil to keep an entry as it is; the bytes it returns are copied at once.
+    func rewriteValues(_ dbi: MDB_dbi, _ body: (_ key: RawSpan, _ value: RawSpan) throws -> ByteBuffer?) throws {
+        var cursor: OpaquePointer?
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        defer { unsafe mdb_cursor_close(cursor) }
+        var key = unsafe MDB_val()
+        var data = unsafe MDB_val()
+        var rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+        while rc == 0 {
+            let keySpan = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
+            let valueSpan = unsafe RawSpan(
+                _unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+            if let replacement = try body(keySpan, valueSpan) {
+                // The key is copied first: a value of another size is replaced by a delete and an
+                // insert, which moves the page bytes `key` points into.
+                let keyCopy = unsafe Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
+                let put = withExtendedLifetime(replacement) {
+                    let bytes = unsafe replacement.bytes
+                    var value = unsafe MDB_val(
+                        mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                    return unsafe keyCopy.withUnsafeBytes { keyBytes in
+                        var stableKey = unsafe MDB_val(
+                            mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                        return unsafe mdb_cursor_put(cursor, &stableKey, &value, UInt32(MDB_CURRENT))
+                    }
+                }
+                try lmdbCheck(put)
+            }
+            rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try lmdbCheck(rc) }
+    }
+
+    /// Copies every entry of `source` into the empty database `target`, in key order
+    /// (`MDB_APPEND`); returns how many it copied. `progress` is called with the count so far
+    /// every `every` entries.
+    @discardableResult
+    func copyAll(
+        _ source: MDB_dbi, to target: MDB_dbi, every: Int = 5_000, progress: (Int) -> Void = { _ in }
+    ) throws -> Int {
+        var reading: OpaquePointer?
+        try unsafe lmdbCheck(mdb_cursor_open(raw, source, &reading))
+        defer { unsafe mdb_cursor_close(reading) }
+        var key = unsafe MDB_val()
+        var data = unsafe MDB_val()
+        var copied = 0
+        var rc = unsafe mdb_cursor_get(reading, &key, &data, MDB_FIRST)
+        while rc == 0 {
+            try unsafe lmdbCheck(mdb_put(raw, target, &key, &data, UInt32(MDB_APPEND)))
+            copied += 1
+            if copied % every == 0 { progress(copied) }
+            rc = unsafe mdb_cursor_get(reading, &key, &data, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try lmdbCheck(rc) }
+        return copied
+    }
+
     /// Opens a named database (`nil`: the main one), creating it when `create` is set.
     /// - Throws: `LMDBError.notFound` when it does not exist and `create` is not set;
     ///   `.incompatible` when the name belongs to something that is not a database; others.

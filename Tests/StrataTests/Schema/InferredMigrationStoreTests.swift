@@ -29,8 +29,7 @@ final class IMNoteUniqueTitle: ManagedObject {
     @Attribute(.unique) var title = ""
 }
 
-/// Inferred migrations applied by an engine at open, on real store files. LMDB applies only the
-/// column steps so far (see ISSUE14-MIGRATE-STATUS.md), so the unique-constraint test is SQLite's.
+/// Inferred migrations applied by an engine at open, on real store files, on both engines.
 @Suite("Inferred migrations in stores", .serialized)
 struct InferredMigrationStoreTests {
     /// A version-1 `Note` store holding `titles`.
@@ -113,7 +112,7 @@ struct InferredMigrationStoreTests {
         try store.open(schema: RecordedSchemaModels.note(version: 1)).close()
     }
 
-    @Test(arguments: [EngineKind.sqlite])
+    @Test(arguments: EngineKind.allCases)
     func aUniqueConstraintIsValidatedFirstAndAClashLeavesTheStoreUnchanged(kind: EngineKind) async throws {
         let model = try Schema(version: 2, [IMNoteUniqueTitle.self])
         let clashing = try await makeStore(kind, titles: ["Dune", "Dune", "Solaris"])

@@ -1,0 +1,109 @@
+import CLMDB
+import StrataStorage
+
+extension LMDBMigration {
+    /// Rewrites every row of each changed entity once, in place: decoded with the store's
+    /// columns (the recorded source, after renames), mapped by name to the new schema's
+    /// columns, filled where a column is new (or a null became required), and written back
+    /// under the same key and version. Nothing is collected: memory stays flat whatever the
+    /// number of rows.
+    func rewriteRows() throws {
+        for name in changed.sorted() where !added.contains(name) {
+            let storedName = renamedEntities[name] ?? name
+            guard let old = plan.source.entity(named: storedName),
+                let new = schema.entities.first(where: { $0.name == name })
+            else { throw StrataError.misuse("no entity \(name) in the migration's schemas") }
+            let oldNames = old.columns.map { renamedColumns[name]?[$0] ?? $0 }
+            let oldClasses = ContiguousArray(
+                old.columns.map { column in
+                    (old.attributes.first { $0.name == column }?.type ?? .reference).storageClass
+                })
+            let layout = EntityLayout(name: name, classes: oldClasses)
+            let sources = new.columns.map { oldNames.firstIndex(of: $0.name) }
+            let columnFills = new.columns.map { fills[name]?[$0.name] }
+            guard let dbi = try existingDatabase("e.\(name)") else { continue }
+            let total = try txn.count(dbi)
+            var row = StoredRow(key: 0, version: 0, values: [])
+            var values = ContiguousArray<StoredValue>()
+            values.reserveCapacity(new.columns.count)
+            let encoded = ByteBuffer()
+            var done = 0
+            try txn.rewriteValues(dbi) { keyBytes, value in
+                guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.byteCount == 8 else {
+                    throw StrataError.storeCorrupt(
+                        "entity \(name) holds a malformed key of \(keyBytes.byteCount) bytes")
+                }
+                try RowCodec.decode(value, key: key, layout: layout, into: &row)
+                values.removeAll(keepingCapacity: true)
+                for (source, fill) in zip(sources, columnFills) {
+                    let value = source.map { row.values[$0] } ?? .null
+                    if value.isNull, let fill { values.append(fill) } else { values.append(value) }
+                }
+                _ = RowCodec.encode(version: row.version, values: values, checking: nil, into: encoded)
+                done += 1
+                if done % Self.progressInterval == 0 { progress.rowsMigrated(done, of: total) }
+                return encoded
+            }
+            progress.rowsMigrated(done, of: total)
+        }
+    }
+
+    /// Brings the index databases in line with the new schema: each one that is missing, that a
+    /// step adds, or that covers a filled column is cleared and refilled from the rows (one scan
+    /// per entity); each `i.` or `r.` database the schema no longer uses is dropped.
+    /// - Throws: `constraintViolation` naming the entity and attributes when two rows clash in a
+    ///   unique index; `.validation` when a value is too long to index.
+    func reconcileIndexes() throws {
+        let present = try databaseNames()
+        let catalog = try LMDBCatalog.build(txn, meta: meta, schema: schema)
+        var used: Set<String> = []
+        for entity in catalog.entities {
+            let filled = Set(fills[entity.name]?.keys.map { $0 } ?? [])
+            let stale = entity.indexes.filter { index in
+                !present.contains(index.name) || indexesToFill[entity.name]?.contains(index.name) == true
+                    || index.columnNames.contains(where: filled.contains)
+            }
+            used.formUnion(entity.indexes.map(\.name))
+            if !stale.isEmpty { try refill(stale, of: entity) }
+        }
+        for name in present.sorted() where (name.hasPrefix("i.") || name.hasPrefix("r.")) && !used.contains(name) {
+            if let dbi = try existingDatabase(name) { try txn.drop(dbi, delete: true) }
+        }
+    }
+
+    /// Empties `indexes` and adds an entry for every row of `entity`, with the committer's key
+    /// encoding (values, then the key unless the index is unique and no value is null).
+    private func refill(_ indexes: [LMDBCatalog.Index], of entity: LMDBCatalog.Entity) throws {
+        for index in indexes { try txn.drop(index.dbi, delete: false) }
+        var row = StoredRow(key: 0, version: 0, values: [])
+        var indexKey: [UInt8] = []
+        try txn.scan(entity.dbi) { keyBytes, value in
+            guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.byteCount == 8 else {
+                throw StrataError.storeCorrupt(
+                    "entity \(entity.name) holds a malformed key of \(keyBytes.byteCount) bytes")
+            }
+            try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
+            for index in indexes {
+                try LMDBCommitter.encodeIndexKey(
+                    index, entity, row.values, key, maxKeySize: maxKeySize, into: &indexKey)
+                do {
+                    try txn.put(index.dbi, indexKey, primaryKeyValue: key, noOverwrite: true)
+                } catch LMDBError.keyExists {
+                    // Only a unique index can clash: the others end their keys with the row's key.
+                    throw StrataError.constraintViolation(entity: entity.name, attributes: index.columnNames)
+                }
+            }
+            return true
+        }
+    }
+
+    /// The names of every named database in the store.
+    private func databaseNames() throws -> Set<String> {
+        var names: Set<String> = []
+        try txn.scan(try txn.openDatabase(nil, create: false)) { key, _ in
+            names.insert(String(decoding: IndexKeyCodec.array(key), as: UTF8.self))
+            return true
+        }
+        return names
+    }
+}
