@@ -10,7 +10,8 @@ enum MigrationCrashChild {
         /// Complete lines only: a line cut by the kill was never printed.
         var lines: [String]
         var status: Int32
-        /// From the awaited line (or the launch) to the child's exit.
+        /// From the awaited line (or the launch) to the child's exit, or to its "migrated" line
+        /// when it was awaited and not killed.
         var sinceOpen: Duration
     }
 
@@ -46,14 +47,23 @@ enum MigrationCrashChild {
             }
         }
         let started = ContinuousClock.now
+        var sinceOpen: Duration?
         if let killAfter {
             try await Task.sleep(for: killAfter)
             kill(process.processIdentifier, SIGKILL)
+        } else if waitFor != nil {
+            // Uninterrupted: time the open itself, up to "migrated", not the close and the exit.
+            while lines(text).contains("migrated") == false {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                text += chunk
+            }
+            sinceOpen = started.duration(to: .now)
         }
         process.waitUntilExit()
-        let sinceOpen = started.duration(to: .now)
+        sinceOpen = sinceOpen ?? started.duration(to: .now)
         text += handle.readDataToEndOfFile()
-        return Run(lines: lines(text), status: process.terminationStatus, sinceOpen: sinceOpen)
+        return Run(lines: lines(text), status: process.terminationStatus, sinceOpen: sinceOpen ?? .zero)
     }
 
     /// The complete lines of `text`.
