@@ -21,7 +21,10 @@ extension EngineConfiguration {
     /// - Returns: a configuration that creates or opens the store when the container opens. It throws
     ///   `StrataError.notAStore` for a file that is not a Strata SQLite store (garbage, an empty
     ///   file, a directory such as an LMDB store, another application's database),
-    ///   `.schemaMismatch` when the store was created with another schema version,
+    ///   `.schemaMismatch` when the store has another shape under the same schema version,
+    ///   `.storeNewerThanModel` for a store of a newer version; an older store is migrated at
+    ///   open in one transaction, or left exactly as it was with `.migrationNotInferable`,
+    ///   `.migrationStageFailed` or `.constraintViolation` (rows that break a new unique constraint);
     ///   `.invalidSchema` when the schema cannot be laid out as tables, `.misuse` when the
     ///   file has other hard links, `.busy` when another connection holds the write lock past
     ///   the busy timeout, `.io` / `.storeCorrupt` as SQLite reports, and

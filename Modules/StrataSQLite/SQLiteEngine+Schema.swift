@@ -64,7 +64,8 @@ extension SQLiteEngine {
     }
 
     /// Configures a fresh writer connection, then creates the store or checks the existing one.
-    /// - Throws: `.notAStore`, `.schemaMismatch`, `.storeCorrupt`, `.io`, `.busy`.
+    /// - Throws: `.notAStore`, `.schemaMismatch`, `.storeNewerThanModel`, `.storeCorrupt`, `.io`,
+    ///   `.busy`, and a migration's errors.
     static func prepareStore(
         _ connection: SQLiteConnection, schema: StoreSchema, tables: [SQLiteTableLayout],
         joins: [SQLiteJoinLayout], options: SQLiteOptions

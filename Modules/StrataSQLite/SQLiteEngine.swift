@@ -30,8 +30,10 @@ final class SQLiteEngine: StorageEngine {
         var closed = false
     }
 
-    /// Opens or creates the store at `url`.
-    /// - Throws: `.notAStore`, `.schemaMismatch`, `.invalidSchema`, `.io`, `.busy`, `.storeCorrupt`.
+    /// Opens or creates the store at `url`, migrating an older store in the opening transaction.
+    /// - Throws: `.notAStore`, `.schemaMismatch`, `.storeNewerThanModel`, `.invalidSchema`, `.io`,
+    ///   `.busy`, `.storeCorrupt`; a migration's `.migrationNotInferable`, `.migrationStageFailed`,
+    ///   `.constraintViolation`.
     init(url: URL, schema: StoreSchema, options: SQLiteOptions) throws(StrataError) {
         try validateLayout(schema)
         let path = url.path(percentEncoded: false)

@@ -3,10 +3,12 @@ import StrataStorage
 
 /// Applies an inferred migration's steps with DDL, inside the open's `BEGIN IMMEDIATE`.
 ///
-/// Rows are read by column name (see ``SQLiteTableLayout/selectList``), so a column added by
+/// Laid out as the schema the plan leads to (`tables`, `joins`: that version's). Rows are read
+/// by column name (see ``SQLiteTableLayout/selectList``), so a column added by
 /// `ALTER TABLE … ADD COLUMN` at the end of the table serves a model that declares it anywhere.
-/// Not yet applied (they throw `.misuse`, and the transaction rolls back): optionality changes
-/// and relationship additions or removals, which need a table rebuild.
+/// A change that `ALTER TABLE` cannot express (a column's `NOT NULL` added or removed) rebuilds
+/// the entity's table once, with every column step of that entity folded into the copy (see
+/// `SQLiteMigration+Rebuild.swift`).
 struct SQLiteMigration: SchemaMigrationApplier {
     let connection: SQLiteConnection
     let tables: [SQLiteTableLayout]
@@ -15,12 +17,22 @@ struct SQLiteMigration: SchemaMigrationApplier {
     func apply(
         _ plan: SchemaMigrationPlan, to schema: StoreSchema, progress: MigrationRowProgress
     ) throws(StrataError) {
-        for step in plan.steps { try apply(step, schema: schema) }
-        try setMetadata("schema_version", .integer(Int64(schema.version)))
+        let rebuilds = Rebuilds(plan)
+        for (position, step) in plan.steps.enumerated() {
+            if let entity = rebuilds.entity(absorbing: step) {
+                if rebuilds.isLast(position, of: entity) {
+                    try rebuild(entity, plan: plan, schema: schema, progress: progress)
+                }
+                continue
+            }
+            try apply(step, plan: plan, schema: schema)
+        }
+        try setMetadata("schema_version", .integer(Int64(plan.target.version)))
         try setMetadata(SQLiteEngine.recordedSchemaKey, .text(try plan.target.jsonText()))
     }
 
-    private func apply(_ step: SchemaMigrationStep, schema: StoreSchema) throws(StrataError) {
+    private func apply(_ step: SchemaMigrationStep, plan: SchemaMigrationPlan, schema: StoreSchema) throws(StrataError)
+    {
         switch step {
         case .addEntity(let entity):
             let layout = try table(entity.name)
@@ -31,16 +43,29 @@ struct SQLiteMigration: SchemaMigrationApplier {
             try connection.execute("DROP TABLE \(quoted(name))")
             try run("DELETE FROM strata_key_counters WHERE entity = ?1", [.text(name)])
         case .renameEntity(let from, let to):
-            try connection.execute("ALTER TABLE \(quoted(from)) RENAME TO \(quoted(to))")
-            try run("UPDATE strata_key_counters SET entity = ?2 WHERE entity = ?1", [.text(from), .text(to)])
+            try renameEntity(from: from, to: to)
         case .addAttribute(let entity, let attribute, let fill):
-            try addColumn(entity: entity, name: attribute.name, fill: fill)
+            try addColumn(entity: entity, name: attribute.name, fill: fill, schema: schema)
         case .dropAttribute(let entity, let attribute):
             try connection.execute("ALTER TABLE \(quoted(entity)) DROP COLUMN \(quoted(attribute))")
         case .renameAttribute(let entity, let from, let to):
             try connection.execute("ALTER TABLE \(quoted(entity)) RENAME COLUMN \(quoted(from)) TO \(quoted(to))")
         case .changeDefault, .changeDeleteRule, .reorderColumns:
             break // Defaults are written by the core, rules enforced by it; columns are read by name.
+        case .addRelationship(let entity, let relationship):
+            guard relationship.kind == .toOne else { break } // A to-many or its join stores it.
+            try addColumn(entity: entity, name: relationship.name, fill: .null, schema: schema)
+            try createEngineIndexes(of: entity, column: relationship.name, plan: plan)
+        case .dropRelationship(let entity, let relationship):
+            guard relationship.kind == .toOne else { break }
+            // DROP COLUMN refuses an indexed column: the engine's index of the key goes first.
+            for index in try indexes(of: entity, covering: relationship.name) {
+                try connection.execute("DROP INDEX \(quoted(index))")
+            }
+            try connection.execute("ALTER TABLE \(quoted(entity)) DROP COLUMN \(quoted(relationship.name))")
+        case .makeOptional, .makeRequired:
+            // Rebuilds absorb these; reaching here means the plan and the rebuild disagree.
+            throw .misuse("the SQLite migration reached \(step) outside its table rebuild")
         case .addIndex(let entity, let index), .addUniqueConstraint(let entity, let index):
             if index.isUnique { try checkUnique(entity: entity, attributes: index.attributes) }
             let layout = try table(entity)
@@ -51,29 +76,58 @@ struct SQLiteMigration: SchemaMigrationApplier {
         case .dropIndex(_, let name), .dropUniqueConstraint(_, let name):
             try connection.execute("DROP INDEX \(quoted(name))")
         case .addJoin(let join):
-            guard let layout = joins.first(where: { $0.join.name == join.name }) else {
-                throw .misuse("the model's schema has no join \(join.name)")
-            }
-            for statement in layout.create(schema: schema) { try connection.execute(statement) }
+            for statement in try self.join(join.name).create(schema: schema) { try connection.execute(statement) }
         case .dropJoin(let name):
             try connection.execute("DROP TABLE \(quoted(name))")
-        case .makeOptional, .makeRequired, .addRelationship, .dropRelationship, .renameJoin:
-            throw .misuse("the SQLite engine cannot apply this migration step yet (it needs a table rebuild): \(step)")
+        case .renameJoin(let from, let to):
+            try renameJoin(from: from, to: to, schema: schema)
         }
     }
 
-    /// `ALTER TABLE … ADD COLUMN` with the model's type; a required column gets `fill` as its
-    /// `DEFAULT` (SQLite needs one for `NOT NULL`), an optional one is filled by an `UPDATE`.
-    private func addColumn(entity: String, name: String, fill: StoredValue) throws(StrataError) {
-        let layout = try table(entity)
-        guard let column = layout.entity.columns.first(where: { $0.name == name }) else {
-            throw .misuse("the model's schema has no column \(name) on \(entity)")
+    /// Renames the table (SQLite rewrites the `REFERENCES` of other tables and joins to it), its
+    /// key counter, and the engine's indexes named after it (the indexes of its to-one keys;
+    /// declared indexes are dropped and re-created by the plan, whose names carry the entity's).
+    private func renameEntity(from: String, to: String) throws(StrataError) {
+        try connection.execute("ALTER TABLE \(quoted(from)) RENAME TO \(quoted(to))")
+        try run("UPDATE strata_key_counters SET entity = ?2 WHERE entity = ?1", [.text(from), .text(to)])
+        for (name, sql) in try indexDefinitions(of: to) where name.hasPrefix(from + "_") {
+            let renamed = to + name.dropFirst(from.count)
+            guard let range = sql.range(of: quoted(name)) else { continue }
+            try connection.execute("DROP INDEX \(quoted(name))")
+            try connection.execute(sql.replacingCharacters(in: range, with: quoted(renamed)))
         }
-        var definition = "\(quoted(name)) \(SQLiteTableLayout.sqlType(column.type.storageClass))"
-        if !column.isOptional { definition += " NOT NULL DEFAULT \(Self.literal(fill))" }
+    }
+
+    /// Renames a join table, keeping its links; its index is re-created under the new name.
+    private func renameJoin(from: String, to: String, schema: StoreSchema) throws(StrataError) {
+        let layout = try join(to)
+        try connection.execute("ALTER TABLE \(quoted(from)) RENAME TO \(quoted(to))")
+        for (name, _) in try indexDefinitions(of: to) { try connection.execute("DROP INDEX \(quoted(name))") }
+        for statement in layout.create(schema: schema).dropFirst() { try connection.execute(statement) }
+    }
+
+    /// `ALTER TABLE … ADD COLUMN` with the model's definition; a required column gets `fill` as
+    /// its `DEFAULT` (SQLite needs one for `NOT NULL`), an optional one is filled by an `UPDATE`.
+    private func addColumn(
+        entity: String, name: String, fill: StoredValue, schema: StoreSchema
+    ) throws(StrataError) {
+        let column = try self.column(name, of: entity)
+        var definition = SQLiteTableLayout.columnDefinition(column, schema: schema)
+        if !column.isOptional { definition += " DEFAULT \(Self.literal(fill))" }
         try connection.execute("ALTER TABLE \(quoted(entity)) ADD COLUMN \(definition)")
         if column.isOptional, fill != .null {
             try run("UPDATE \(quoted(entity)) SET \(quoted(name)) = ?1", [fill])
+        }
+    }
+
+    /// Creates the engine's own indexes (not recorded in the model's schema, such as a to-one
+    /// key's) over exactly `column` of `entity`.
+    private func createEngineIndexes(of entity: String, column: String, plan: SchemaMigrationPlan) throws(StrataError) {
+        let layout = try table(entity)
+        let recorded = Set(plan.target.entity(named: entity)?.indexes.map(\.name) ?? [])
+        for (position, index) in layout.entity.indexes.enumerated()
+        where !recorded.contains(index.name) && index.columns.map({ layout.entity.columns[$0].name }) == [column] {
+            try connection.execute(layout.createIndexes()[position])
         }
     }
 
@@ -90,17 +144,61 @@ struct SQLiteMigration: SchemaMigrationApplier {
         if clashes > 0 { throw .constraintViolation(entity: entity, attributes: attributes) }
     }
 
-    private func table(_ name: String) throws(StrataError) -> SQLiteTableLayout {
+    func table(_ name: String) throws(StrataError) -> SQLiteTableLayout {
         guard let layout = tables.first(where: { $0.entity.name == name }) else {
             throw .misuse("the model's schema has no entity \(name)")
         }
         return layout
     }
 
-    private func run(_ sql: String, _ values: [StoredValue]) throws(StrataError) {
+    private func join(_ name: String) throws(StrataError) -> SQLiteJoinLayout {
+        guard let layout = joins.first(where: { $0.join.name == name }) else {
+            throw .misuse("the model's schema has no join \(name)")
+        }
+        return layout
+    }
+
+    private func column(_ name: String, of entity: String) throws(StrataError) -> ColumnSchema {
+        guard let column = try table(entity).entity.columns.first(where: { $0.name == name }) else {
+            throw .misuse("the model's schema has no column \(name) on \(entity)")
+        }
+        return column
+    }
+
+    func run(_ sql: String, _ values: [StoredValue]) throws(StrataError) {
         let statement = try connection.statement(sql)
         for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
         try statement.run()
+    }
+
+    /// The first column of every row of a query, as text.
+    func strings(_ sql: String, _ values: [StoredValue]) throws(StrataError) -> [String] {
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+        var result: [String] = []
+        while try statement.step() { result.append(statement.text(at: 0) ?? "") }
+        return result
+    }
+
+    /// The name and `CREATE INDEX` text of every explicit index on a table.
+    func indexDefinitions(of table: String) throws(StrataError) -> [(name: String, sql: String)] {
+        let statement = try connection.statement(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
+        defer { statement.reset() }
+        try statement.bind(.text(table), at: 1)
+        var result: [(name: String, sql: String)] = []
+        while try statement.step() { result.append((statement.text(at: 0) ?? "", statement.text(at: 1) ?? "")) }
+        return result
+    }
+
+    /// The explicit indexes of a table that include `column`.
+    private func indexes(of table: String, covering column: String) throws(StrataError) -> [String] {
+        try strings(
+            """
+            SELECT DISTINCT list.name FROM pragma_index_list(?1) AS list, pragma_index_info(list.name) AS info \
+            WHERE list.origin = 'c' AND info.name = ?2
+            """, [.text(table), .text(column)])
     }
 
     private func setMetadata(_ key: String, _ value: StoredValue) throws(StrataError) {

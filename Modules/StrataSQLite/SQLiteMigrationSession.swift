@@ -16,6 +16,8 @@ struct SQLiteMigrationSession: StoreMigrationSession {
         _ plan: SchemaMigrationPlan, to schema: StoreSchema, progress: MigrationRowProgress
     ) throws(StrataError) {
         try validateLayout(schema)
+        // Renames must rewrite the references to a renamed table (SQLite's default, made sure of).
+        try connection.execute("PRAGMA legacy_alter_table = OFF")
         let migration = SQLiteMigration(
             connection: connection, tables: schema.entities.map(SQLiteTableLayout.init(entity:)),
             joins: schema.joins.map { SQLiteJoinLayout(join: $0, entityCount: schema.entities.count) })

@@ -31,8 +31,6 @@ final class SQLiteTransactionEngine: StorageEngine, SQLiteLayoutSource {
         schemaVersion = schema.version
         tables = schema.entities.map(SQLiteTableLayout.init(entity:))
         joins = schema.joins.map { SQLiteJoinLayout(join: $0, entityCount: schema.entities.count) }
-        // Statement slots are numbered per entity: whatever another layout left there is not ours.
-        connection.forgetSlotStatements()
     }
 
     private func checkOpen() throws(StrataError) {
@@ -83,6 +81,9 @@ final class SQLiteTransactionEngine: StorageEngine, SQLiteLayoutSource {
         return try SQLiteEngine.reserveKeys(connection, table: table, count: Int64(count))
     }
 
+    /// Ends the engine. Its statements, prepared for its layouts in the connection's slots (which
+    /// are numbered per entity, whatever the schema), are dropped: the next transaction engine or
+    /// the opened engine itself, laid out otherwise, prepares its own.
     func close() {
         let wasOpen = closed.withLock { closed in
             defer { closed = true }
