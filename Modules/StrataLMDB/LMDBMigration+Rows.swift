@@ -2,11 +2,12 @@ import CLMDB
 import StrataStorage
 
 extension LMDBMigration {
-    /// Rewrites every row of each changed entity once, in place: decoded with the store's
-    /// columns (the recorded source, after renames), mapped by name to the new schema's
-    /// columns, filled where a column is new (or a null became required), and written back
-    /// under the same key and version. Nothing is collected: memory stays flat whatever the
-    /// number of rows.
+    /// Rewrites every row of each changed entity once, in place: checked with the store's
+    /// columns (the recorded source, after renames), its values' bytes mapped by name to the new
+    /// schema's columns, filled where a column is new (or a null became required), and written
+    /// back under the same key and version (``RowCodec/remap(_:key:layout:sources:fills:boundaries:into:)``,
+    /// which copies bytes instead of decoding values). Nothing is collected: memory stays flat
+    /// whatever the number of rows.
     func rewriteRows() throws {
         for name in changed.sorted() where !added.contains(name) {
             let storedName = renamedEntities[name] ?? name
@@ -20,12 +21,10 @@ extension LMDBMigration {
                 })
             let layout = EntityLayout(name: name, classes: oldClasses)
             let sources = new.columns.map { oldNames.firstIndex(of: $0.name) }
-            let columnFills = new.columns.map { fills[name]?[$0.name] }
+            let columnFills = new.columns.map { column in fills[name]?[column.name].map(RowCodec.encodedValue) }
             guard let dbi = try existingDatabase("e.\(name)") else { continue }
             let total = try txn.count(dbi)
-            var row = StoredRow(key: 0, version: 0, values: [])
-            var values = ContiguousArray<StoredValue>()
-            values.reserveCapacity(new.columns.count)
+            var boundaries: [Int] = []
             let encoded = ByteBuffer()
             var done = 0
             try txn.rewriteValues(dbi) { keyBytes, value in
@@ -33,13 +32,9 @@ extension LMDBMigration {
                     throw StrataError.storeCorrupt(
                         "entity \(name) holds a malformed key of \(keyBytes.byteCount) bytes")
                 }
-                try RowCodec.decode(value, key: key, layout: layout, into: &row)
-                values.removeAll(keepingCapacity: true)
-                for (source, fill) in zip(sources, columnFills) {
-                    let value = source.map { row.values[$0] } ?? .null
-                    if value.isNull, let fill { values.append(fill) } else { values.append(value) }
-                }
-                _ = RowCodec.encode(version: row.version, values: values, checking: nil, into: encoded)
+                try RowCodec.remap(
+                    value, key: key, layout: layout, sources: sources, fills: columnFills, boundaries: &boundaries,
+                    into: encoded)
                 done += 1
                 if done % Self.progressInterval == 0 { progress.rowsMigrated(done, of: total) }
                 return encoded

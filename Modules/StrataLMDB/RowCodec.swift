@@ -192,6 +192,107 @@ enum RowCodec {
         guard offset == body else { throw corrupt("trailing bytes") }
     }
 
+    /// Re-encodes a stored row for a migration without materialising its values: the row is
+    /// checked (checksum, format, column count, each value's tag, length and storage class, no
+    /// NaN), then new column `i` gets the bytes of old column `sources[i]`, or `fills[i]` (an
+    /// encoded value, see ``encodedValue(_:)``) when that is nil or null, or null. The row's
+    /// version is kept. `boundaries` is scratch space the caller reuses from row to row.
+    /// - Throws: `StrataError.storeCorrupt` naming the entity and key when the row is damaged.
+    static func remap(
+        _ bytes: RawSpan, key: Int64, layout: EntityLayout, sources: [Int?], fills: [[UInt8]?],
+        boundaries: inout [Int], into out: ByteBuffer
+    ) throws(StrataError) {
+        try unsafe bytes.withUnsafeBytes { (raw) throws(StrataError) in
+            try unsafe remap(
+                raw, key: key, layout: layout, sources: sources, fills: fills, boundaries: &boundaries, into: out)
+        }
+    }
+
+    @unsafe
+    private static func remap(
+        _ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout, sources: [Int?], fills: [[UInt8]?],
+        boundaries: inout [Int], into out: ByteBuffer
+    ) throws(StrataError) {
+        func corrupt(_ why: String) -> StrataError {
+            .storeCorrupt("row \(key) of entity \(layout.name) cannot be decoded (\(why))")
+        }
+        let count = bytes.count
+        guard count >= 14, let base = bytes.baseAddress else { throw corrupt("\(count) bytes is too short") }
+        let body = count &- 4
+        let storedCRC = unsafe UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
+        guard unsafe CRC32C.checksum(base, count: body) == storedCRC else { throw corrupt("checksum mismatch") }
+        guard unsafe base.load(as: UInt8.self) == formatVersion else { throw corrupt("unknown row format") }
+        let version = unsafe UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+        var offset = 9
+        let columns = layout.classes.count
+        guard let columnCount = unsafe readVarint(base, &offset, end: body), columnCount == UInt64(columns) else {
+            throw corrupt("wrong column count")
+        }
+        // Where each old column's tagged value starts; the last entry is where the values end.
+        boundaries.removeAll(keepingCapacity: true)
+        for column in 0..<columns {
+            boundaries.append(offset)
+            guard offset < body else { throw corrupt("truncated") }
+            let tag = unsafe base.load(fromByteOffset: offset, as: UInt8.self)
+            offset &+= 1
+            let expected = layout.classes[column]
+            switch tag {
+            case tagNull:
+                break
+            case tagInteger, tagReal:
+                guard offset &+ 8 <= body else { throw corrupt("truncated") }
+                guard expected == (tag == tagInteger ? .integer : .real) else {
+                    throw corrupt("column \(column) holds a value of another class")
+                }
+                if tag == tagReal {
+                    let raw = unsafe UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    guard !Double(bitPattern: raw).isNaN else { throw corrupt("column \(column) holds NaN") }
+                }
+                offset &+= 8
+            case tagText, tagBlob:
+                guard let length = unsafe readVarint(base, &offset, end: body), length <= UInt64(body &- offset) else {
+                    throw corrupt("bad length")
+                }
+                guard expected == (tag == tagText ? .text : .blob) else {
+                    throw corrupt("column \(column) holds a value of another class")
+                }
+                offset &+= Int(length)
+            default:
+                throw corrupt("unknown tag \(tag) in column \(column)")
+            }
+        }
+        guard offset == body else { throw corrupt("trailing bytes") }
+        boundaries.append(offset)
+        out.reset()
+        out.reserve(1 + 8 + 10 + body)
+        out.append(formatVersion)
+        out.appendLittleEndian(version)
+        out.appendVarint(UInt64(sources.count))
+        for (source, fill) in zip(sources, fills) {
+            if let source, source < columns,
+                unsafe base.load(fromByteOffset: boundaries[source], as: UInt8.self) != tagNull
+            {
+                let start = boundaries[source]
+                unsafe out.append(UnsafeRawBufferPointer(start: base + start, count: boundaries[source + 1] &- start))
+            } else if let fill {
+                unsafe fill.withUnsafeBytes { unsafe out.append($0) }
+            } else {
+                out.reserve(1)
+                out.append(tagNull)
+            }
+        }
+        let crc = out.withBytes { CRC32C.checksum($0) }
+        out.reserve(4)
+        out.appendLittleEndian(crc)
+    }
+
+    /// One value as ``remap(_:key:layout:sources:fills:boundaries:into:)`` copies it: its tag and payload.
+    static func encodedValue(_ value: StoredValue) -> [UInt8] {
+        let row = encode(version: 0, values: [value])
+        // format (1), version (8), a column count of 1 (1 byte) … value … checksum (4).
+        return Array(row[10..<(row.count - 4)])
+    }
+
     /// A string from UTF-8 bytes, or nil when they are not valid UTF-8 (never repaired).
     @inline(__always)
     static func makeString(_ bytes: UnsafeRawBufferPointer) -> String? {

@@ -91,3 +91,40 @@ final class MELinkedBook: ManagedObject {
     @Attribute var title = ""
     @Relationship var author: MELinkedAuthor?
 }
+
+/// Book and Shelf without (v1, v3) and with (v2, v4) a many-to-many relationship.
+final class MEShelf: ManagedObject {
+    override class var entityName: String { "Shelf" }
+    @Attribute var label = ""
+}
+
+final class MEShelvedBook: ManagedObject {
+    override class var entityName: String { "Book" }
+    @Attribute var title = ""
+    @Relationship(inverse: \MEBookShelf.books) var shelves: RelatedObjects<MEBookShelf>
+}
+
+final class MEBookShelf: ManagedObject {
+    override class var entityName: String { "Shelf" }
+    @Attribute var label = ""
+    @Relationship var books: RelatedObjects<MEShelvedBook>
+}
+
+/// `Note` with twelve indexed attributes: a version in the middle of a plan that needs more
+/// LMDB databases than the first and last versions.
+final class MEWideNote: ManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title = ""
+    @Attribute(.indexed) var a1: Int64?
+    @Attribute(.indexed) var a2: Int64?
+    @Attribute(.indexed) var a3: Int64?
+    @Attribute(.indexed) var a4: Int64?
+    @Attribute(.indexed) var a5: Int64?
+    @Attribute(.indexed) var a6: Int64?
+    @Attribute(.indexed) var a7: Int64?
+    @Attribute(.indexed) var a8: Int64?
+    @Attribute(.indexed) var a9: Int64?
+    @Attribute(.indexed) var a10: Int64?
+    @Attribute(.indexed) var a11: Int64?
+    @Attribute(.indexed) var a12: Int64?
+}

@@ -11,7 +11,7 @@ import Testing
 @Suite("Entity, index and relationship migrations in stores", .serialized)
 struct MigrationEntityStoreTests {
     /// Opens the store's engine once with `schema`, inference on and `renames`, as a migrating open does.
-    private func migrate(_ store: TestStore, to schema: Schema, renames: SchemaRenames = SchemaRenames()) throws {
+    func migrate(_ store: TestStore, to schema: Schema, renames: SchemaRenames = SchemaRenames()) throws {
         var storeSchema = schema.storeSchema
         storeSchema.infersMigrations = true
         storeSchema.renames = renames
@@ -249,5 +249,43 @@ struct MigrationEntityStoreTests {
                 [.text("Solaris")], [.text("Eden")],
             ])
         if kind == .lmdb { #expect(try MigrationStoreProbe.names(store)["i.Book_author_ref"] == nil) }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aManyToManyJoinIsAddedThenDroppedWithItsLinks(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let plain = try Schema(version: 1, [MEPlainBook.self, MEShelf.self])
+        let v1 = try store.open(schema: plain)
+        try await saving(v1) { context in
+            MEPlainBook(context: context).title = "Solaris"
+            MEShelf(context: context).label = "sf"
+        }
+        v1.close()
+
+        let shelved = try Schema(version: 2, [MEShelvedBook.self, MEBookShelf.self])
+        try migrate(store, to: shelved)
+        let container = try store.open(schema: shelved)
+        try await saving(container) { context in
+            let shelf = try context.fetch(FetchRequest<MEBookShelf>())[0]
+            shelf.books.insert(try context.fetch(FetchRequest<MEShelvedBook>())[0])
+        }
+        let context = container.newBackgroundContext()
+        let shelves = try await context.perform {
+            try context.fetch(FetchRequest<MEShelvedBook>())[0].shelves.map(\.label)
+        }
+        container.close()
+        #expect(shelves == ["sf"])
+        #expect(
+            try MigrationStoreProbe.contents(store, shelved.storeSchema).links == [
+                [JoinLink(join: 0, leftKey: 1, rightKey: 1)]
+            ])
+
+        try migrate(store, to: try Schema(version: 3, [MEPlainBook.self, MEShelf.self]))
+        let names = try MigrationStoreProbe.names(store)
+        #expect(!names.keys.contains { $0.contains("Book_shelves__Shelf_books") })
+        // Declared again in version 4, the join starts empty: the dropped links are gone.
+        let again = try Schema(version: 4, [MEShelvedBook.self, MEBookShelf.self])
+        try migrate(store, to: again)
+        #expect(try MigrationStoreProbe.contents(store, again.storeSchema).links == [[]])
     }
 }
