@@ -105,6 +105,13 @@ struct EngineBenchmark {
                     .freshContext, on: engine, unit: "µs/op", unitScale: 1_000, baselineName: "reused context",
                     items: freshIDs.count, strata: contexts.strata, baseline: contexts.baseline))
         }
+        if workloads.contains(.migration) {
+            step(.migration)
+            results.append(
+                try await MigrationWorkload.run(
+                    engine: engine, dataset: dataset, repetitions: repetitions, scratch: scratch,
+                    makeRaw: { [self] directory in try makeRaw(in: directory) }))
+        }
         return results
     }
 

@@ -21,6 +21,9 @@ protocol RawBaseline: AnyObject {
     func predicate(_ windows: [Range<Int64>]) throws -> Checksum
     /// 5. For each account in key order, its rows in key order (through the account index).
     func toMany() throws -> Checksum
+    /// Workload 9's baseline: copies every row into the new layout (`memo` renamed `note`, a
+    /// `flag` column filled with `flag`) in one transaction; returns the rows copied.
+    func migrateRows(flag: Int64) throws -> Int
     /// Closes the store. Idempotent.
     func close()
 }

@@ -120,6 +120,35 @@ final class RawLMDB: RawBaseline {
         }
     }
 
+    func migrateRows(flag: Int64) throws -> Int {
+        var copied = 0
+        try writing { txn in
+            var cursor: OpaquePointer?
+            try check(mdb_cursor_open(txn, rowsDB, &cursor), "mdb_cursor_open")
+            defer { mdb_cursor_close(cursor) }
+            var key = MDB_val()
+            var data = MDB_val()
+            var value: [UInt8] = []
+            value.reserveCapacity(96)
+            var rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+            while rc == 0 {
+                // The new layout: the old fields, then the flag (the rename changes no bytes).
+                value.removeAll(keepingCapacity: true)
+                value.append(contentsOf: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+                Self.append(flag, to: &value)
+                rc = value.withUnsafeMutableBytes { bytes in
+                    var newData = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                    return mdb_cursor_put(cursor, &key, &newData, UInt32(MDB_CURRENT))
+                }
+                try check(rc, "mdb_cursor_put")
+                copied += 1
+                rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+            }
+            if rc != MDB_NOTFOUND { try check(rc, "mdb_cursor_get") }
+        }
+        return copied
+    }
+
     // MARK: Transactions
 
     private func writing(_ body: (OpaquePointer) throws -> Void) throws {

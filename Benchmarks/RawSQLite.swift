@@ -113,6 +113,41 @@ final class RawSQLite: RawBaseline {
     // MARK: Helpers
 
     /// Runs `body` inside one read transaction.
+    func migrateRows(flag: Int64) throws -> Int {
+        try execute(
+            """
+            BEGIN IMMEDIATE;
+            CREATE TABLE row_v2 (id INTEGER PRIMARY KEY, amount INTEGER NOT NULL, note TEXT NOT NULL,
+                                 date REAL NOT NULL, account INTEGER REFERENCES account(id), flag INTEGER NOT NULL);
+            """)
+        let select = try prepare(Self.selectAll)
+        defer { sqlite3_finalize(select) }
+        let insert = try prepare(
+            "INSERT INTO row_v2 (id, amount, note, date, account, flag) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        defer { sqlite3_finalize(insert) }
+        var copied = 0
+        while sqlite3_step(select) == SQLITE_ROW {
+            sqlite3_bind_int64(insert, 1, sqlite3_column_int64(select, 0))
+            sqlite3_bind_int64(insert, 2, sqlite3_column_int64(select, 1))
+            sqlite3_bind_value(insert, 3, sqlite3_column_value(select, 2))
+            sqlite3_bind_double(insert, 4, sqlite3_column_double(select, 3))
+            sqlite3_bind_value(insert, 5, sqlite3_column_value(select, 4))
+            sqlite3_bind_int64(insert, 6, flag)
+            guard sqlite3_step(insert) == SQLITE_DONE else { throw failure("copy row \(copied + 1)") }
+            sqlite3_reset(insert)
+            copied += 1
+        }
+        try execute(
+            """
+            DROP TABLE row;
+            ALTER TABLE row_v2 RENAME TO row;
+            CREATE INDEX row_amount ON row (amount);
+            CREATE INDEX row_account ON row (account);
+            COMMIT;
+            """)
+        return copied
+    }
+
     private func reading<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")
         defer { sqlite3_exec(db, "COMMIT", nil, nil, nil) }

@@ -11,11 +11,7 @@ final class StrataStore: Sendable {
     /// Creates an empty store and inserts the data set's accounts (not timed).
     static func make(_ engine: EngineChoice, in directory: URL, dataset: Dataset) async throws -> StrataStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let configuration: EngineConfiguration =
-            switch engine {
-            case .sqlite: .sqlite(at: directory.appendingPathComponent("store.sqlite"))
-            case .lmdb: .lmdb(at: directory.appendingPathComponent("store.lmdb"))
-            }
+        let configuration = configuration(engine, in: directory)
         let store = StrataStore(
             directory: directory,
             container: try PersistentContainer(schema: try BenchmarkSchema.make(), engine: configuration))
@@ -25,6 +21,14 @@ final class StrataStore: Sendable {
             try context.save()
         }
         return store
+    }
+
+    /// The engine configuration of the store that ``make(_:in:dataset:)`` makes in `directory`.
+    static func configuration(_ engine: EngineChoice, in directory: URL) -> EngineConfiguration {
+        switch engine {
+        case .sqlite: .sqlite(at: directory.appendingPathComponent("store.sqlite"))
+        case .lmdb: .lmdb(at: directory.appendingPathComponent("store.lmdb"))
+        }
     }
 
     private init(directory: URL, container: PersistentContainer) {

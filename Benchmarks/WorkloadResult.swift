@@ -3,7 +3,7 @@ import Foundation
 /// The workloads of issue 5, in report order.
 enum Workload: Int, CaseIterable, Codable, Sendable {
     case insert = 1
-    case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall
+    case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall, migration
 
     var title: String {
         switch self {
@@ -15,6 +15,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case .freshContext: "fresh context vs reused, per op"
         case .ledgerTransfers: "concurrent ledger transfers"
         case .mainActorStall: "main-actor stall"
+        case .migration: "migrate N: add a defaulted attribute, rename one"
         }
     }
 
@@ -28,6 +29,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case (.fetchAll, .lmdb): .ratio(3)
         case (.lookup, .lmdb): .ratio(2)
         case (.freshContext, _): .extraMicroseconds(2)
+        case (.migration, .lmdb): .ratio(2)
         default: nil
         }
     }

@@ -6,7 +6,8 @@ import Strata
 /// Every check runs the Strata core on real stores of the engine under test and asserts what
 /// users rely on: CRUD of every attribute type and edge value, relationships and delete
 /// rules, fetch semantics, uniqueness and indexes, atomicity, snapshot isolation, optimistic
-/// conflicts, IDs and URIs, persistence, concurrency, and typed errors for bad store files.
+/// conflicts, IDs and URIs, persistence, concurrency, typed errors for bad store files, and
+/// schema migrations (inferred changes, staged plans, refusals, drift, newer stores).
 ///
 /// Run it in one line from any test target:
 ///
@@ -31,7 +32,7 @@ public enum StrataConformance {
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
         + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
         + RelationshipKeyChecks.all
-        + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all
+        + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all + MigrationChecks.all
 
     /// Runs every check against an engine, one after another.
     /// - Parameter engine: makes the engine's configuration for a store inside a temporary directory.

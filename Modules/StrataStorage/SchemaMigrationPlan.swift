@@ -26,10 +26,9 @@ public struct SchemaMigrationPlan: Sendable, Hashable {
 
 /// An engine's side of an inferred migration: it applies a plan inside its opening write transaction.
 ///
-/// The engine's object that holds the opening transaction conforms. When
-/// ``StoreSchema/checkRecorded(storeVersion:recordedJSON:path:)`` answers
-/// ``RecordedSchemaCheck/migrate(_:)``, the engine calls ``apply(_:to:)`` before it commits that
-/// transaction.
+/// The engine's object that holds the opening transaction conforms (through
+/// ``StoreMigrationSession``). ``StoreSchema/reconcileRecorded(storeVersion:recordedJSON:path:session:)``
+/// calls ``apply(_:to:progress:)`` once per stage it runs, before the engine commits that transaction.
 ///
 /// Contract:
 /// - apply every step of ``SchemaMigrationPlan/steps`` in order, with the data of existing rows

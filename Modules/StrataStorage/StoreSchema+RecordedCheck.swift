@@ -47,7 +47,7 @@ extension StoreSchema {
             let stored = try RecordedSchema(jsonText: recordedJSON, path: path)
             differences = RecordedSchema.differences(from: stored, to: recorded)
             if infersMigrations, storeVersion < version, stored.version == storeVersion {
-                return .migrate(try SchemaMigrationPlan.infer(from: stored, to: recorded))
+                return .migrate(try SchemaMigrationPlan.infer(from: stored, to: recorded, renames: renames))
             }
         }
         guard storeVersion == version, differences.isEmpty else {

@@ -8,12 +8,37 @@ import Testing
 struct ConformanceTests {
     @Test("conformance check", arguments: EngineKind.allCases, StrataConformance.checks)
     func conformance(kind: EngineKind, check: ConformanceCheck) async throws {
+        guard let reason = Self.knownFailures[kind]?[check.description] else {
+            return await run(kind, check)
+        }
+        // A known failure must still fail: once the engine is fixed, this reports it, and the
+        // entry goes.
+        await withKnownIssue(Comment(rawValue: reason)) { await run(kind, check) }
+    }
+
+    private func run(_ kind: EngineKind, _ check: ConformanceCheck) async {
         do {
             try await check.run(engine: { kind.configuration(in: $0) })
         } catch let failure as ConformanceFailure {
             Issue.record(Comment(rawValue: failure.description))
+        } catch {
+            Issue.record(error)
         }
     }
+
+    /// Checks an engine is known to fail, with why (issue 14: see the conformance report).
+    static let knownFailures: [EngineKind: [String: String]] = [
+        .lmdb: [
+            "Migration: a custom stage's closures run in the task (on the thread) that opens the store":
+                "LMDB runs the open's write transaction, and so the closures, on its writer thread",
+            "Migration: a store three versions behind runs every stage in order, in one open":
+                "LMDBMigration.rewriteRows maps a type-changed column (dropped and added under the same name) "
+                + "from its old value instead of filling it",
+            "Migration: a store runs only the stages from its own version on":
+                "LMDBMigration.rewriteRows maps a type-changed column (dropped and added under the same name) "
+                + "from its old value instead of filling it",
+        ]
+    ]
 
     @Test("the kit covers every group the contract names")
     func groups() {
@@ -21,7 +46,7 @@ struct ConformanceTests {
         let required: Set = [
             "CRUD", "Relationships", "Fetch semantics", "Uniqueness and indexes", "Atomicity", "Isolation",
             "Optimistic conflicts", "IDs and URIs", "Persistence", "Concurrency", "Bad store files", "Contexts",
-            "Attribute types",
+            "Attribute types", "Migration",
         ]
         #expect(groups == required)
         #expect(Set(StrataConformance.checks.map(\.description)).count == StrataConformance.checks.count)
