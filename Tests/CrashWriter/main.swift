@@ -5,6 +5,8 @@
 //   strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]
 //
 // With `--seed N` the transfers (accounts and amounts) are the same on every run with that seed.
+//
+// `--mode migrate|open-old` runs a migration mode instead (MigrationModes.swift).
 
 import CrashModels
 import Foundation
@@ -29,6 +31,7 @@ guard let storePath = argument("--store"), let engineName = argument("--engine")
 }
 let url = URL(fileURLWithPath: storePath)
 let engine: EngineConfiguration = engineName == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
+if let mode = argument("--mode") { await runMigrationMode(mode, engine: engine) }
 let seedArgument = argument("--seed")
 guard seedArgument == nil || UInt64(seedArgument!) != nil else {
     FileHandle.standardError.write(

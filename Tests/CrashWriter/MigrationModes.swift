@@ -1,0 +1,73 @@
+// The crash writer's migration modes, for `MigrationCrashTests`:
+//
+//   strata-crash-writer --mode migrate --target inferred|staged --engine E --store PATH
+//     prints "open" just before it opens a version-1 store with version 2 (`MigrationCrash.Target`),
+//     "migrating" at the migration's first progress report, "migrated" when the open returned;
+//     the test kills it at a random moment in between.
+//   strata-crash-writer --mode open-old --engine E --store PATH
+//     opens the store with version 1 and prints "refused storeNewerThanModel S M" (exit 0) for the
+//     typed refusal, "opened N" (exit 3) when it read N items, "refused <error>" (exit 4) otherwise.
+
+import CrashModels
+import Foundation
+import Strata
+import Synchronization
+
+/// Writes one line to standard output at once (unbuffered, so a killed process loses nothing it printed).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Runs the migration mode `mode` on `engine` and exits.
+func runMigrationMode(_ mode: String, engine: EngineConfiguration) async -> Never {
+    switch mode {
+    case "migrate":
+        guard let target = argument("--target").flatMap(MigrationCrash.Target.init(rawValue:)) else {
+            FileHandle.standardError.write(Data("strata-crash-writer: --target inferred|staged\n".utf8))
+            exit(2)
+        }
+        migrate(to: target, engine: engine)
+    case "open-old":
+        await openWithTheOldSchema(engine: engine)
+    default:
+        FileHandle.standardError.write(Data("strata-crash-writer: unknown --mode \(mode)\n".utf8))
+        exit(2)
+    }
+}
+
+/// Opens the store with version 2, which migrates a version-1 store, then closes it.
+func migrate(to target: MigrationCrash.Target, engine: EngineConfiguration) -> Never {
+    let reported = Atomic<Bool>(false)
+    do {
+        let schema = try target.schema()
+        say("open")
+        let container = try PersistentContainer(schema: schema, migrationPlan: target.plan, engine: engine) { _ in
+            if reported.exchange(true, ordering: .relaxed) == false { say("migrating") }
+        }
+        say("migrated")
+        container.close()
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-crash-writer: \(error)\n".utf8))
+        say("failed \(error)")
+        exit(1)
+    }
+}
+
+/// Opens the store with version 1, as an older copy of the app would, and reports what happened.
+func openWithTheOldSchema(engine: EngineConfiguration) async -> Never {
+    do {
+        let container = try PersistentContainer(schema: try MigrationCrashV1.schema(), engine: engine)
+        let context = container.newBackgroundContext()
+        let count = try await context.perform { try context.count(for: FetchRequest<MigrationCrashV1.Item>()) }
+        say("opened \(count)")
+        container.close()
+        exit(3)
+    } catch StrataError.storeNewerThanModel(let storeVersion, let modelVersion) {
+        say("refused storeNewerThanModel \(storeVersion) \(modelVersion)")
+        exit(0)
+    } catch {
+        say("refused \(String(reflecting: error).replacingOccurrences(of: "\n", with: " "))")
+        exit(4)
+    }
+}
