@@ -54,7 +54,9 @@ enum ReportTable {
         fresh context per operation, Baseline one reused context, and Ratio their difference. For 7, \
         Strata is ledger transfers per second from that many tasks and Baseline the 1-task rate. For 8, \
         Strata is the main-actor heartbeat gap with fresh background contexts and Baseline with the \
-        @MainActor shared-context pattern (lower is better).
+        @MainActor shared-context pattern (lower is better). For 9, Strata is the open that migrates a \
+        store of N rows to the next model version and Baseline a raw copy of the rows into the new \
+        layout in one transaction.
         """
 
     /// A plain-text table with aligned columns.

@@ -6,19 +6,26 @@
 #   Scripts/count-instructions.sh 2 lmdb            # workload 2 (fetch-all) on LMDB
 #   Scripts/count-instructions.sh 3 sqlite 20000    # workload 3 (lookups), 20,000 rows
 #   Scripts/count-instructions.sh 5 lmdb            # workload 5 (to-many faults) on LMDB
+#   Scripts/count-instructions.sh 9 lmdb 100000     # workload 9 (migration) on LMDB
 #   BENCH=/other/checkout/.build/release/strata-bench Scripts/count-instructions.sh 1 sqlite
 #
 # Prints instructions per row for Strata's unit of work (the body inside `perform`), for the
 # context's teardown (its objects freed), for the raw baseline, and the ratio
-# (body + teardown) / raw. Needs valgrind; workloads 1 to 5. Takes 20–60 seconds. "Per row"
+# (body + teardown) / raw. Needs valgrind; workloads 1 to 5 and 9. Takes 20–60 seconds. "Per row"
 # always divides by the rows in the store, also for workload 4 (predicate), whose windows
 # select only part of them: the numbers compare builds, and the ratio does not depend on it.
+#
+# Workload 9 (migration) counts the open that migrates, with no context teardown: on SQLite the
+# whole open (`MigrationWorkload.openMigrating`, all on the calling thread); on LMDB the opening
+# write transaction (`LMDBCatalog.open`, on the writer thread, where the migration runs; it
+# also counts the tiny open of each repetition's new, empty store). The raw side is the raw
+# copy (`migrateRows`).
 #
 # valgrind 3.19 stops with an internal error when a program calls `sigsuspend` with a mask in
 # read-only memory, as libdispatch does; a tiny preloaded wrapper passes it a copy instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=${1:?workload 1, 2, 3, 4 or 5}
+workload=${1:?workload 1, 2, 3, 4, 5 or 9}
 engine=${2:?sqlite or lmdb}
 rows=${3:-10000}
 bench=${BENCH:-.build/release/strata-bench}
@@ -37,8 +44,12 @@ case "$workload" in
     3) body='*StrataWorkloadsO6lookup*cfU_'; raw="*${raw_type}C6lookupyAA8ChecksumVSays5Int64VGKF" ;;
     4) body='*StrataWorkloadsO9predicate*cfU_'; raw="*${raw_type}C9predicateyAA8ChecksumVSaySnys5Int64VGGKF" ;;
     5) body='*StrataWorkloadsO6toMany*cfU_'; raw="*${raw_type}C6toManyAA8ChecksumVyKF" ;;
-    *) echo "workload must be 1, 2, 3, 4 or 5" >&2; exit 1 ;;
+    9) if [ "$engine" = lmdb ]; then body='*LMDBCatalogV4open_*'; else body='*MigrationWorkloadO13openMigrating*'; fi
+       raw="*${raw_type}CAA0C8BaselineA2aDP11migrateRows*" ;;
+    *) echo "workload must be 1, 2, 3, 4, 5 or 9" >&2; exit 1 ;;
 esac
+teardown='*ObjectContextCfD'
+[ "$workload" = 9 ] && teardown='*no-teardown-counted*'
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -59,15 +70,15 @@ cc -O2 -shared -fPIC "$work/sigsuspend.c" -o "$work/sigsuspend.so"
 # context's teardown among them).
 for repetitions in 1 3; do
     LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$work/out$repetitions" \
-        --toggle-collect="$body" --toggle-collect='*ObjectContextCfD' --toggle-collect="$raw" \
+        --toggle-collect="$body" --toggle-collect="$teardown" --toggle-collect="$raw" \
         "$bench" --rows "$rows" --workloads "$workload" --engine "$engine" --repetitions "$repetitions" >/dev/null 2>&1
     callgrind_annotate --inclusive=yes --threshold=100 "$work/out$repetitions" >"$work/annotated$repetitions" 2>/dev/null
 done
 
-python3 - "$rows" "$body" "$raw" "$work/annotated1" "$work/annotated3" <<'PY'
+python3 - "$rows" "$body" "$raw" "$work/annotated1" "$work/annotated3" "$teardown" <<'PY'
 import fnmatch, re, sys
 rows, body, raw, first, second = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-patterns = {"body": body, "teardown": "*ObjectContextCfD", "raw": raw}
+patterns = {"body": body, "teardown": sys.argv[6], "raw": raw}
 
 def totals(path):
     best = dict.fromkeys(patterns, 0)
