@@ -9,17 +9,17 @@ import StrataStorage
 /// Every snapshot call runs inside ``LMDBEnvironment/withReadOperation(_:)`` and copies what it
 /// reads out of the map before returning.
 final class LMDBReader: StoreReader {
-    /// Where the reader's transaction comes from.
-    private enum Source {
-        /// Its own read snapshot, ended when the reader closes.
-        case snapshot(LMDBEnvironment, LMDBTransaction)
-        /// The write transaction a migration's transaction engine lends (checked open at every call).
-        case borrowed(LMDBTransactionEngine)
-    }
-
+    /// The environment of the reader's own snapshot; nil for a reader over a migration's write
+    /// transaction. (Separate stored properties, not an enum with payloads: a lookup reads them
+    /// without copying the references out of a case.)
+    private let environment: LMDBEnvironment?
+    /// The reader's own read snapshot, until it closes.
+    private var snapshot: LMDBTransaction?
+    /// The migration's transaction engine whose write transaction the reader uses (checked open
+    /// at every call), until the reader closes.
+    private var lender: LMDBTransactionEngine?
     private let catalog: LMDBCatalog
     private let path: String
-    private var source: Source?
     /// The row that ``row(entity:key:)`` decodes into and returns: a caller that copies the
     /// values out leaves its storage to the next lookup. Used by one thread at a time.
     private let lookupRow = ReusedRow()
@@ -30,9 +30,10 @@ final class LMDBReader: StoreReader {
     init(engine: LMDBEngine) throws(StrataError) {
         catalog = engine.catalog
         let environment = engine.environment
+        self.environment = environment
         path = environment.path
         do {
-            source = .snapshot(environment, try environment.beginRead())
+            snapshot = try environment.beginRead()
         } catch {
             LMDBRegistry.release(environment)
             throw error
@@ -43,7 +44,8 @@ final class LMDBReader: StoreReader {
     init(transactionEngine: LMDBTransactionEngine) {
         catalog = transactionEngine.catalog
         path = transactionEngine.path
-        source = .borrowed(transactionEngine)
+        environment = nil
+        lender = transactionEngine
     }
 
     deinit {
@@ -51,25 +53,22 @@ final class LMDBReader: StoreReader {
     }
 
     func close() {
-        guard let source else { return }
-        self.source = nil
-        if case .snapshot(let environment, let txn) = source {
-            environment.endRead(txn)
-            LMDBRegistry.release(environment)
-        }
+        lender = nil
+        guard let environment, let txn = snapshot else { return }
+        snapshot = nil
+        environment.endRead(txn)
+        LMDBRegistry.release(environment)
     }
 
     /// Runs `body` on the open transaction (inside a read operation for a snapshot).
     private func reading<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         do {
-            switch source {
-            case .snapshot(let environment, let txn):
+            if let environment {
+                guard let txn = snapshot else { throw StrataError.misuse("the reader was closed") }
                 return try environment.withReadOperation { try body(txn) }
-            case .borrowed(let engine):
-                return try body(try engine.transaction())
-            case nil:
-                throw StrataError.misuse("the reader was closed")
             }
+            guard let lender else { throw StrataError.misuse("the reader was closed") }
+            return try body(try lender.transaction())
         } catch {
             throw strataError(error, "reading \(path)")
         }
