@@ -13,6 +13,8 @@ enum MigrationCrashChild {
         /// From the awaited line (or the launch) to the child's exit, or to its "migrated" line
         /// when it was awaited and not killed.
         var sinceOpen: Duration
+        /// From the awaited line to the child's "migrating" line, when it was awaited and not killed.
+        var untilMigrating: Duration?
     }
 
     /// Migrates the store to `target` in a child, killed `killAfter` after it printed "open".
@@ -48,22 +50,30 @@ enum MigrationCrashChild {
         }
         let started = ContinuousClock.now
         var sinceOpen: Duration?
+        var untilMigrating: Duration?
         if let killAfter {
             try await Task.sleep(for: killAfter)
             kill(process.processIdentifier, SIGKILL)
         } else if waitFor != nil {
-            // Uninterrupted: time the open itself, up to "migrated", not the close and the exit.
+            // Uninterrupted: time the open itself, up to "migrated", not the close and the exit,
+            // and when the migration's first progress report came ("migrating").
             while lines(text).contains("migrated") == false {
+                if untilMigrating == nil, lines(text).contains("migrating") {
+                    untilMigrating = started.duration(to: .now)
+                }
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
                 text += chunk
             }
+            if untilMigrating == nil, lines(text).contains("migrating") { untilMigrating = started.duration(to: .now) }
             sinceOpen = started.duration(to: .now)
         }
         process.waitUntilExit()
         sinceOpen = sinceOpen ?? started.duration(to: .now)
         text += handle.readDataToEndOfFile()
-        return Run(lines: lines(text), status: process.terminationStatus, sinceOpen: sinceOpen ?? .zero)
+        return Run(
+            lines: lines(text), status: process.terminationStatus, sinceOpen: sinceOpen ?? .zero,
+            untilMigrating: untilMigrating)
     }
 
     /// The complete lines of `text`.

@@ -11,9 +11,10 @@ import Testing
 /// in CI, 60 (120 per engine) with `STRATA_STRESS=1`, or until 4 times as many kills ran.
 ///
 /// The kill delays come from the seed of ``CrashSafetyTests`` (`STRATA_SEED` replays them);
-/// each delay is drawn between 0 and 1.2 times the median length of three uninterrupted
-/// migrations, measured from the child's "open" line to its "migrated" line, so most kills
-/// land inside the migration and some just after its commit. A kill lands "during the
+/// each delay is drawn between 0.8 times the median time to the migration's first progress
+/// report and 1.2 times the median length of three uninterrupted migrations, measured from the
+/// child's "open" line (to its "migrating" and "migrated" lines), so most kills land inside the
+/// migration and some just after its commit. A kill lands "during the
 /// migration" when the child printed its first progress report and not yet "migrated".
 @Suite("migration crash safety", .serialized)
 struct MigrationCrashTests {
@@ -39,6 +40,7 @@ struct MigrationCrashTests {
         // Three migrations without a kill: each must reach version 2 whole; the median of their
         // lengths spreads the kills (the machine's load varies, so one run is a poor measure).
         var lengths: [Duration] = []
+        var starts: [Duration] = []
         for _ in 0..<3 {
             try MigrationCrashStore.copy(pristine, to: store)
             let full = try await MigrationCrashChild.migrate(kind: kind, store: store, target: target, killAfter: nil)
@@ -46,9 +48,14 @@ struct MigrationCrashTests {
             let migrated = await MigrationCrashStore.classify(store, target: target, rows: rows, shapes: shapes)
             try #require(migrated == .version2, "an uninterrupted migration left \(migrated)")
             lengths.append(full.sinceOpen)
+            starts.append(full.untilMigrating ?? .zero)
         }
         let median = lengths.sorted()[1]
-        let window = median.nanoseconds * 6 / 5
+        // Kills land from a little before the migration's first report (the median of when it
+        // came) to a little after the median end, so most of them interrupt the migration itself
+        // and some land around its commit.
+        let start = starts.sorted()[1].nanoseconds * 4 / 5
+        let window = max(median.nanoseconds * 6 / 5, start + 1)
         print("migration crash \(kind) \(target): uninterrupted migrations took \(lengths), median \(median)")
 
         var tally = MigrationCrashTally()
@@ -56,7 +63,7 @@ struct MigrationCrashTests {
         var kill = 0
         while tally.duringMigration < Self.killsDuringMigration, kill < Self.killsDuringMigration * 4 {
             if state != .version1 { try MigrationCrashStore.copy(pristine, to: store) }
-            let delay = Duration.nanoseconds(Int64.random(in: 0...window, using: &random))
+            let delay = Duration.nanoseconds(Int64.random(in: start...window, using: &random))
             let run = try await MigrationCrashChild.migrate(kind: kind, store: store, target: target, killAfter: delay)
             state = await MigrationCrashStore.classify(store, target: target, rows: rows, shapes: shapes)
             tally.record(run, state, label: "kill \(kill) (\(delay) after open)")
