@@ -40,9 +40,8 @@ public struct SchemaMigrationPlan: Sendable, Hashable {
 ///   a new store beside the old one and swaps it in atomically.
 ///
 /// ```swift
-/// if case .migrate(let plan) = try schema.checkRecorded(storeVersion: v, recordedJSON: json, path: path) {
-///     try transaction.apply(plan, to: schema, progress: .ignored)
-/// }
+/// // Called by reconcileRecorded(storeVersion:recordedJSON:path:session:), once per stage:
+/// try session.apply(plan, to: stageSchema, progress: progress)
 /// ```
 public protocol SchemaMigrationApplier {
     /// Applies `plan` and records its target schema, inside the current write transaction.

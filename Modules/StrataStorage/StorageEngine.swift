@@ -29,8 +29,10 @@ public import Foundation
 /// - **Metadata.** A store records its ``storeIdentifier`` and schema version at creation;
 ///   opening it again returns the same identifier. It records ``StoreSchema/recorded`` as JSON
 ///   too, and every open passes what it recorded to
-///   ``StoreSchema/checkRecorded(storeVersion:recordedJSON:path:)`` before touching anything else,
-///   so another version or another shape is refused with `.schemaMismatch`.
+///   ``StoreSchema/reconcileRecorded(storeVersion:recordedJSON:path:session:)`` inside its opening
+///   write transaction, before touching anything else: the same version with another shape is
+///   refused with `.schemaMismatch`, a newer store with `.storeNewerThanModel`, and an older one
+///   is migrated through the engine's ``StoreMigrationSession``.
 ///
 /// Engines are created by an ``EngineConfiguration``, e.g. `.sqlite(at:)` or `.lmdb(at:)`.
 public protocol StorageEngine: AnyObject, Sendable {

@@ -66,7 +66,6 @@ extension RecordedSchemaCheck {
         switch self {
         case .matches: .matches
         case .recordNow: .recordNow
-        case .migrate: .migrated
         }
     }
 }

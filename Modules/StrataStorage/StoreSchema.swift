@@ -11,7 +11,7 @@ public struct StoreSchema: Sendable, Hashable {
     /// Join tables for many-to-many relationships.
     public var joins: [JoinSchema]
     /// The whole schema in model terms, which a store records at creation and compares at every
-    /// open (see ``checkRecorded(storeVersion:recordedJSON:path:)``). Nil only for schemas built
+    /// open (see ``reconcileRecorded(storeVersion:recordedJSON:path:session:)``). Nil only for schemas built
     /// by hand in engine tests: such a store records and checks its version number alone.
     public var recorded: RecordedSchema?
     /// Whether an open may migrate an older store whose recorded schema differs, when every
