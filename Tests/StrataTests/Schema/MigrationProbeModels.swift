@@ -1,0 +1,64 @@
+import Foundation
+import Strata
+
+// Models of `MigrationProbeTests`: versions a careless client might ship.
+
+/// `Item` v1 → v2 (`a` renamed `b`) → v3 (`b` renamed `c`): renames chained across versions.
+enum ProbeItemsV1: VersionedSchema {
+    static let version = 1
+    static var models: [ManagedObject.Type] { [Item.self] }
+
+    final class Item: ManagedObject {
+        @Attribute var a = ""
+    }
+}
+
+enum ProbeItemsV2: VersionedSchema {
+    static let version = 2
+    static var models: [ManagedObject.Type] { [Item.self] }
+
+    final class Item: ManagedObject {
+        @Attribute(originalName: "a") var b = ""
+    }
+}
+
+enum ProbeItemsV3: VersionedSchema {
+    static let version = 3
+    static var models: [ManagedObject.Type] { [Item.self] }
+
+    final class Item: ManagedObject {
+        @Attribute(originalName: "b") var c = ""
+    }
+}
+
+enum ProbeItemsPlan: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ProbeItemsV1.self, ProbeItemsV2.self, ProbeItemsV3.self] }
+    static var stages: [MigrationStage] {
+        [
+            .lightweight(from: ProbeItemsV1.self, to: ProbeItemsV2.self),
+            .lightweight(from: ProbeItemsV2.self, to: ProbeItemsV3.self),
+        ]
+    }
+}
+
+/// `Tag` with an optional label, then the same label made unique.
+final class ProbeTag: ManagedObject {
+    override class var entityName: String { "Tag" }
+    @Attribute var label: String?
+}
+
+final class ProbeUniqueTag: ManagedObject {
+    override class var entityName: String { "Tag" }
+    @Attribute(.unique) var label: String?
+}
+
+/// `Score` whose `value` is text in v1 and an integer in v2 (a custom stage's type change).
+final class ProbeTextScore: ManagedObject {
+    override class var entityName: String { "Score" }
+    @Attribute var value = ""
+}
+
+final class ProbeIntScore: ManagedObject {
+    override class var entityName: String { "Score" }
+    @Attribute var value: Int64 = 0
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Strata
+import StrataStorage
+import Testing
+
+/// Schema evolution probed from the outside: plans, data and callers that a careful test of
+/// each feature would not try.
+@Suite struct MigrationProbeTests {
+    /// Writes rows straight through an engine opened with `schema`.
+    private func write(_ store: TestStore, _ schema: Schema, _ values: [[StoredValue]]) throws {
+        let engine = try store.configuration.open(schema.storeSchema)
+        defer { engine.close() }
+        let keys = try engine.allocateKeys(entity: 0, count: values.count)
+        var changes = ChangeSet()
+        changes.inserts = zip(keys, values).map {
+            RowWrite(entity: 0, key: $0, expectedVersion: 0, values: ContiguousArray($1))
+        }
+        try engine.commit(changes)
+    }
+
+    /// Every row of entity 0 read with `schema`, by key.
+    private func rows(_ store: TestStore, _ schema: Schema) throws -> [[StoredValue]] {
+        let engine = try store.configuration.open(schema.storeSchema)
+        defer { engine.close() }
+        let reader = try engine.makeReader()
+        defer { reader.close() }
+        return try reader.rows(for: FetchPlan(entity: 0)).sorted { $0.key < $1.key }.map { Array($0.values) }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func renamesChainedAcrossAPlanKeepTheValues(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try write(store, try ProbeItemsV1.schema(), [[.text("one")], [.text("two")]])
+        let container = try PersistentContainer(
+            schema: try ProbeItemsV3.schema(), migrationPlan: ProbeItemsPlan.self, engine: store.configuration)
+        container.close()
+        #expect(try rows(store, try ProbeItemsV3.schema()) == [[.text("one")], [.text("two")]])
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aUniqueConstraintOverNullsMigratesAsAFreshStoreSavesThem(kind: EngineKind) throws {
+        let unique = try Schema(version: 2, [ProbeUniqueTag.self])
+        // A fresh store at version 2 takes two nils.
+        let fresh = try TestStore(kind)
+        try write(fresh, unique, [[.null], [.null], [.text("a")]])
+        // So a version 1 store holding them migrates to it.
+        let store = try TestStore(kind)
+        try write(store, try Schema(version: 1, [ProbeTag.self]), [[.null], [.null], [.text("a")]])
+        try PersistentContainer(schema: unique, engine: store.configuration).close()
+        #expect(try rows(store, unique) == [[.null], [.null], [.text("a")]])
+        // And the constraint holds afterwards.
+        #expect(throws: StrataError.self) { try write(store, unique, [[.text("a")]]) }
+        try write(store, unique, [[.null]])
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func anEngineOfTheOldVersionStillOpenCannotWriteIntoAMigratedStore(kind: EngineKind) throws {
+        let v1 = try Schema(version: 1, [ProbeTextScore.self])
+        let v2 = try Schema(version: 2, [ProbeIntScore.self])
+        let store = try TestStore(kind)
+        try write(store, v1, [[.text("7")]])
+        let old = try store.configuration.open(v1.storeSchema)
+        defer { old.close() }
+        var model = v2.storeSchema
+        model.migrationPlan = try StoreMigrationPlan(
+            versions: [v1.storeSchema, v2.storeSchema],
+            stages: [.custom(from: 1, to: 2, willMigrate: nil, didMigrate: nil)])
+        try store.configuration.open(model).close()
+        // The old engine writes text into what is now an integer column.
+        let key = try? old.allocateKeys(entity: 0, count: 1).lowerBound
+        var changes = ChangeSet()
+        changes.inserts = [RowWrite(entity: 0, key: key ?? 100, expectedVersion: 0, values: [.text("high")])]
+        #expect(throws: StrataError.storeNewerThanModel(storeVersion: 2, modelVersion: 1)) {
+            try old.commit(changes)
+        }
+        // The migrated store still reads with its model.
+        #expect(try rows(store, v2) == [[.integer(0)]])
+    }
+}
