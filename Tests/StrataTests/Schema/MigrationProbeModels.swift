@@ -62,3 +62,27 @@ final class ProbeIntScore: ManagedObject {
     override class var entityName: String { "Score" }
     @Attribute var value: Int64 = 0
 }
+
+/// A plan that lists no version: every open is inferred.
+enum ProbeEmptyPlan: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [] }
+    static var stages: [MigrationStage] { [] }
+}
+
+/// A plan that stops at version 2, for a model at version 3.
+enum ProbeItemsShortPlan: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ProbeItemsV1.self, ProbeItemsV2.self] }
+    static var stages: [MigrationStage] { [.lightweight(from: ProbeItemsV1.self, to: ProbeItemsV2.self)] }
+}
+
+/// `Tag` with a unique optional label, then the label made required with a default.
+final class ProbeRequiredUniqueTag: ManagedObject {
+    override class var entityName: String { "Tag" }
+    @Attribute(.unique) var label = "none"
+}
+
+/// `Tag` with a long label, then the label indexed.
+final class ProbeIndexedTag: ManagedObject {
+    override class var entityName: String { "Tag" }
+    @Attribute(.indexed) var label: String?
+}

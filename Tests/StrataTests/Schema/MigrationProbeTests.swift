@@ -76,4 +76,68 @@ import Testing
         // The migrated store still reads with its model.
         #expect(try rows(store, v2) == [[.integer(0)]])
     }
+
+    @Test(arguments: EngineKind.allCases)
+    func aPlanThatStopsBeforeTheModelIsFollowedByInference(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try write(store, try ProbeItemsV1.schema(), [[.text("one")]])
+        try PersistentContainer(
+            schema: try ProbeItemsV3.schema(), migrationPlan: ProbeItemsShortPlan.self, engine: store.configuration
+        ).close()
+        #expect(try rows(store, try ProbeItemsV3.schema()) == [[.text("one")]])
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func anEmptyPlanInfers(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try write(store, try ProbeItemsV1.schema(), [[.text("one")]])
+        try PersistentContainer(
+            schema: try ProbeItemsV2.schema(), migrationPlan: ProbeEmptyPlan.self, engine: store.configuration
+        ).close()
+        #expect(try rows(store, try ProbeItemsV2.schema()) == [[.text("one")]])
+    }
+
+    /// Nulls in a unique column made required with one default would all become that default:
+    /// refused as an added unique constraint is, naming the entity and attribute, store unchanged.
+    /// (SQLite's table rebuild surfaced SQLite's own failure, naming no attribute: "Uniqueness
+    /// constraint on () violated".)
+    @Test(arguments: EngineKind.allCases)
+    func nullsFilledWithADefaultThatClashInAUniqueColumnAreRefusedByName(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let v1 = try Schema(version: 1, [ProbeUniqueTag.self])
+        try write(store, v1, [[.null], [.null], [.text("a")]])
+        #expect(throws: StrataError.constraintViolation(entity: "Tag", attributes: ["label"])) {
+            try PersistentContainer(
+                schema: try Schema(version: 2, [ProbeRequiredUniqueTag.self]), engine: store.configuration
+            ).close()
+        }
+        #expect(try rows(store, v1) == [[.null], [.null], [.text("a")]])
+    }
+
+    /// A value too long for an LMDB index key, in a column that becomes indexed: LMDB refuses
+    /// the migration as it refuses to save the value in a fresh store (validation, naming the
+    /// attribute and the limit), and the store stays at version 1; SQLite indexes it.
+    @Test(arguments: EngineKind.allCases)
+    func aValueTooLongToIndexInANewlyIndexedColumn(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let v1 = try Schema(version: 1, [ProbeTag.self])
+        let v2 = try Schema(version: 2, [ProbeIndexedTag.self])
+        let long = String(repeating: "x", count: 2_000)
+        try write(store, v1, [[.text(long)]])
+        switch kind {
+        case .sqlite:
+            try PersistentContainer(schema: v2, engine: store.configuration).close()
+            #expect(try rows(store, v2) == [[.text(long)]])
+        case .lmdb:
+            let error = #expect(throws: StrataError.self) {
+                try PersistentContainer(schema: v2, engine: store.configuration).close()
+            }
+            guard case .validation(let issues)? = error, let error else {
+                Issue.record("expected a validation error, got \(String(describing: error))")
+                return
+            }
+            #expect("\(error)".contains("Tag.label") && "\(error)".contains("511") && issues.count == 1)
+            #expect(try rows(store, v1) == [[.text(long)]])
+        }
+    }
 }
