@@ -86,3 +86,43 @@ final class ProbeIndexedTag: ManagedObject {
     override class var entityName: String { "Tag" }
     @Attribute(.indexed) var label: String?
 }
+
+/// `Item` as a pre-release build of version 1 made it: with an extra optional `draft`.
+final class ProbeDriftedItem: ManagedObject {
+    override class var entityName: String { "Item" }
+    @Attribute var a = ""
+    @Attribute var draft: String?
+}
+
+/// `Item` at version 1 with `a` unique, then a plan whose custom stage to version 2 makes every
+/// `b` the same.
+enum ProbeClashV1: VersionedSchema {
+    static let version = 1
+    static var models: [ManagedObject.Type] { [Item.self] }
+
+    final class Item: ManagedObject {
+        @Attribute(.unique) var a = ""
+    }
+}
+
+enum ProbeClashV2: VersionedSchema {
+    static let version = 2
+    static var models: [ManagedObject.Type] { [Item.self] }
+
+    final class Item: ManagedObject {
+        @Attribute(.unique, originalName: "a") var b = ""
+    }
+}
+
+enum ProbeClashPlan: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ProbeClashV1.self, ProbeClashV2.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                from: ProbeClashV1.self, to: ProbeClashV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    for item in try context.fetch(FetchRequest<ProbeClashV2.Item>()) { item.b = "same" }
+                })
+        ]
+    }
+}

@@ -140,4 +140,31 @@ import Testing
             #expect(try rows(store, v1) == [[.text(long)]])
         }
     }
+
+    /// A store made by a build of version 1 with an extra attribute (drift from the plan's
+    /// version 1) is brought back to the plan's version 1 by inference, then runs the stages.
+    @Test(arguments: EngineKind.allCases)
+    func aStoreThatDriftedFromThePlansFirstVersionIsBroughtBackThenMigrated(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        try write(store, try Schema(version: 1, [ProbeDriftedItem.self]), [[.text("one"), .text("draft")]])
+        try PersistentContainer(
+            schema: try ProbeItemsV3.schema(), migrationPlan: ProbeItemsPlan.self, engine: store.configuration
+        ).close()
+        #expect(try rows(store, try ProbeItemsV3.schema()) == [[.text("one")]])
+    }
+
+    /// A custom stage whose changes clash on a unique attribute: the open rethrows the clash,
+    /// which names the entity and attribute, and the store stays at version 1.
+    @Test(arguments: EngineKind.allCases)
+    func aUniqueClashMadeInsideAStageLeavesTheStoreUnchanged(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let v1 = try ProbeClashV1.schema()
+        try write(store, v1, [[.text("one")], [.text("two")]])
+        #expect(throws: StrataError.constraintViolation(entity: "Item", attributes: ["b"])) {
+            try PersistentContainer(
+                schema: try ProbeClashV2.schema(), migrationPlan: ProbeClashPlan.self, engine: store.configuration
+            ).close()
+        }
+        #expect(try rows(store, v1) == [[.text("one")], [.text("two")]])
+    }
 }
