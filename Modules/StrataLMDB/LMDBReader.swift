@@ -31,11 +31,21 @@ final class LMDBReader: StoreReader {
         catalog = engine.catalog
         let environment = engine.environment
         path = environment.path
+        let txn: LMDBTransaction
         do {
-            source = .snapshot(environment, try environment.beginRead())
+            txn = try environment.beginRead()
         } catch {
             LMDBRegistry.release(environment)
             throw error
+        }
+        source = .snapshot(environment, txn)
+        // An engine still open with an older version must not decode rows a migration rewrote.
+        do {
+            let catalog = catalog
+            try environment.withReadOperation { try catalog.checkSchemaVersion(txn, engine.schemaVersion) }
+        } catch {
+            close()
+            throw strataError(error, "reading \(path)")
         }
     }
 

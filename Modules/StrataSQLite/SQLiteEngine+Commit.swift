@@ -18,8 +18,9 @@ extension SQLiteEngine {
 
     /// Throws `.storeNewerThanModel` when the store's schema version is no longer this engine's:
     /// another engine (this process or another, a newer version of the app) migrated the store
-    /// since this one opened, and rows of this engine's layout must not be written into it. One
-    /// cached lookup in `strata_metadata`, inside the write transaction open on `connection`.
+    /// since this one opened, and rows of this engine's layout must not be written into it, nor
+    /// rows of the new layout read with it. One cached lookup in `strata_metadata`, inside the
+    /// transaction open on `connection` (a commit's, a key reservation's, a reader's snapshot).
     func checkSchemaVersion(_ connection: SQLiteConnection) throws(StrataError) {
         let stored = try connection.queryInt64(
             "SELECT value FROM strata_metadata WHERE key = ?1",

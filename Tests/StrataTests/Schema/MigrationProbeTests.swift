@@ -167,4 +167,28 @@ import Testing
         }
         #expect(try rows(store, v1) == [[.text("one")], [.text("two")]])
     }
+
+    /// An engine still open with the old model reads the store after another engine migrated
+    /// it (a custom stage changed a column's type): a typed refusal that says the store was
+    /// upgraded, never a decode of new rows with the old layout, nor "the store is damaged".
+    @Test(arguments: EngineKind.allCases)
+    func anEngineOfTheOldVersionStillOpenReadsAMigratedStore(kind: EngineKind) throws {
+        let v1 = try Schema(version: 1, [ProbeTextScore.self])
+        let v2 = try Schema(version: 2, [ProbeIntScore.self])
+        let store = try TestStore(kind)
+        try write(store, v1, [[.text("7")]])
+        let old = try store.configuration.open(v1.storeSchema)
+        defer { old.close() }
+        var model = v2.storeSchema
+        model.migrationPlan = try StoreMigrationPlan(
+            versions: [v1.storeSchema, v2.storeSchema],
+            stages: [.custom(from: 1, to: 2, willMigrate: nil, didMigrate: nil)])
+        try store.configuration.open(model).close()
+        #expect(throws: StrataError.storeNewerThanModel(storeVersion: 2, modelVersion: 1)) {
+            let reader = try old.makeReader()
+            defer { reader.close() }
+            _ = try reader.rows(for: FetchPlan(entity: 0))
+        }
+        #expect(try rows(store, v2) == [[.integer(0)]])
+    }
 }
