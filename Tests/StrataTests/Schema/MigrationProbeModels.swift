@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Synchronization
 
 // Models of `MigrationProbeTests`: versions a careless client might ship.
 
@@ -122,6 +123,24 @@ enum ProbeClashPlan: MigrationPlan {
                 from: ProbeClashV1.self, to: ProbeClashV2.self, willMigrate: nil,
                 didMigrate: { context in
                     for item in try context.fetch(FetchRequest<ProbeClashV2.Item>()) { item.b = "same" }
+                })
+        ]
+    }
+}
+
+/// The store a ``ProbeReentrantPlan`` stage opens again, set by the test around its open.
+let probeReentrantStore = Mutex<EngineConfiguration?>(nil)
+
+/// 1→2 with a `didMigrate` that opens the migrating store again, as a careless caller might.
+enum ProbeReentrantPlan: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ProbeItemsV1.self, ProbeItemsV2.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                from: ProbeItemsV1.self, to: ProbeItemsV2.self, willMigrate: nil,
+                didMigrate: { _ in
+                    guard let configuration = probeReentrantStore.withLock({ $0 }) else { return }
+                    try PersistentContainer(schema: try ProbeItemsV2.schema(), engine: configuration).close()
                 })
         ]
     }

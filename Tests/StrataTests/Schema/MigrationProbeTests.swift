@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataStorage
+import Synchronization
 import Testing
 
 /// Schema evolution probed from the outside: plans, data and callers that a careful test of
@@ -190,5 +191,27 @@ import Testing
             _ = try reader.rows(for: FetchPlan(entity: 0))
         }
         #expect(try rows(store, v2) == [[.integer(0)]])
+    }
+
+    /// A stage that opens the store it is migrating (another container, same process) waits
+    /// for the migration's own lock: no deadlock, the inner open's typed `.busy` after the busy
+    /// timeout is rethrown, and the migration is rolled back (the store still opens at version 1).
+    @Test(arguments: EngineKind.allCases)
+    func aStageThatOpensTheMigratingStoreAgainGetsBusyAndChangesNothing(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let v1 = try ProbeItemsV1.schema()
+        try write(store, v1, [[.text("one")]])
+        probeReentrantStore.withLock { $0 = store.configuration }
+        defer { probeReentrantStore.withLock { $0 = nil } }
+        let error = #expect(throws: StrataError.self) {
+            try PersistentContainer(
+                schema: try ProbeItemsV2.schema(), migrationPlan: ProbeReentrantPlan.self, engine: store.configuration
+            ).close()
+        }
+        guard case .busy? = error else {
+            Issue.record("expected busy, got \(String(describing: error))")
+            return
+        }
+        #expect(try rows(store, v1) == [[.text("one")]])
     }
 }
