@@ -145,3 +145,62 @@ enum ProbeReentrantPlan: MigrationPlan {
         ]
     }
 }
+
+/// Person n—n Genre (v1); Person renamed Writer (v2); Writer renamed Author (v3), which moves
+/// it to the join's left side (join names order their sides by name).
+enum ProbeCastV1: VersionedSchema {
+    static let version = 1
+    static var models: [ManagedObject.Type] { [Person.self, Genre.self] }
+
+    final class Person: ManagedObject {
+        @Attribute var name = ""
+        @Relationship(inverse: \Genre.people) var genres: RelatedObjects<Genre>
+    }
+
+    final class Genre: ManagedObject {
+        @Attribute var label = ""
+        @Relationship var people: RelatedObjects<Person>
+    }
+}
+
+enum ProbeCastV2: VersionedSchema {
+    static let version = 2
+    static var models: [ManagedObject.Type] { [Writer.self, Genre.self] }
+
+    final class Writer: ManagedObject {
+        override class var originalEntityName: String? { "Person" }
+        @Attribute var name = ""
+        @Relationship(inverse: \Genre.people) var genres: RelatedObjects<Genre>
+    }
+
+    final class Genre: ManagedObject {
+        @Attribute var label = ""
+        @Relationship var people: RelatedObjects<Writer>
+    }
+}
+
+enum ProbeCastV3: VersionedSchema {
+    static let version = 3
+    static var models: [ManagedObject.Type] { [Author.self, Genre.self] }
+
+    final class Author: ManagedObject {
+        override class var originalEntityName: String? { "Writer" }
+        @Attribute var name = ""
+        @Relationship(inverse: \Genre.people) var genres: RelatedObjects<Genre>
+    }
+
+    final class Genre: ManagedObject {
+        @Attribute var label = ""
+        @Relationship var people: RelatedObjects<Author>
+    }
+}
+
+enum ProbeCastPlan: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ProbeCastV1.self, ProbeCastV2.self, ProbeCastV3.self] }
+    static var stages: [MigrationStage] {
+        [
+            .lightweight(from: ProbeCastV1.self, to: ProbeCastV2.self),
+            .lightweight(from: ProbeCastV2.self, to: ProbeCastV3.self),
+        ]
+    }
+}

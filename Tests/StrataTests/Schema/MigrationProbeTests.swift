@@ -214,4 +214,46 @@ import Testing
         }
         #expect(try rows(store, v1) == [[.text("one")]])
     }
+
+    /// An entity renamed twice across a plan (Person → Writer → Author), the second rename moving
+    /// it to the other side of its many-to-many join, with 4,000 links: every link kept.
+    @Test(arguments: EngineKind.allCases)
+    func thousandsOfLinksThroughAnEntityRenamedTwice(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let people = 2_000
+        let old = try store.open(schema: try ProbeCastV1.schema())
+        let writer = old.newBackgroundContext()
+        try await writer.perform {
+            let genres = (0..<5).map { number in
+                let genre = ProbeCastV1.Genre(context: writer)
+                genre.label = "g\(number)"
+                return genre
+            }
+            for number in 0..<people {
+                let person = ProbeCastV1.Person(context: writer)
+                person.name = "p\(number)"
+                person.genres.insert(genres[number % 5])
+                person.genres.insert(genres[(number + 2) % 5])
+            }
+            try writer.save()
+        }
+        old.close()
+        let container = try PersistentContainer(
+            schema: try ProbeCastV3.schema(), migrationPlan: ProbeCastPlan.self, engine: store.configuration)
+        defer { container.close() }
+        let reader = container.newBackgroundContext()
+        let wrong = try await reader.perform {
+            let authors = try reader.fetch(FetchRequest<ProbeCastV3.Author>())
+            var wrong: [String] = []
+            if authors.count != people { wrong.append("\(authors.count) authors") }
+            for author in authors {
+                guard let number = Int(author.name.dropFirst()) else { continue }
+                let labels = Set(author.genres.map(\.label))
+                if labels != ["g\(number % 5)", "g\((number + 2) % 5)"] { wrong.append("\(author.name): \(labels)") }
+            }
+            return wrong
+        }
+        let first = wrong.prefix(5)
+        #expect(first.isEmpty, "\(wrong.count) wrong, first: \(first)")
+    }
 }
