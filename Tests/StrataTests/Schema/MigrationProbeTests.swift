@@ -256,4 +256,5 @@ import Testing
         let first = wrong.prefix(5)
         #expect(first.isEmpty, "\(wrong.count) wrong, first: \(first)")
     }
+
 }
