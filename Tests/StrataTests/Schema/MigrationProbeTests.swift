@@ -1,5 +1,7 @@
 import Foundation
 import Strata
+import StrataLMDB
+import StrataSQLite
 import StrataStorage
 import Synchronization
 import Testing
@@ -196,12 +198,25 @@ import Testing
     /// A stage that opens the store it is migrating (another container, same process) waits
     /// for the migration's own lock: no deadlock, the inner open's typed `.busy` after the busy
     /// timeout is rethrown, and the migration is rolled back (the store still opens at version 1).
-    @Test(arguments: EngineKind.allCases)
+    /// Serialized: its cases share the global slot that tells the stage which store to open.
+    @Test(.serialized, arguments: EngineKind.allCases)
     func aStageThatOpensTheMigratingStoreAgainGetsBusyAndChangesNothing(kind: EngineKind) throws {
         let store = try TestStore(kind)
         let v1 = try ProbeItemsV1.schema()
         try write(store, v1, [[.text("one")]])
-        probeReentrantStore.withLock { $0 = store.configuration }
+        // The inner open waits a short busy timeout (the migration holds the lock until it ends).
+        let inner: EngineConfiguration =
+            switch kind {
+            case .sqlite:
+                .sqlite(
+                    at: store.directory.appendingPathComponent("store.sqlite"),
+                    options: SQLiteOptions(busyTimeout: .milliseconds(200)))
+            case .lmdb:
+                .lmdb(
+                    at: store.directory.appendingPathComponent("store.lmdb"),
+                    options: LMDBOptions(busyTimeout: .milliseconds(200)))
+            }
+        probeReentrantStore.withLock { $0 = inner }
         defer { probeReentrantStore.withLock { $0 = nil } }
         let error = #expect(throws: StrataError.self) {
             try PersistentContainer(
