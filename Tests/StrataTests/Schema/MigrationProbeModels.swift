@@ -204,3 +204,8 @@ enum ProbeCastPlan: MigrationPlan {
         ]
     }
 }
+
+enum ProbeCastPlanToV2: MigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ProbeCastV1.self, ProbeCastV2.self] }
+    static var stages: [MigrationStage] { [.lightweight(from: ProbeCastV1.self, to: ProbeCastV2.self)] }
+}

@@ -272,4 +272,29 @@ import Testing
         #expect(first.isEmpty, "\(wrong.count) wrong, first: \(first)")
     }
 
+    /// A URI saved before an entity was renamed (`originalEntityName`) still names its object
+    /// after the migration, as `Docs/Migrations.md` promises ("its keys, so object IDs and URIs
+    /// stay valid"): the rename keeps the key, and the URI's old entity name resolves to the new.
+    @Test(arguments: EngineKind.allCases)
+    func aURISavedBeforeAnEntityRenameStillNamesItsObject(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let old = try store.open(schema: try ProbeCastV1.schema())
+        let writer = old.newBackgroundContext()
+        let uri = try await writer.perform {
+            let person = ProbeCastV1.Person(context: writer)
+            person.name = "Le Guin"
+            try writer.save()
+            return person.objectID.uriRepresentation
+        }
+        old.close()
+        let container = try PersistentContainer(
+            schema: try ProbeCastV2.schema(), migrationPlan: ProbeCastPlanToV2.self, engine: store.configuration)
+        defer { container.close() }
+        let reader = container.newBackgroundContext()
+        let name = try await reader.perform {
+            let id = try reader.managedObjectID(forURIRepresentation: uri)
+            return try reader.existingObject(with: id, as: ProbeCastV2.Writer.self).name
+        }
+        #expect(name == "Le Guin")
+    }
 }
