@@ -297,4 +297,31 @@ import Testing
         }
         #expect(name == "Le Guin")
     }
+
+    /// A store with no rows at all renamed twice across a plan (its key counters and join too):
+    /// the migrated store takes new objects and links, and hands out fresh keys.
+    @Test(arguments: EngineKind.allCases)
+    func anEmptyStoreMigratesThroughRenamesAndTakesNewObjects(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        try store.open(schema: try ProbeCastV1.schema()).close()
+        let container = try PersistentContainer(
+            schema: try ProbeCastV3.schema(), migrationPlan: ProbeCastPlan.self, engine: store.configuration)
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let labels = try await context.perform {
+            for number in 0..<3 {
+                let genre = ProbeCastV3.Genre(context: context)
+                genre.label = "g\(number)"
+                let author = ProbeCastV3.Author(context: context)
+                author.name = "a\(number)"
+                author.genres.insert(genre)
+            }
+            try context.save()
+            let keys = Set(try context.fetch(FetchRequest<ProbeCastV3.Author>()).compactMap(\.objectID.primaryKey))
+            let authors = try context.fetch(FetchRequest<ProbeCastV3.Author>(sortBy: [SortDescriptor(\.name)]))
+            return (keys.count, authors.map { "\($0.name):\($0.genres.map(\.label).sorted())" })
+        }
+        #expect(labels.0 == 3)
+        #expect(labels.1 == ["a0:[\"g0\"]", "a1:[\"g1\"]", "a2:[\"g2\"]"])
+    }
 }
