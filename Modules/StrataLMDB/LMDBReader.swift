@@ -32,11 +32,21 @@ final class LMDBReader: StoreReader {
         let environment = engine.environment
         self.environment = environment
         path = environment.path
+        let txn: LMDBTransaction
         do {
-            snapshot = try environment.beginRead()
+            txn = try environment.beginRead()
         } catch {
             LMDBRegistry.release(environment)
             throw error
+        }
+        snapshot = txn
+        // An engine still open with an older version must not decode rows a migration rewrote.
+        do {
+            let catalog = catalog
+            try environment.withReadOperation { try catalog.checkSchemaVersion(txn, engine.schemaVersion) }
+        } catch {
+            close()
+            throw strataError(error, "reading \(path)")
         }
     }
 

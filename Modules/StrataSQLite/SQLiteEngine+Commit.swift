@@ -6,12 +6,29 @@ extension SQLiteEngine {
         try withWriter { (connection) throws(StrataError) in
             try connection.execute("BEGIN IMMEDIATE")
             do throws(StrataError) {
+                try checkSchemaVersion(connection)
                 try Self.write(changes, laidOutBy: self, into: connection)
                 try connection.execute("COMMIT")
             } catch {
                 connection.rollbackQuietly()
                 throw error
             }
+        }
+    }
+
+    /// Throws `.storeNewerThanModel` when the store's schema version is no longer this engine's:
+    /// another engine (this process or another, a newer version of the app) migrated the store
+    /// since this one opened, and rows of this engine's layout must not be written into it, nor
+    /// rows of the new layout read with it. One cached lookup in `strata_metadata`, inside the
+    /// transaction open on `connection` (a commit's, a key reservation's, a reader's snapshot).
+    func checkSchemaVersion(_ connection: SQLiteConnection) throws(StrataError) {
+        let stored = try connection.queryInt64(
+            "SELECT value FROM strata_metadata WHERE key = ?1",
+            [
+                .text("schema_version")
+            ])
+        if let stored, stored != Int64(schemaVersion) {
+            throw .storeNewerThanModel(storeVersion: Int(clamping: stored), modelVersion: schemaVersion)
         }
     }
 

@@ -36,6 +36,7 @@ extension SQLiteEngine {
     ) throws(StrataError) -> Range<Int64> {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StrataError) {
+            try checkSchemaVersion(connection)
             let keys = try Self.reserveKeys(connection, table: table, count: size)
             try connection.execute("COMMIT")
             return keys

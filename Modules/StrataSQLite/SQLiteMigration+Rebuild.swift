@@ -107,6 +107,11 @@ extension SQLiteMigration {
         let recorded = Set(plan.target.entity(named: entity)?.indexes.map(\.name) ?? [])
         for (index, statement) in zip(layout.entity.indexes, layout.createIndexes())
         where !recorded.contains(index.name) || (oldIndexes.contains(index.name) && !added.contains(index.name)) {
+            // The copy may have made rows clash (nulls made required with one default): refuse
+            // naming the constraint, as an added one is, before SQLite's own failure.
+            if index.isUnique {
+                try checkUnique(entity: entity, attributes: index.columns.map { layout.entity.columns[$0].name })
+            }
             try connection.execute(statement)
         }
     }

@@ -147,7 +147,7 @@ struct SQLiteMigration: SchemaMigrationApplier {
     }
 
     /// Refuses a unique constraint that existing rows break (nulls never clash), naming the keys.
-    private func checkUnique(entity: String, attributes: [String]) throws(StrataError) {
+    func checkUnique(entity: String, attributes: [String]) throws(StrataError) {
         let columns = attributes.map(quoted).joined(separator: ", ")
         let present = attributes.map { "\(quoted($0)) IS NOT NULL" }.joined(separator: " AND ")
         let clashes =

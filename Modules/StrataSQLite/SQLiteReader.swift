@@ -17,12 +17,14 @@ final class SQLiteReader: StoreReader {
     private let lookupRow = SQLiteReusedRow()
 
     /// Begins the snapshot: `BEGIN` plus one read, because WAL fixes a snapshot at the first read.
+    /// That read is the store's schema version: an engine still open with an older version gets
+    /// `.storeNewerThanModel` instead of reading rows that a migration changed.
     init(engine: SQLiteEngine, connection: SQLiteConnection) throws(StrataError) {
         self.engine = engine
         pool = engine
         try connection.run(cached: "BEGIN")
         do throws(StrataError) {
-            _ = try connection.queryInt64("SELECT count(*) FROM strata_metadata")
+            try engine.checkSchemaVersion(connection)
         } catch {
             connection.rollbackQuietly()
             throw error

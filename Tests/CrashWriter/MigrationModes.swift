@@ -7,6 +7,11 @@
 //   strata-crash-writer --mode open-old --engine E --store PATH
 //     opens the store with version 1 and prints "refused storeNewerThanModel S M" (exit 0) for the
 //     typed refusal, "opened N" (exit 3) when it read N items, "refused <error>" (exit 4) otherwise.
+//   strata-crash-writer --mode hold-old --engine E --store PATH
+//     opens the store with version 1 and prints "open", waits for a line on standard input (the
+//     test migrates the store meanwhile), then saves one new item and counts the items, printing
+//     "save: <outcome>" and "read: <outcome>" (an outcome is "ok", "ok N", "storeNewerThanModel S M"
+//     or "error <error>"), and exits 0.
 
 import CrashModels
 import Foundation
@@ -29,6 +34,8 @@ func runMigrationMode(_ mode: String, engine: EngineConfiguration) async -> Neve
         migrate(to: target, engine: engine)
     case "open-old":
         await openWithTheOldSchema(engine: engine)
+    case "hold-old":
+        await holdWithTheOldSchema(engine: engine)
     default:
         FileHandle.standardError.write(Data("strata-crash-writer: unknown --mode \(mode)\n".utf8))
         exit(2)
@@ -69,5 +76,44 @@ func openWithTheOldSchema(engine: EngineConfiguration) async -> Never {
     } catch {
         say("refused \(String(reflecting: error).replacingOccurrences(of: "\n", with: " "))")
         exit(4)
+    }
+}
+
+/// Holds the store open with version 1 while the test migrates it, then writes and reads.
+func holdWithTheOldSchema(engine: EngineConfiguration) async -> Never {
+    func outcome(_ error: any Error) -> String {
+        if case .storeNewerThanModel(let storeVersion, let modelVersion)? = error as? StrataError {
+            return "storeNewerThanModel \(storeVersion) \(modelVersion)"
+        }
+        return "error " + String(reflecting: error).replacingOccurrences(of: "\n", with: " ")
+    }
+    do {
+        let container = try PersistentContainer(schema: try MigrationCrashV1.schema(), engine: engine)
+        say("open")
+        _ = readLine()
+        let context = container.newBackgroundContext()
+        do {
+            try await context.perform {
+                let item = MigrationCrashV1.Item(context: context)
+                item.number = 1_000_000
+                item.title = "late"
+                try context.save()
+            }
+            say("save: ok")
+        } catch {
+            say("save: \(outcome(error))")
+        }
+        do {
+            let reader = container.newBackgroundContext()
+            let count = try await reader.perform { try reader.count(for: FetchRequest<MigrationCrashV1.Item>()) }
+            say("read: ok \(count)")
+        } catch {
+            say("read: \(outcome(error))")
+        }
+        container.close()
+        exit(0)
+    } catch {
+        say("failed \(outcome(error))")
+        exit(1)
     }
 }

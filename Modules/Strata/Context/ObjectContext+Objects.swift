@@ -145,17 +145,21 @@ extension ObjectContext {
     /// let account = try context.existingObject(with: id, as: Account.self)
     /// ```
     /// Unlike Core Data's method of the same name it throws rather than returning nil, so that
-    /// the caller learns why. It reads no row, so the object may still be missing.
+    /// the caller learns why. It reads no row, so the object may still be missing. A URI made
+    /// before its entity was renamed (``ManagedObject/originalEntityName``) gives the ID under the
+    /// new name.
     /// - Throws: ``StrataStorage/StrataError/invalidURI(_:reason:)`` with `.malformed` (not a Strata object
     ///   URI), `.otherStore` or `.unknownEntity`.
     public func managedObjectID(forURIRepresentation url: URL) throws -> ObjectID {
         let uri = url.absoluteString
         let id = try ObjectID(uriString: uri)
         guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(uri, reason: .otherStore) }
-        guard schema.model(named: id.entityName) != nil else {
+        if schema.model(named: id.entityName) != nil { return id }
+        // A URI made before the entity was renamed (`originalEntityName`): the rename kept the key.
+        guard let renamed = schema.models.first(where: { $0.originalName == id.entityName }) else {
             throw StrataError.invalidURI(uri, reason: .unknownEntity)
         }
-        return id
+        return ObjectID(storeIdentifier: id.storeIdentifier, entityName: renamed.name, kind: id.kind)
     }
 
     /// Gives unsaved objects their permanent IDs now, before saving.
