@@ -65,7 +65,7 @@ public enum SchemaDifference: Sendable, Hashable, CustomStringConvertible {
                 ? "`\(entity).\(attribute)` became optional (it was required)"
                 : "`\(entity).\(attribute)` became required (it was optional)"
         case .attributeDefaultChanged(let entity, let attribute, let from, let to):
-            "`\(entity).\(attribute)` changed its default from \(Self.describe(from)) to \(Self.describe(to))"
+            "`\(entity).\(attribute)` changed its default from \(Self.describeDefault(from)) to \(Self.describeDefault(to))"
         case .relationshipAdded(let entity, let relationship):
             "relationship `\(entity).\(relationship.name)` was added: \(Self.describe(relationship))"
         case .relationshipRemoved(let entity, let relationship):
@@ -117,6 +117,11 @@ public enum SchemaDifference: Sendable, Hashable, CustomStringConvertible {
     private static func describe(_ value: RecordedValue?) -> String {
         guard let value else { return "no default" }
         return "default \(value)"
+    }
+
+    /// A default as a value, or "no default".
+    private static func describeDefault(_ value: RecordedValue?) -> String {
+        value.map { "\($0)" } ?? "no default"
     }
 
     private static func describe(_ relationship: RecordedRelationship) -> String {

@@ -48,14 +48,14 @@ extension StrataError {
             ? "The store's schema (version \(storeVersion)) differs from the model's, which declares the same version"
             : "The store has schema version \(storeVersion) but the model is version \(modelVersion)"
         if differences.isEmpty {
-            text += "."
+            text += ". "
         } else {
             text += ". The model differs from the store's recorded schema:"
             for difference in differences { text += "\n- " + difference.description }
             text += "\n"
         }
         text += """
-             A store migrates only to a higher version: if the model changed on purpose, raise its schema version \
+            A store migrates only to a higher version: if the model changed on purpose, raise its schema version \
             (the change is then inferred, or run by the stages of a MigrationPlan); otherwise open the store with \
             the model that created it (the version and the classes it had). The store was not changed.
             """
@@ -73,11 +73,40 @@ extension StrataError {
             without code. These changes cannot be inferred:
             """
         for difference in refused { text += "\n- " + difference.description }
-        text += """
-
-            Give the attribute a default, declare its `originalName`, or migrate through a custom stage \
-            (`MigrationStage.custom`) that transforms the data. The store was not changed.
-            """
+        text += "\n" + refusalAdvice(refused).joined(separator: " ") + " The store was not changed."
         return text
+    }
+}
+
+extension StrataError {
+    /// What to do about each kind of refused change, once per kind.
+    static func refusalAdvice(_ refused: [SchemaDifference]) -> [String] {
+        var advice: [String] = []
+        func add(_ sentence: String) { if !advice.contains(sentence) { advice.append(sentence) } }
+        for difference in refused {
+            switch difference {
+            case .attributeTypeChanged:
+                add(
+                    """
+                    A type change needs a custom stage (`MigrationStage.custom`): it replaces the column, and its \
+                    `didMigrate` sets the new values (read the old ones in `willMigrate`).
+                    """)
+            case .attributeAdded, .attributeOptionalityChanged:
+                add(
+                    """
+                    A required attribute needs a default for the existing rows: declare one, make it optional, or \
+                    fill it in a custom stage's `didMigrate`.
+                    """)
+            case .relationshipChanged:
+                add(
+                    """
+                    A relationship whose target, kind or inverse changed needs a custom stage that moves the links \
+                    (read them in `willMigrate`, set them in `didMigrate`).
+                    """)
+            default:
+                add("Migrate this change through a custom stage (`MigrationStage.custom`) that transforms the data.")
+            }
+        }
+        return advice
     }
 }

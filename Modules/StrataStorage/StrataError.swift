@@ -201,7 +201,7 @@ extension StrataError: CustomStringConvertible {
                 """
         case .migrationStageFailed(let fromVersion, let toVersion, let reason):
             return """
-                The custom migration stage from version \(fromVersion) to \(toVersion) failed: \(reason). The store \
+                The custom migration stage from version \(fromVersion) to \(toVersion) failed: \(Self.sentence(reason)) The store \
                 was left at its old version, unchanged; fix the stage and open the store again.
                 """
         case .invalidSchema(let detail):
@@ -244,5 +244,14 @@ extension StrataError {
         case .busy(let detail, _): "busy (\(detail))"
         default: error.description
         }
+    }
+}
+
+extension StrataError {
+    /// `text` ending with one period.
+    static func sentence(_ text: String) -> String {
+        var trimmed = Substring(text)
+        while let last = trimmed.last, last == "." || last == " " || last == "\n" { trimmed = trimmed.dropLast() }
+        return trimmed + "."
     }
 }

@@ -31,23 +31,23 @@ enum MigrationDriftChecks {
                 kind: "an attribute's type changed", store: KitV1.self, model: KitNoteTextRank.self,
                 differences: [
                     "`Note.rank` changed type from `Int` to `String`",
-                    #"`Note.rank` changed its default from default 0 to default """#,
+                    #"`Note.rank` changed its default from 0 to """#,
                 ]),
             Drift(
                 kind: "an attribute made optional", store: KitV1.self, model: KitNoteOptionalTitle.self,
                 differences: [
                     "`Note.title` became optional (it was required)",
-                    #"`Note.title` changed its default from default "" to default nil"#,
+                    #"`Note.title` changed its default from "" to nil"#,
                 ]),
             Drift(
                 kind: "an attribute made required", store: KitV1.self, model: KitNoteRequiredBody.self,
                 differences: [
                     "`Note.body` became required (it was optional)",
-                    #"`Note.body` changed its default from default nil to default "(empty)""#,
+                    #"`Note.body` changed its default from nil to "(empty)""#,
                 ]),
             Drift(
                 kind: "an attribute's default changed", store: KitV1.self, model: KitNoteTitled.self,
-                differences: [#"`Note.title` changed its default from default "" to default "untitled""#]),
+                differences: [#"`Note.title` changed its default from "" to "untitled""#]),
             Drift(
                 kind: "a relationship added", store: KitLibrary.self, model: KitLibraryAuthors.self,
                 differences: [

@@ -128,7 +128,7 @@ struct SchemaDifferenceTests {
             ])
         #expect(
             diff(model).first?.description
-                == "`Author.name` changed its default from default \"\" to default \"Anonymous\"")
+                == "`Author.name` changed its default from \"\" to \"Anonymous\"")
         // A default of another storage class is a change even when the numbers are equal.
         let real = changing("Book") { $0.attributes[1].defaultValue = .init(.real(0)) }
         let integer = changing("Book") { $0.attributes[1].defaultValue = .init(.integer(0)) }

@@ -71,6 +71,27 @@ struct SchemaMigrationPlannerTests {
                 == [.attributeTypeChanged(entity: "Book", attribute: "year", from: .int64, to: .string)])
     }
 
+    /// The refusal's message gives the advice that fits each refused kind, once, and no other.
+    @Test func aRefusalSaysWhatToDoForEachKind() {
+        let typeChange = StrataError.migrationNotInferable(
+            storeVersion: 1, modelVersion: 2,
+            refused: [
+                .attributeTypeChanged(entity: "Book", attribute: "year", from: .int64, to: .string),
+                .attributeTypeChanged(entity: "Book", attribute: "pages", from: .int64, to: .string),
+            ]
+        ).description
+        #expect(typeChange.components(separatedBy: "A type change needs a custom stage").count == 2)
+        #expect(!typeChange.contains("originalName") && !typeChange.contains("needs a default"))
+        #expect(typeChange.hasSuffix("The store was not changed."))
+        let required = StrataError.migrationNotInferable(
+            storeVersion: 1, modelVersion: 2,
+            refused: [.attributeOptionalityChanged(entity: "Book", attribute: "year", isOptional: false)]
+        ).description
+        #expect(required.contains("needs a default") && !required.contains("type change"))
+        let stage = StrataError.migrationStageFailed(fromVersion: 1, toVersion: 2, reason: "no title.").description
+        #expect(stage.contains("failed: no title. The store") && !stage.contains(".."))
+    }
+
     @Test func optionalityChangesNeedADefaultOnlyToBecomeRequired() throws {
         let loosened = next("Author") { $0.attributes[0].isOptional = true }
         #expect(
