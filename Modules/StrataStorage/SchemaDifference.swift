@@ -65,7 +65,8 @@ public enum SchemaDifference: Sendable, Hashable, CustomStringConvertible {
                 ? "`\(entity).\(attribute)` became optional (it was required)"
                 : "`\(entity).\(attribute)` became required (it was optional)"
         case .attributeDefaultChanged(let entity, let attribute, let from, let to):
-            "`\(entity).\(attribute)` changed its default from \(Self.describeDefault(from)) to \(Self.describeDefault(to))"
+            "`\(entity).\(attribute)` changed its default from \(Self.describeDefault(from)) to "
+                + Self.describeDefault(to)
         case .relationshipAdded(let entity, let relationship):
             "relationship `\(entity).\(relationship.name)` was added: \(Self.describe(relationship))"
         case .relationshipRemoved(let entity, let relationship):

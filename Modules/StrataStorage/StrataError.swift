@@ -201,8 +201,9 @@ extension StrataError: CustomStringConvertible {
                 """
         case .migrationStageFailed(let fromVersion, let toVersion, let reason):
             return """
-                The custom migration stage from version \(fromVersion) to \(toVersion) failed: \(Self.sentence(reason)) The store \
-                was left at its old version, unchanged; fix the stage and open the store again.
+                The custom migration stage from version \(fromVersion) to \(toVersion) failed: \
+                \(Self.sentence(reason)) The store was left at its old version, unchanged; fix the stage and open \
+                the store again.
                 """
         case .invalidSchema(let detail):
             return "Invalid schema: \(detail)"
