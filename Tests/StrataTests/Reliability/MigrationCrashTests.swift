@@ -8,7 +8,7 @@ import Testing
 /// version 2 (a migration that rewrites every row), then classifies the store: it must be
 /// wholly at version 1 (every row as it was) or wholly at version 2 (every row migrated).
 /// Each engine and target is killed until 10 kills landed during the migration (20 per engine)
-/// in CI, 60 (120 per engine) with `STRATA_STRESS=1`, or until 4 times as many kills ran.
+/// in CI, 60 (120 per engine) with `STRATA_STRESS=1`, or until 8 times as many kills ran.
 ///
 /// The kill delays come from the seed of ``CrashSafetyTests`` (`STRATA_SEED` replays them);
 /// each delay is drawn between 0.8 times the median time to the migration's first progress
@@ -61,7 +61,7 @@ struct MigrationCrashTests {
         var tally = MigrationCrashTally()
         var state = MigrationCrashStore.State.version2
         var kill = 0
-        while tally.duringMigration < Self.killsDuringMigration, kill < Self.killsDuringMigration * 4 {
+        while tally.duringMigration < Self.killsDuringMigration, kill < Self.killsDuringMigration * 8 {
             if state != .version1 { try MigrationCrashStore.copy(pristine, to: store) }
             let delay = Duration.nanoseconds(Int64.random(in: start...window, using: &random))
             let run = try await MigrationCrashChild.migrate(kind: kind, store: store, target: target, killAfter: delay)
