@@ -138,6 +138,17 @@ enum IndexKeyCodec {
         }
     }
 
+    /// The primary key of a row in an entity database, whose keys are exactly 8 bytes.
+    /// - Throws: `.storeCorrupt` naming the entity for a key of another length (real damage:
+    ///   the engine writes no other key there).
+    @inline(__always)
+    static func rowKey(_ bytes: RawSpan, entity: String) throws(StrataError) -> Int64 {
+        guard bytes.byteCount == 8, let key = readPrimaryKey(bytes) else {
+            throw .storeCorrupt("entity \(entity) holds a malformed key of \(bytes.byteCount) bytes")
+        }
+        return key
+    }
+
     /// A copy of the bytes of a span.
     static func array(_ bytes: RawSpan) -> [UInt8] {
         unsafe bytes.withUnsafeBytes { unsafe Array($0) }

@@ -32,10 +32,7 @@ extension LMDBMigration {
             let encoded = ByteBuffer()
             var done = 0
             try txn.rewriteValues(dbi) { keyBytes, value in
-                guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.byteCount == 8 else {
-                    throw StrataError.storeCorrupt(
-                        "entity \(name) holds a malformed key of \(keyBytes.byteCount) bytes")
-                }
+                let key = try IndexKeyCodec.rowKey(keyBytes, entity: name)
                 try RowCodec.remap(value, key: key, plan: &plan, into: encoded)
                 done += 1
                 if done % Self.progressInterval == 0 { progress.rowsMigrated(done, of: total) }
@@ -75,10 +72,7 @@ extension LMDBMigration {
         var row = StoredRow(key: 0, version: 0, values: [])
         var indexKey: [UInt8] = []
         try txn.scan(entity.dbi) { keyBytes, value in
-            guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.byteCount == 8 else {
-                throw StrataError.storeCorrupt(
-                    "entity \(entity.name) holds a malformed key of \(keyBytes.byteCount) bytes")
-            }
+            let key = try IndexKeyCodec.rowKey(keyBytes, entity: entity.name)
             try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
             for index in indexes {
                 try LMDBCommitter.encodeIndexKey(

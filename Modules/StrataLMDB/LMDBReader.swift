@@ -235,10 +235,7 @@ final class LMDBReader: StoreReader {
             // consumer did not keep.
             var row = StoredRow(key: 0, version: 0, values: [])
             try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(max(lower, 1)), before: end) { keyBytes, value in
-                guard let key = IndexKeyCodec.readPrimaryKey(keyBytes), keyBytes.byteCount == 8 else {
-                    throw StrataError.storeCorrupt(
-                        "entity \(entity.name) holds a malformed key of \(keyBytes.byteCount) bytes")
-                }
+                let key = try IndexKeyCodec.rowKey(keyBytes, entity: entity.name)
                 try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
                 return try body(row)
             }

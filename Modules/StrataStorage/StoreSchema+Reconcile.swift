@@ -133,11 +133,9 @@ private struct MigrationRun<Session: StoreMigrationSession> {
         let plan = try SchemaMigrationPlan.infer(
             from: current, to: recorded, renames: target.renames, allowingReplacement: allowingReplacement,
             storeVersion: storeVersion)
-        let done = stagesDone
+        // The closure keeps a copy of the run as it is now, with this stage's count of stages done.
         let progress = MigrationRowProgress { [self] rows, total in
-            var copy = self
-            copy.stagesDone = done
-            copy.report(rows: rows, of: total, stageFraction: total > 0 ? Double(rows) / Double(total) : 0)
+            report(rows: rows, of: total, stageFraction: total > 0 ? Double(rows) / Double(total) : 0)
         }
         try session.apply(plan, to: target, progress: progress)
         current = recorded

@@ -111,14 +111,14 @@ enum MigrationPlanning {
 }
 
 /// Runs a custom stage's closures in a context over the migration's transaction engine, and
-/// keeps the errors they threw, so that the container rethrows the last in place of the engine's
+/// keeps the last error they threw, so that the container rethrows it in place of the engine's
 /// ``StrataStorage/StrataError/migrationStageFailed(fromVersion:toVersion:reason:)``.
 final class StageFailures: Sendable {
-    private let errors = Mutex<[any Error]>([])
+    private let latest = Mutex<(any Error)?>(nil)
 
     /// The last error a stage's closure threw (an engine that grows its store and runs the
     /// migration again runs the closures again: the last attempt's error is the one that counts).
-    var last: (any Error)? { errors.withLock { $0.last } }
+    var last: (any Error)? { latest.withLock { $0 } }
 
     /// Runs `body` with a context on `schema` over `engine`, inline on this thread, and saves
     /// what it left unsaved.
@@ -134,7 +134,7 @@ final class StageFailures: Sendable {
                 if context.hasChanges { try context.save() }
             }
         } catch {
-            errors.withLock { $0.append(error) }
+            latest.withLock { $0 = error }
             throw error
         }
     }
