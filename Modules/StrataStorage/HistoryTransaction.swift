@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One committed change set, as the store's persistent history keeps it (issue 15, groundwork).
 ///
