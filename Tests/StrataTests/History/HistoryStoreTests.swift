@@ -201,4 +201,21 @@ struct HistoryStoreTests {
         #expect(try engine.history(after: all[4].token, limit: nil) == [])
         #expect(try engine.history(after: -5, limit: 1) == [all[0]])
     }
+
+    @Test("two engines on one store share the tokens and see each other's history", arguments: EngineKind.allCases)
+    func twoEnginesShareHistory(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let first = try Self.open(store)
+        defer { first.close() }
+        let second = try Self.open(store)
+        defer { second.close() }
+        try first.commit(Self.inserting([Self.account(1, "a")], author: "first"))
+        try second.commit(Self.inserting([Self.account(2, "b")], author: "second"))
+        try first.commit(Self.inserting([Self.account(3, "c")], author: "first"))
+        let seenByFirst = try first.history(after: 0, limit: nil)
+        #expect(seenByFirst.map(\.author) == ["first", "second", "first"])
+        #expect(Set(seenByFirst.map(\.token)).count == 3)
+        #expect(try second.history(after: 0, limit: nil) == seenByFirst)
+        #expect(try second.currentHistoryToken() == seenByFirst.last?.token)
+    }
 }
