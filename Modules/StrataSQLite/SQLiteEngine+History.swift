@@ -32,7 +32,7 @@ extension SQLiteEngine: HistoryStore {
     /// Appends `record` as the next history transaction, inside the write transaction open on
     /// `connection` (a commit's, or a migration's savepoint).
     /// - Throws: `.storeFull` when the token would pass `Int64.max`; `.misuse` for changes that do
-    ///   not encode; `.storeCorrupt` for a damaged counter; SQLite's errors.
+    ///   not encode; `.storeCorrupt` for a damaged counter (missing, or behind the table); SQLite's errors.
     static func appendHistory(_ record: HistoryRecord, into connection: SQLiteConnection) throws(StrataError) {
         let last = try lastHistoryToken(connection)
         guard last < Int64.max else {
@@ -49,12 +49,18 @@ extension SQLiteEngine: HistoryStore {
         }
         try connection.run(
             "UPDATE strata_metadata SET value = ?2 WHERE key = ?1", [.text(historyTokenKey), .integer(token)])
-        try connection.run(
-            "INSERT INTO strata_history (token, timestamp, author, changes) VALUES (?1, ?2, ?3, ?4)",
-            [
-                .integer(token), .real(Date().timeIntervalSince1970), record.author.map(StoredValue.text) ?? .null,
-                .text(json),
-            ])
+        do throws(StrataError) {
+            try connection.run(
+                "INSERT INTO strata_history (token, timestamp, author, changes) VALUES (?1, ?2, ?3, ?4)",
+                [
+                    .integer(token), .real(Date().timeIntervalSince1970),
+                    record.author.map(StoredValue.text) ?? .null, .text(json),
+                ])
+        } catch .constraintViolation {
+            // Only the token is unique: the counter fell behind the table (edited by hand?).
+            throw .storeCorrupt(
+                "\(connection.path): strata_history already has token \(token), the next one by \(historyTokenKey)")
+        }
     }
 
     /// The last token handed out, 0 before the first, read in the transaction open on `connection`.

@@ -38,4 +38,23 @@ struct SQLiteHistoryUpgradeTests {
         #expect(try raw.strings("SELECT count(*) FROM strata_history") == ["1"])
         #expect(try raw.strings("SELECT value FROM strata_metadata WHERE key = 'history_token'") == ["1"])
     }
+
+    @Test func aCounterBehindTheTableIsStoreCorruptAndWritesNothing() throws {
+        let store = try TestStore(.sqlite)
+        let path = store.directory.appendingPathComponent("store.sqlite").path
+        let engine = try HistoryStoreTests.open(store)
+        defer { engine.close() }
+        try engine.commit(HistoryStoreTests.inserting([HistoryStoreTests.account(1, "a")], author: nil))
+        try RawSQLite(path: path).execute("UPDATE strata_metadata SET value = 0 WHERE key = 'history_token'")
+
+        let error = strataError {
+            try engine.commit(HistoryStoreTests.inserting([HistoryStoreTests.account(2, "b")], author: nil))
+        }
+        guard case .storeCorrupt(let detail, _) = error else {
+            Issue.record("expected storeCorrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("strata_history already has token 1"))
+        #expect(try allRows(engine, 0).map(\.key) == [1])
+    }
 }
