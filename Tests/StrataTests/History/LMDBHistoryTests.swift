@@ -225,4 +225,23 @@ struct LMDBHistoryTests {
         try insert(engine, "new")
         #expect(try engine.history(after: 0, limit: nil).map(\.token) == [1])
     }
+
+    /// A history entry whose bytes changed on disk is reported as damage, not decoded.
+    @Test func lmdbDamagedHistoryIsStoreCorrupt() throws {
+        let store = try TestStore(.lmdb)
+        var engine = try open(store)
+        try insert(engine, "one")
+        try insert(engine, "two")
+        let tokens = try engine.history(after: 0, limit: nil).map(\.token)
+        engine.close()
+        try RawStoreEdits.damageLMDBHistory(store, token: tokens[1])
+        engine = try open(store)
+        defer { engine.close() }
+        #expect(try engine.history(after: 0, limit: 1).map(\.token) == [tokens[0]])
+        #expect {
+            try engine.history(after: 0, limit: nil)
+        } throws: { error in
+            if case .storeCorrupt? = error as? StrataError { true } else { false }
+        }
+    }
 }

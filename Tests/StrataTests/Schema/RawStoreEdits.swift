@@ -62,6 +62,33 @@ enum RawStoreEdits {
         }
     }
 
+    /// Changes one letter of the author `tests` in an LMDB store's history entry `token` (closed store).
+    static func damageLMDBHistory(_ store: TestStore, token: Int64) throws {
+        try withMeta(store) { txn, _ in
+            var history: MDB_dbi = 0
+            try check(mdb_dbi_open(txn, "strata.history", 0, &history), "mdb_dbi_open")
+            var key = withUnsafeBytes(of: UInt64(bitPattern: token).bigEndian) { Array($0) }
+            try key.withUnsafeMutableBytes { bytes in
+                var keyValue = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                var data = MDB_val()
+                try check(mdb_get(txn, history, &keyValue, &data), "mdb_get")
+                var value = Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+                // The case of one letter of the author "tests": still valid JSON, so only the
+                // checksum tells.
+                let author = Array("tests".utf8)
+                let starts = 0...(value.count - author.count)
+                guard let at = starts.first(where: { value[$0..<$0 + author.count].elementsEqual(author) }) else {
+                    throw StrataError.io("no author \"tests\" in history entry \(token)")
+                }
+                value[at] ^= 0x20
+                try value.withUnsafeMutableBytes { valueBytes in
+                    var newValue = MDB_val(mv_size: valueBytes.count, mv_data: valueBytes.baseAddress)
+                    try check(mdb_put(txn, history, &keyValue, &newValue, 0), "mdb_put")
+                }
+            }
+        }
+    }
+
     /// The names of an LMDB store's named databases (closed store).
     static func lmdbDatabaseNames(_ store: TestStore) throws -> [String] {
         var names: [String] = []
