@@ -28,6 +28,11 @@ enum CRC32C {
         unsafe bytes.withUnsafeBytes { unsafe checksum($0) }
     }
 
+    /// The checksum of an array's bytes.
+    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        unsafe bytes.withUnsafeBytes { unsafe checksum($0) }
+    }
+
     /// The checksum of a byte buffer.
     @unsafe
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {

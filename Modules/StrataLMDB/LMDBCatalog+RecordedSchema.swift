@@ -18,8 +18,9 @@ extension LMDBCatalog {
     ///
     /// A store made before recorded schemas (no `schema` entry) whose version matches is
     /// upgraded once: it must hold exactly the named databases this schema uses (one per entity,
-    /// per index, two per join, and the metadata), and every row must decode with the model's
-    /// columns (their count and storage classes, no nil in a required column). Rows carry no
+    /// per index, two per join, the metadata, and the history database when present), and every
+    /// row must decode with the model's columns (their count and storage classes, no nil in a
+    /// required column). Rows carry no
     /// column names, so two columns of one class swapped or renamed go unseen. Then the schema is
     /// recorded.
     ///
@@ -64,6 +65,12 @@ extension LMDBCatalog {
                     differences: [.unrecordedStoreDiffers("the store has no database \(name)")])
             }
         }
+        // The history database (created at the first open by a build that keeps history) is
+        // not the model's: counted when present.
+        do {
+            _ = try txn.openDatabase(LMDBEngine.historyName, create: false)
+            expected.append(LMDBEngine.historyName)
+        } catch .notFound {}
         let present = try txn.count(try txn.openDatabase(nil, create: false))
         guard present == expected.count + 1 else {
             throw StrataError.schemaMismatch(

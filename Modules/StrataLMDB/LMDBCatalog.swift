@@ -4,7 +4,8 @@ import StrataStorage
 
 /// The named databases of a store and what each holds, opened from a `StoreSchema`.
 ///
-/// - `strata.meta`: store UUID, schema version, format version, key counters.
+/// - `strata.meta`: store UUID, schema version, format version, key counters, history token.
+/// - `strata.history`: persistent history by token (`LMDBEngine+History.swift`).
 /// - `e.<Entity>`: rows by 8-byte big-endian primary key (``RowCodec``).
 /// - `i.<Index>`: one per `IndexSchema`, plus `r.<Entity>.<column>` for any reference column
 ///   no index starts with (``IndexKeyCodec`` keys, primary key as value).
@@ -67,7 +68,8 @@ struct LMDBCatalog: Sendable {
     static func databaseCount(_ schema: StoreSchema) -> Int {
         let versions = [schema] + (schema.migrationPlan?.versions ?? [])
         let largest = versions.map { $0.entities.reduce(0) { $0 + 1 + indexes(of: $1).count } + 2 * $0.joins.count }
-        return 1 + 2 * (largest.max() ?? 0) + 8
+        // The metadata and history databases, then the schema's.
+        return 2 + 2 * (largest.max() ?? 0) + 8
     }
 
     /// What the metadata database records.

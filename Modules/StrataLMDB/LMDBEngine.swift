@@ -1,3 +1,4 @@
+import CLMDB
 import Foundation
 import StrataStorage
 import Synchronization
@@ -11,11 +12,16 @@ final class LMDBEngine: StorageEngine {
     let schemaVersion: Int
     let environment: LMDBEnvironment
     let catalog: LMDBCatalog
+    /// The `strata.history` database (see `LMDBEngine+History.swift`).
+    let historyDatabase: MDB_dbi
     private let closed = Mutex(false)
 
-    private init(environment: LMDBEnvironment, catalog: LMDBCatalog, metadata: LMDBCatalog.Metadata) {
+    private init(
+        environment: LMDBEnvironment, catalog: LMDBCatalog, historyDatabase: MDB_dbi, metadata: LMDBCatalog.Metadata
+    ) {
         self.environment = environment
         self.catalog = catalog
+        self.historyDatabase = historyDatabase
         storeIdentifier = metadata.storeIdentifier
         schemaVersion = metadata.schemaVersion
     }
@@ -43,10 +49,12 @@ final class LMDBEngine: StorageEngine {
         do {
             let path = directory.path
             let maxKeySize = environment.maxKeySize
-            let (catalog, metadata) = try environment.write("opening \(path)") { txn in
-                try LMDBCatalog.open(txn, schema: schema, path: path, maxKeySize: maxKeySize)
+            let (catalog, metadata, history) = try environment.write("opening \(path)") { txn in
+                let (catalog, metadata) = try LMDBCatalog.open(txn, schema: schema, path: path, maxKeySize: maxKeySize)
+                return (catalog, metadata, try openHistory(txn))
             }
-            return LMDBEngine(environment: environment, catalog: catalog, metadata: metadata)
+            return LMDBEngine(
+                environment: environment, catalog: catalog, historyDatabase: history, metadata: metadata)
         } catch {
             LMDBRegistry.release(environment)
             throw error
@@ -79,14 +87,32 @@ final class LMDBEngine: StorageEngine {
         return try LMDBReader(engine: self)
     }
 
+    /// Runs `body` on a read snapshot of its own, begun and ended here (counted as a user of
+    /// the environment like a reader, so a concurrent ``close()`` cannot shut it down meanwhile).
+    func withSnapshot<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        try closed.withLock { (closed) throws(StrataError) in
+            if closed { throw Self.closedError(environment.path) }
+            LMDBRegistry.retain(environment)
+        }
+        defer { LMDBRegistry.release(environment) }
+        let txn = try environment.beginRead()
+        defer { environment.endRead(txn) }
+        do {
+            return try environment.withReadOperation { try body(txn) }
+        } catch {
+            throw strataError(error, "reading \(environment.path)")
+        }
+    }
+
     static func closedError(_ path: String) -> StrataError {
         .misuse("the LMDB store at \(path) was closed; open a new PersistentContainer to use it again")
     }
 
     func commit(_ changes: ChangeSet) throws {
         try checkOpen()
-        if changes.isEmpty { return }
+        if changes.isEmpty && changes.history == nil { return }
         let catalog = catalog
+        let historyDatabase = historyDatabase
         let storeIdentifier = storeIdentifier
         let maxKeySize = environment.maxKeySize
         let schemaVersion = schemaVersion
@@ -95,6 +121,9 @@ final class LMDBEngine: StorageEngine {
             var committer = LMDBCommitter(
                 txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)
             try committer.apply(changes)
+            if let record = changes.history {
+                try Self.appendHistory(txn, meta: catalog.meta, history: historyDatabase, record)
+            }
         }
     }
 

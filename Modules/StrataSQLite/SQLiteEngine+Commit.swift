@@ -33,9 +33,11 @@ extension SQLiteEngine {
     }
 
     /// Writes `changes` into the write transaction open on `connection`, with every check of a
-    /// commit; the caller commits, or rolls back when this throws.
+    /// commit, and appends their ``ChangeSet/history`` when set (after every check passed); the
+    /// caller commits, or rolls back when this throws.
     /// - Throws: `.conflict` listing every version conflict; else the first unique clash
-    ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; SQLite's errors.
+    ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; the
+    ///   history's errors (``appendHistory(_:into:)``); SQLite's errors.
     static func write(
         _ changes: ChangeSet, laidOutBy layouts: some SQLiteLayoutSource, into connection: SQLiteConnection
     ) throws(StrataError) {
@@ -43,6 +45,7 @@ extension SQLiteEngine {
         try writer.apply(changes)
         if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
         if let violation = writer.violation { throw violation }
+        if let history = changes.history { try appendHistory(history, into: connection) }
     }
 }
 

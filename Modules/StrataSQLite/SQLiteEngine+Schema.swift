@@ -94,6 +94,8 @@ extension SQLiteEngine {
                     path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
             } else {
                 var read = try readMetadata(connection, schema: schema)
+                // Before a migration, whose stages may commit change sets with history.
+                try prepareHistory(connection)
                 if try checkRecordedSchema(
                     connection, schema: schema, storeVersion: read.schemaVersion, storeIdentifier: read.identifier,
                     tables: tables, joins: joins)
@@ -129,6 +131,7 @@ extension SQLiteEngine {
         try setMetadata(connection, insertMetadata, "schema_version", .integer(Int64(schema.version)))
         try setMetadata(connection, insertMetadata, "format_version", .integer(formatVersion))
         try recordSchema(connection, schema)
+        try prepareHistory(connection)
         let counter = try connection.statement("INSERT INTO strata_key_counters (entity, next_key) VALUES (?1, 1)")
         for entity in schema.entities {
             try counter.bind(.text(entity.name), at: 1)

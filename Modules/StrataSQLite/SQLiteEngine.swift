@@ -117,7 +117,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     /// An idle read connection, or a new one when none is idle (readers never wait).
-    private func checkOutReader() throws(StrataError) -> SQLiteConnection {
+    func checkOutReader() throws(StrataError) -> SQLiteConnection {
         let taken: SQLiteConnection?? = pool.withLock { state in
             state.closed ? .none : .some(state.idle.popLast())
         }

@@ -134,6 +134,10 @@ public struct ChangeSet: Sendable, Hashable {
     /// try engine.commit(changes)  // .conflict naming row 12 if it changed; nothing written
     /// ```
     public var verifies: [RowVersionCheck] = []
+    /// The history of this change set, which an engine that keeps history (``HistoryStore``)
+    /// appends in the commit's own transaction; nil for none (issue 15, groundwork: the core
+    /// does not fill it yet).
+    public var history: HistoryRecord?
 
     /// An empty change set.
     public init() {}

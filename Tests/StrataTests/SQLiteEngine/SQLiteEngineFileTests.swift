@@ -93,7 +93,8 @@ struct SQLiteEngineFileTests {
         let tables = try raw.strings("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(
             tables == [
-                "Account", "Account_txns_Txn_accounts", "Sample", "Txn", "strata_key_counters", "strata_metadata",
+                "Account", "Account_txns_Txn_accounts", "Sample", "Txn", "strata_history", "strata_key_counters",
+                "strata_metadata",
             ])
         let indexes = try raw.strings(
             "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")

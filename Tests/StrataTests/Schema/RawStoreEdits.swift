@@ -46,6 +46,71 @@ enum RawStoreEdits {
         }
     }
 
+    /// Removes an LMDB store's `strata.history` database and `history_token` entry (closed
+    /// store), leaving it as the format before persistent history made it.
+    static func removeLMDBHistory(_ store: TestStore) throws {
+        try withMeta(store) { txn, meta in
+            var history: MDB_dbi = 0
+            try check(mdb_dbi_open(txn, "strata.history", 0, &history), "mdb_dbi_open")
+            try check(mdb_drop(txn, history, 1), "mdb_drop")
+            var key = Array("history_token".utf8)
+            try key.withUnsafeMutableBytes { bytes in
+                var value = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                let rc = mdb_del(txn, meta, &value, nil)
+                if rc != MDB_NOTFOUND { try check(rc, "mdb_del") }
+            }
+        }
+    }
+
+    /// Changes one letter of the author `tests` in an LMDB store's history entry `token` (closed store).
+    static func damageLMDBHistory(_ store: TestStore, token: Int64) throws {
+        try withMeta(store) { txn, _ in
+            var history: MDB_dbi = 0
+            try check(mdb_dbi_open(txn, "strata.history", 0, &history), "mdb_dbi_open")
+            var key = withUnsafeBytes(of: UInt64(bitPattern: token).bigEndian) { Array($0) }
+            try key.withUnsafeMutableBytes { bytes in
+                var keyValue = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                var data = MDB_val()
+                try check(mdb_get(txn, history, &keyValue, &data), "mdb_get")
+                var value = Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+                // The case of one letter of the author "tests": still valid JSON, so only the
+                // checksum tells.
+                let author = Array("tests".utf8)
+                let starts = 0...(value.count - author.count)
+                guard let at = starts.first(where: { value[$0..<$0 + author.count].elementsEqual(author) }) else {
+                    throw StrataError.io("no author \"tests\" in history entry \(token)")
+                }
+                value[at] ^= 0x20
+                try value.withUnsafeMutableBytes { valueBytes in
+                    var newValue = MDB_val(mv_size: valueBytes.count, mv_data: valueBytes.baseAddress)
+                    try check(mdb_put(txn, history, &keyValue, &newValue, 0), "mdb_put")
+                }
+            }
+        }
+    }
+
+    /// The names of an LMDB store's named databases (closed store).
+    static func lmdbDatabaseNames(_ store: TestStore) throws -> [String] {
+        var names: [String] = []
+        try withMeta(store) { txn, _ in
+            var main: MDB_dbi = 0
+            try check(mdb_dbi_open(txn, nil, 0, &main), "mdb_dbi_open")
+            var cursor: OpaquePointer?
+            try check(mdb_cursor_open(txn, main, &cursor), "mdb_cursor_open")
+            defer { mdb_cursor_close(cursor) }
+            var key = MDB_val()
+            var data = MDB_val()
+            var rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+            while rc == 0 {
+                names.append(
+                    String(decoding: UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size), as: UTF8.self))
+                rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+            }
+            if rc != MDB_NOTFOUND { try check(rc, "mdb_cursor_get") }
+        }
+        return names
+    }
+
     /// Runs `body` in a raw write transaction on the store's `strata.meta` database, then commits.
     private static func withMeta(_ store: TestStore, _ body: (OpaquePointer?, MDB_dbi) throws -> Void) throws {
         var env: OpaquePointer?

@@ -1,0 +1,113 @@
+import CLMDB
+import Foundation
+import StrataStorage
+
+/// Persistent history (issue 15, groundwork): the `strata.history` database.
+///
+/// Keys are the tokens as 8 big-endian bytes (``IndexKeyCodec/primaryKey(_:)``), so a cursor
+/// reads in token order; values are a 4-byte big-endian CRC-32C of the rest, then the
+/// ``HistoryTransaction`` as JSON. The last token handed out is `history_token` in `strata.meta`,
+/// written in the same transaction as the entry, so a token is never reused, even once its
+/// entry is deleted.
+extension LMDBEngine: HistoryStore {
+    /// The name of the history database.
+    static let historyName = "strata.history"
+    /// The metadata key of the last token handed out.
+    static let historyTokenKey = Array("history_token".utf8)
+
+    /// Opens the history database in the open's write transaction, creating it when missing
+    /// (a store made before history). Runs after the recorded-schema check, which counts databases.
+    static func openHistory(_ txn: LMDBTransaction) throws -> MDB_dbi {
+        try txn.openDatabase(historyName, create: true)
+    }
+
+    /// The last token handed out, 0 for none.
+    static func lastHistoryToken(_ txn: LMDBTransaction, meta: MDB_dbi) throws -> Int64 {
+        let stored = try txn.get(meta, historyTokenKey) { bytes -> Int64? in
+            bytes.byteCount == 8 ? IndexKeyCodec.readPrimaryKey(bytes) : nil
+        }
+        guard let stored else { return 0 }
+        guard let stored else { throw StrataError.storeCorrupt("the history token in strata.meta is malformed") }
+        return stored
+    }
+
+    /// Appends `record` as the next transaction, inside the commit's write transaction.
+    /// - Throws: `.storeFull` when the tokens are exhausted; `.storeCorrupt`; LMDB errors.
+    static func appendHistory(
+        _ txn: LMDBTransaction, meta: MDB_dbi, history: MDB_dbi, _ record: HistoryRecord
+    ) throws {
+        let last = try lastHistoryToken(txn, meta: meta)
+        let (token, overflow) = last.addingReportingOverflow(1)
+        guard !overflow else { throw StrataError.storeFull("the history tokens are exhausted") }
+        let transaction = HistoryTransaction(
+            token: token, timestamp: Date(), author: record.author, changes: record.changes)
+        try txn.put(history, IndexKeyCodec.primaryKey(token), try encodeHistory(transaction))
+        try txn.put(meta, historyTokenKey, IndexKeyCodec.primaryKey(token))
+    }
+
+    /// A history value: CRC-32C of the JSON (4 bytes, big-endian), then the JSON.
+    static func encodeHistory(_ transaction: HistoryTransaction) throws -> [UInt8] {
+        let json = Array(try JSONEncoder().encode(transaction))
+        var out: [UInt8] = []
+        out.reserveCapacity(4 + json.count)
+        let crc = CRC32C.checksum(json)
+        for shift in stride(from: 24, through: 0, by: -8) {
+            out.append(UInt8(truncatingIfNeeded: crc >> UInt32(shift)))
+        }
+        out += json
+        return out
+    }
+
+    /// Decodes a history value written by ``encodeHistory(_:)``.
+    /// - Throws: `.storeCorrupt` for a short value, a checksum mismatch or JSON that does not decode.
+    static func decodeHistory(_ bytes: [UInt8], token: Int64) throws -> HistoryTransaction {
+        func corrupt(_ reason: String) -> StrataError {
+            .storeCorrupt("history transaction \(token) is damaged: \(reason)")
+        }
+        guard bytes.count >= 4 else { throw corrupt("\(bytes.count) bytes") }
+        let stored = bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let json = Array(bytes[4...])
+        guard CRC32C.checksum(json) == stored else { throw corrupt("checksum mismatch") }
+        do {
+            return try JSONDecoder().decode(HistoryTransaction.self, from: Data(json))
+        } catch {
+            throw corrupt("\(error)")
+        }
+    }
+
+    func currentHistoryToken() throws -> Int64 {
+        let meta = catalog.meta
+        return try withSnapshot { txn in try Self.lastHistoryToken(txn, meta: meta) }
+    }
+
+    func history(after token: Int64, limit: Int?) throws -> [HistoryTransaction] {
+        if let limit, limit < 0 { throw StrataError.misuse("history needs a limit >= 0, got \(limit)") }
+        if limit == 0 || token == .max { return [] }
+        let dbi = historyDatabase
+        return try withSnapshot { txn in
+            var raw: [(Int64, [UInt8])] = []
+            try txn.scan(dbi, from: IndexKeyCodec.primaryKey(max(token + 1, 0))) { key, value in
+                guard key.byteCount == 8, let found = IndexKeyCodec.readPrimaryKey(key) else {
+                    throw StrataError.storeCorrupt("strata.history holds a malformed key of \(key.byteCount) bytes")
+                }
+                raw.append((found, IndexKeyCodec.array(value)))
+                return limit.map { raw.count < $0 } ?? true
+            }
+            return try raw.map { try Self.decodeHistory($0.1, token: $0.0) }
+        }
+    }
+
+    func deleteHistory(before token: Int64) throws {
+        try checkOpen()
+        if token <= 1 { return }
+        let dbi = historyDatabase
+        try environment.write("deleting history of \(environment.path)") { txn in
+            var keys: [[UInt8]] = []
+            try txn.scan(dbi, before: IndexKeyCodec.primaryKey(token)) { key, _ in
+                keys.append(IndexKeyCodec.array(key))
+                return true
+            }
+            for key in keys { _ = try txn.delete(dbi, key) }
+        }
+    }
+}
