@@ -21,7 +21,7 @@ extension StrataError {
         case .retriesExhausted(_, let errors):
             errors.last?.native
         case .conflict, .objectNotFound, .invalidURI, .wrongEntity, .validation, .schemaMismatch,
-            .migrationNotInferable, .storeNewerThanModel, .migrationStageFailed, .invalidSchema,
+            .migrationNotInferable, .storeNewerThanModel, .historyTrimmed, .migrationStageFailed, .invalidSchema,
             .undecodableValue:
             nil
         }
@@ -49,7 +49,7 @@ extension StrataError {
         case .retriesExhausted(let attempts, let errors):
             .retriesExhausted(attempts: attempts, errors: errors.map(\.withoutNative))
         case .conflict, .objectNotFound, .invalidURI, .wrongEntity, .validation, .schemaMismatch,
-            .migrationNotInferable, .storeNewerThanModel, .migrationStageFailed, .invalidSchema,
+            .migrationNotInferable, .storeNewerThanModel, .historyTrimmed, .migrationStageFailed, .invalidSchema,
             .undecodableValue, .engineFailure:
             self
         }

@@ -63,6 +63,11 @@ public enum StrataError: Error, Sendable, Hashable {
     /// The store was written by a newer version of the model than this app's: it was not
     /// touched. Open it with the newer app, or restore an older copy of the store.
     case storeNewerThanModel(storeVersion: Int, modelVersion: Int)
+    /// The persistent history after `token` was requested, but the history before
+    /// `oldestKept` was deleted (trimmed) past it: the transactions in between are gone, so
+    /// reading or observing from `token` would miss some. Start again from a fresh token
+    /// (re-reading the data itself), and register a history cursor to keep trimming behind you.
+    case historyTrimmed(after: Int64, oldestKept: Int64)
     /// A custom migration stage failed; the store was left at its old version, unchanged. The
     /// core rethrows the stage's own error in its place; engines and the kit see this case.
     case migrationStageFailed(fromVersion: Int, toVersion: Int, reason: String)
@@ -198,6 +203,12 @@ extension StrataError: CustomStringConvertible {
                 The store has schema version \(storeVersion), newer than this model's version \(modelVersion): it was \
                 written by a newer version of the app. It was not touched. Open it with that version, or use a copy \
                 of the store made before it was upgraded.
+                """
+        case .historyTrimmed(let token, let oldestKept):
+            return """
+                The history after token \(token) was asked for, but the history before token \(oldestKept) was deleted: \
+                the transactions in between are gone. Read the data afresh and continue from the current token; \
+                register a history cursor so that trimming keeps what a consumer has not read.
                 """
         case .migrationStageFailed(let fromVersion, let toVersion, let reason):
             return """

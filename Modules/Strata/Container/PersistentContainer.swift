@@ -24,6 +24,12 @@ public final class PersistentContainer: ContextFactory {
     /// their own copy of what they passed).
     package let configuration: EngineConfiguration
     let engine: any StorageEngine
+    /// The store's history watch, shared by this container's contexts and observers; nil when
+    /// the engine keeps no history.
+    let changeHub: ChangeHub?
+    /// Whether this container's contexts append persistent history (see
+    /// ``init(schema:engine:recordsHistory:)``).
+    public let recordsHistory: Bool
 
     /// Opens (creating if needed) the store; an older store is migrated to the schema when every
     /// change can be inferred (see `Docs/Migrations.md`; for staged migrations with code, use
@@ -31,21 +37,28 @@ public final class PersistentContainer: ContextFactory {
     /// - Parameters:
     ///   - schema: the model classes and version.
     ///   - engine: the engine and location, e.g. `.sqlite(at: url)` or `.lmdb(at: url)`.
+    ///   - recordsHistory: whether saves append persistent history (on by default; see
+    ///     `Docs/Observation.md`). Turning it off saves its cost, but then no observer, in this
+    ///     process or another, learns of this container's saves.
     /// - Throws: ``StrataStorage/StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` for a store
     ///   whose recorded schema differs from the model's at the same version (listed in the error),
     ///   ``StrataStorage/StrataError/migrationNotInferable(storeVersion:modelVersion:refused:)`` for an older store
     ///   whose changes need code, ``StrataStorage/StrataError/storeNewerThanModel(storeVersion:modelVersion:)`` for
     ///   a store written by a newer model, ``StrataStorage/StrataError/notAStore(path:reason:native:)`` for a file
     ///   that is not a store of this engine, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
-    public convenience init(schema: Schema, engine: EngineConfiguration) throws {
-        try self.init(schema: schema, storeSchema: schema.storeSchema, engine: engine)
+    public convenience init(schema: Schema, engine: EngineConfiguration, recordsHistory: Bool = true) throws {
+        try self.init(
+            schema: schema, storeSchema: schema.storeSchema, engine: engine, recordsHistory: recordsHistory)
     }
 
     /// Opens the store with `storeSchema` (the schema's, with a migration plan when there is one).
-    init(schema: Schema, storeSchema: StoreSchema, engine: EngineConfiguration) throws {
+    init(schema: Schema, storeSchema: StoreSchema, engine: EngineConfiguration, recordsHistory: Bool) throws {
         self.schema = schema
         self.configuration = engine
-        self.engine = try engine.open(storeSchema)
+        let opened = try engine.open(storeSchema)
+        self.engine = opened
+        self.changeHub = (opened as? any HistoryStore).map(ChangeHub.init(engine:))
+        self.recordsHistory = recordsHistory && changeHub != nil
     }
 
     /// Closes the store now instead of when the container and its last context are released.
@@ -65,12 +78,18 @@ public final class PersistentContainer: ContextFactory {
 
     /// A new context on its own serial queue. See ``ObjectContext``.
     public func newBackgroundContext() -> ObjectContext {
-        ObjectContext(engine: engine, schema: schema, name: nil)
+        makeContext(named: nil)
     }
 
     /// A new context with a name that appears in misuse messages.
     public func newBackgroundContext(named name: String) -> ObjectContext {
-        ObjectContext(engine: engine, schema: schema, name: name)
+        makeContext(named: name)
+    }
+
+    private func makeContext(named name: String?) -> ObjectContext {
+        let context = ObjectContext(engine: engine, schema: schema, name: name)
+        if recordsHistory { context.changeHub = changeHub }
+        return context
     }
 
     /// The store's UUID, as carried by every object ID.

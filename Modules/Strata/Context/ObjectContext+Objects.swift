@@ -244,8 +244,10 @@ extension ObjectContext {
         updated.append(object)
     }
 
-    /// Records that a saved object's to-many relationship changed: its version is bumped at save.
-    func registerTouch(_ object: ManagedObject) {
+    /// Records that a saved object's to-many relationship `property` changed: its version is bumped
+    /// at save (and, with history on, the history names the relationship).
+    func registerTouch(_ object: ManagedObject, property: Int) {
+        if changeHub != nil { noteToManyChange(object, property: property) }
         guard !object.state.contains(.touched), !object.state.contains(.inserted) else { return }
         object.state.insert(.touched)
         touched.append(object)

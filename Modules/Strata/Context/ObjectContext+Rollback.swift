@@ -47,6 +47,7 @@ extension ObjectContext {
         relationDirty = []
         pendingLinks = [:]
         unchangedRequirements = []
+        changedToMany = [:]
         refusedInserts = []
     }
 }

@@ -49,6 +49,7 @@ extension ObjectContext {
         try validatePendingObjects()
         try assignKeysToInserted()
         var changes = try buildChangeSet()
+        if changeHub != nil { changes.history = historyRecord() }
         endSnapshot()
         var merges = 0
         while !changes.isEmpty {
@@ -59,9 +60,11 @@ extension ObjectContext {
                 merges += 1
                 try merge(conflicts)
                 changes = try buildChangeSet()
+                if changeHub != nil { changes.history = historyRecord() }
             }
         }
         didCommit()
+        changeHub?.didCommit()
     }
 
     /// Applies delete rules until no new deletions appear.

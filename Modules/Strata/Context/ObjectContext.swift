@@ -47,6 +47,15 @@ public final class ObjectContext: @unchecked Sendable {
     var refusedInserts: [StrataError] = []
     /// Saved objects whose rows must still have the version read when the next `save()` commits.
     var unchangedRequirements: [ManagedObject] = []
+    /// Where saves record their history; nil for a context that records none (set by the
+    /// container that makes the context).
+    var changeHub: ChangeHub?
+    /// With history on: per saved object, the to-many relationships changed since the last save.
+    var changedToMany: [ObjectIdentifier: Set<Int>] = [:]
+    /// While a query observation evaluates its closure: the entities this context reads.
+    var readRegion: ReadRegion?
+    /// Backs ``transactionAuthor`` (settable from any thread).
+    let authorName = Mutex<String?>(nil)
 
     init(engine: any StorageEngine, schema: Schema, name: String?) {
         self.engine = engine
@@ -89,7 +98,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// The read snapshot for this `perform`, begun on first use.
     func snapshot() throws -> any StoreReader {
         if let reader { return reader }
-        let made = try engine.makeReader()
+        var made = try engine.makeReader()
+        if let readRegion { made = RegionRecordingReader(made, region: readRegion, joins: schema.storeSchema.joins) }
         reader = made
         return made
     }

@@ -30,13 +30,13 @@ extension PersistentContainer {
     ///   and everything ``init(schema:engine:)`` throws.
     public convenience init(
         schema: Schema, migrationPlan: (any MigrationPlan.Type)?, engine: EngineConfiguration,
-        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil, recordsHistory: Bool = true
     ) throws {
         let failures = StageFailures()
         let storeSchema = try MigrationPlanning.storeSchema(
             for: schema, plan: migrationPlan, progress: progress, failures: failures)
         do {
-            try self.init(schema: schema, storeSchema: storeSchema, engine: engine)
+            try self.init(schema: schema, storeSchema: storeSchema, engine: engine, recordsHistory: recordsHistory)
         } catch let error as StrataError {
             guard case .migrationStageFailed = error, let stageError = failures.last else { throw error }
             throw stageError

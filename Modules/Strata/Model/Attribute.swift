@@ -145,6 +145,14 @@ public struct AttributeOptions: OptionSet, Sendable, Hashable {
     public static let unique = AttributeOptions(rawValue: 1 << 0)
     /// Keep an index on this attribute for fast filtering and sorting.
     public static let indexed = AttributeOptions(rawValue: 1 << 1)
+    /// Keep the attribute's last value in the persistent history's tombstone of a deleted object
+    /// (Core Data's "preserve after deletion"): ``PersistentHistoryChange/tombstone``. It changes
+    /// nothing in the store's layout.
+    ///
+    /// ```swift
+    /// @Attribute(.preserveAfterDeletion) var name = ""
+    /// ```
+    public static let preserveAfterDeletion = AttributeOptions(rawValue: 1 << 2)
 }
 
 /// What the schema builder reads from an `@Attribute` through reflection (its default and

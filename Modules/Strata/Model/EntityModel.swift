@@ -32,6 +32,9 @@ final class EntityModel: @unchecked Sendable {
     /// The raw-value and Codable columns, whose stored values are checked as rows load (empty
     /// for an entity of scalars only).
     let checkedColumns: [CheckedColumn]
+    /// The columns of attributes marked ``AttributeOptions/preserveAfterDeletion``, whose values a
+    /// deleted object's history tombstone keeps.
+    let preservedColumns: [Int]
     /// Filled by the registry before the model is published; read-only afterwards.
     fileprivate(set) var relations: [RelationModel?]
     /// Prototype instance used to map key paths to properties (under ``ModelRegistry/lock``).
@@ -156,6 +159,12 @@ final class EntityModel: @unchecked Sendable {
         self.originalAttributeNames = originalNames
         self.originalName = type.originalEntityName
         self.checkedColumns = checkedColumns
+        self.preservedColumns = properties.compactMap { property in
+            guard case .attribute(_, _, let options) = property.kind, options.contains(.preserveAfterDeletion) else {
+                return nil
+            }
+            return property.column
+        }
         self.relations = Array(repeating: nil, count: properties.count)
         self.prototype = prototype
         self.sites = ContiguousArray(sites)

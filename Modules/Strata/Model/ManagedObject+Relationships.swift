@@ -131,11 +131,11 @@ extension ManagedObject {
         if relation.inverseIsToMany {
             if let oldTarget {
                 oldTarget.relations?.toMany[relation.inverseProperty]?.remove(self)
-                context.registerTouch(oldTarget)
+                context.registerTouch(oldTarget, property: relation.inverseProperty)
             }
             if let newTarget {
                 newTarget.relations?.toMany[relation.inverseProperty]?.insert(self)
-                context.registerTouch(newTarget)
+                context.registerTouch(newTarget, property: relation.inverseProperty)
             }
         } else {
             // One-to-one: the old target forgets us, the new target's old partner forgets it.
@@ -229,8 +229,8 @@ extension ManagedObject {
             theirs.remove(self)
         }
         context.recordJoinChange(relation, owner: self, member: object, isLink: linked)
-        context.registerTouch(self)
-        context.registerTouch(object)
+        context.registerTouch(self, property: relation.property)
+        context.registerTouch(object, property: relation.inverseProperty)
         return true
     }
 

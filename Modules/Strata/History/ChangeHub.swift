@@ -1,0 +1,130 @@
+import Foundation
+import StrataStorage
+import Synchronization
+
+/// A container's watch on its store's history: tells waiting observers when a commit with a
+/// token past theirs exists, from this process or another.
+///
+/// Two sources wake observers. Saves of the container's own contexts call ``didCommit()``,
+/// which reads the store's token at once (in-process delivery without a polling delay). A
+/// polling task, running only while an observer exists, reads the token every ``pollInterval``,
+/// which catches commits of other containers and other processes. Observers then read the
+/// history after their own position, so a wake-up that finds nothing new costs one read.
+final class ChangeHub: Sendable {
+    /// How often the store's token is read while someone observes.
+    static let pollInterval: Duration = .milliseconds(5)
+
+    let engine: any HistoryStore
+    private let state = Mutex(State())
+
+    private struct Waiter {
+        let position: Int64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var knownToken: Int64 = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+        var subscribers = 0
+        var polling = false
+    }
+
+    init(engine: any HistoryStore) {
+        self.engine = engine
+    }
+
+    /// A save of this container committed: wake observers now (only costs a read when one waits).
+    func didCommit() {
+        guard state.withLock({ !$0.waiters.isEmpty }) else { return }
+        poll()
+    }
+
+    /// Registers an observer: the polling task runs while at least one is registered.
+    func subscribe() {
+        let start = state.withLock { state in
+            state.subscribers += 1
+            if state.polling { return false }
+            state.polling = true
+            return true
+        }
+        if start { Task.detached { [self] in await pollWhileObserved() } }
+    }
+
+    /// Unregisters an observer (its iterator went away).
+    func unsubscribe() {
+        state.withLock { $0.subscribers -= 1 }
+    }
+
+    /// Returns once a commit with a token greater than `position` may exist (at once if one is
+    /// already known); throws `CancellationError` when the task is cancelled, and the store's
+    /// error when reading its token fails.
+    func waitForCommit(after position: Int64) async throws {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let immediate: Result<Void, any Error>? = state.withLock { state in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if state.knownToken > position { return .success(()) }
+                    state.waiters[id] = Waiter(position: position, continuation: continuation)
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Reads the store's token and wakes the observers it is past. A `.busy` store is tried again
+    /// at the next poll; any other failure ends every waiting observer with that error.
+    private func poll() {
+        let token: Int64
+        do {
+            token = try engine.currentHistoryToken()
+        } catch StrataError.busy {
+            return
+        } catch {
+            let waiters = state.withLock { state in
+                defer { state.waiters = [:] }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.continuation.resume(throwing: error) }
+            return
+        }
+        let ready = state.withLock { state -> [Waiter] in
+            state.knownToken = max(state.knownToken, token)
+            let ready = state.waiters.filter { $0.value.position < token }
+            for id in ready.keys { state.waiters[id] = nil }
+            return Array(ready.values)
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    private func pollWhileObserved() async {
+        while true {
+            let observed = state.withLock { state in
+                if state.subscribers > 0 { return true }
+                state.polling = false
+                return false
+            }
+            guard observed else { return }
+            poll()
+            try? await Task.sleep(for: Self.pollInterval)
+        }
+    }
+}
+
+/// Runs blocking store reads off the caller's thread (an observer may iterate on the main
+/// actor; the read must not block it).
+enum Offload {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}

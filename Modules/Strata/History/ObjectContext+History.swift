@@ -1,0 +1,87 @@
+import StrataStorage
+import Synchronization
+
+extension ObjectContext {
+    /// The author recorded in the persistent history of this context's saves; the context's
+    /// ``name`` when not set. Set it from anywhere, at any time: a save records the value current
+    /// when it commits.
+    ///
+    /// ```swift
+    /// let context = container.newBackgroundContext()
+    /// context.transactionAuthor = "importer"
+    /// try await context.perform { /* … */ try context.save() }
+    /// // container.history(after:authors: ["importer"]) lists that save
+    /// ```
+    public var transactionAuthor: String? {
+        get { authorName.withLock { $0 } }
+        set { authorName.withLock { $0 = newValue } }
+    }
+
+    /// Whether this context's saves append persistent history (its container's setting).
+    public var recordsHistory: Bool { changeHub != nil }
+
+    /// Notes that `property`, a to-many relationship of `object`, changed (for the history).
+    func noteToManyChange(_ object: ManagedObject, property: Int) {
+        guard !object.state.contains(.inserted) else { return }
+        changedToMany[ObjectIdentifier(object), default: []].insert(property)
+    }
+
+    /// The history of the change set just built from the pending changes: one entry per object
+    /// it inserts, updates, touches or deletes, in that order.
+    func historyRecord() -> HistoryRecord {
+        var changes: [HistoryChange] = []
+        changes.reserveCapacity(inserted.count + updated.count + deleted.count)
+        for object in inserted where !object.state.contains(.deleted) {
+            guard let model = object.model else { continue }
+            changes.append(
+                HistoryChange(
+                    entity: model.name, key: object.key, kind: .insert,
+                    changedProperties: model.properties.map(\.name)))
+        }
+        for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
+            guard let model = object.model else { continue }
+            let names = changedPropertyNames(of: object, model: model)
+            if names.isEmpty && !object.state.contains(.touched) { continue }
+            changes.append(HistoryChange(entity: model.name, key: object.key, kind: .update, changedProperties: names))
+        }
+        for object in touched
+        where !object.state.contains(.deleted) && !object.state.contains(.updated) && !object.state.contains(.inserted)
+        {
+            guard let model = object.model else { continue }
+            changes.append(
+                HistoryChange(
+                    entity: model.name, key: object.key, kind: .update,
+                    changedProperties: changedPropertyNames(of: object, model: model)))
+        }
+        for object in deleted where object.key > 0 && !object.state.contains(.inserted) {
+            guard let model = object.model else { continue }
+            var tombstone: [String: RecordedValue] = [:]
+            if !model.preservedColumns.isEmpty {
+                let values = object.committedValues ?? ContiguousArray(object.values)
+                for column in model.preservedColumns where column < values.count {
+                    tombstone[model.properties[model.columnProperties[column]].name] = RecordedValue(values[column])
+                }
+            }
+            changes.append(
+                HistoryChange(
+                    entity: model.name, key: object.key, kind: .delete, changedProperties: [], tombstone: tombstone))
+        }
+        return HistoryRecord(author: transactionAuthor ?? name, changes: changes)
+    }
+
+    /// The attributes and to-one relationships whose columns differ from the committed values,
+    /// then the to-many relationships changed, sorted by name.
+    private func changedPropertyNames(of object: ManagedObject, model: EntityModel) -> [String] {
+        var names: [String] = []
+        if let committed = object.committedValues {
+            let values = object.values
+            for column in 0..<min(committed.count, values.count) where committed[column] != values[column] {
+                names.append(model.properties[model.columnProperties[column]].name)
+            }
+        }
+        if let toMany = changedToMany[ObjectIdentifier(object)] {
+            for property in toMany { names.append(model.properties[property].name) }
+        }
+        return names.sorted()
+    }
+}

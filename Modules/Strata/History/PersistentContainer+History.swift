@@ -1,0 +1,159 @@
+import Foundation
+import StrataStorage
+
+extension PersistentContainer {
+    /// The token of the store's last committed history transaction (``HistoryToken/beginning``
+    /// before the first). Keep it to read or observe what commits after this moment.
+    ///
+    /// ```swift
+    /// let start = try await container.currentHistoryToken()
+    /// ```
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` when the engine keeps no history or
+    ///   the container is closed; engine errors (`.busy`, `.io`, `.storeCorrupt`).
+    public func currentHistoryToken() async throws -> HistoryToken {
+        let hub = try historyHub()
+        return HistoryToken(rawValue: try await Offload.run { try hub.engine.currentHistoryToken() })
+    }
+
+    /// The history transactions committed after `token`, oldest first, as `Sendable` values.
+    ///
+    /// ```swift
+    /// let transactions = try await container.history(after: saved, entities: [Account.self])
+    /// saved = transactions.last?.token ?? saved
+    /// ```
+    /// - Parameters:
+    ///   - token: where to start (exclusive); ``HistoryToken/beginning`` for everything still kept.
+    ///   - entities: keep only the changes to these entities, and only transactions with one
+    ///     (all when empty).
+    ///   - authors: keep only transactions by these authors (all when nil).
+    ///   - limit: read at most this many transactions from the store before filtering (nil: all).
+    ///     With filters, fewer may be returned.
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit, an entity not in
+    ///   the schema, an engine without history or a closed container;
+    ///   ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)`` when the history after `token`
+    ///   was deleted (the transactions in between are gone); `.storeCorrupt` for a
+    ///   history entry that does not decode; engine errors.
+    public func history(
+        after token: HistoryToken = .beginning, entities: [ManagedObject.Type] = [], authors: Set<String>? = nil,
+        limit: Int? = nil
+    ) async throws -> [PersistentHistoryTransaction] {
+        let hub = try historyHub()
+        let filter = try HistoryFilter(entities: entities, authors: authors, schema: schema)
+        if let limit, limit < 0 { throw StrataError.misuse("history(after:limit:) needs a limit of 0 or more") }
+        let stored = try await Offload.run { try HistoryGap.read(hub.engine, after: token.rawValue, limit: limit) }
+        return stored.compactMap { filter.apply(to: $0, store: storeIdentifier) }
+    }
+
+    /// Deletes the history before `token`, keeping every transaction a registered cursor has not
+    /// yet processed unless `force` is set. Returns the token the history now starts at: the
+    /// transactions before it are gone.
+    ///
+    /// ```swift
+    /// // Keep a week; never past what the search indexer has read.
+    /// let kept = try await container.deleteHistory(before: weekOldToken)
+    /// ```
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for an engine without history or a
+    ///   closed container; engine errors (`.busy`, `.storeFull`, `.io`).
+    @discardableResult
+    public func deleteHistory(before token: HistoryToken, force: Bool = false) async throws -> HistoryToken {
+        let hub = try historyHub()
+        let bound = try await Offload.run { try hub.engine.deleteHistory(before: token.rawValue, force: force) }
+        return HistoryToken(rawValue: bound)
+    }
+
+    /// The registered history cursors: each consumer's name and the last token it has processed.
+    ///
+    /// ```swift
+    /// let cursors = try await container.historyCursors()  // ["indexer": HistoryToken(41)]
+    /// ```
+    /// - Throws: as ``currentHistoryToken()``.
+    public func historyCursors() async throws -> [String: HistoryToken] {
+        let hub = try historyHub()
+        return try await Offload.run { try hub.engine.historyCursors() }.mapValues(HistoryToken.init(rawValue:))
+    }
+
+    /// Registers or moves the history cursor `name` to `token`, the last transaction its consumer
+    /// has processed; trimming keeps every transaction after the slowest cursor. Stored in the
+    /// store, so every process sees it. Pass nil to remove the cursor.
+    ///
+    /// ```swift
+    /// for try await transaction in container.changes(after: saved) {
+    ///     try index(transaction)
+    ///     try await container.setHistoryCursor("indexer", to: transaction.token)
+    /// }
+    /// ```
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for an empty name or one over 256 bytes,
+    ///   an engine without history or a closed container; engine errors.
+    public func setHistoryCursor(_ name: String, to token: HistoryToken?) async throws {
+        let hub = try historyHub()
+        try await Offload.run { try hub.engine.setHistoryCursor(name, to: token?.rawValue) }
+    }
+
+    /// The container's history watch, or `.misuse` when the engine keeps no history.
+    func historyHub() throws(StrataError) -> ChangeHub {
+        guard let changeHub else {
+            throw .misuse(
+                """
+                this store's engine keeps no persistent history (it does not conform to HistoryStore): \
+                open the store with an engine that does, such as .sqlite or .lmdb
+                """
+            )
+        }
+        return changeHub
+    }
+}
+
+/// Which history a reader or observer wants: entity names and authors, checked against the schema.
+struct HistoryFilter: Sendable {
+    let entityNames: Set<String>?
+    let authors: Set<String>?
+
+    init(entities: [ManagedObject.Type], authors: Set<String>?, schema: Schema) throws(StrataError) {
+        var names: Set<String> = []
+        for type in entities {
+            guard let model = schema.models.first(where: { ObjectIdentifier($0.type) == ObjectIdentifier(type) })
+            else {
+                throw .misuse(
+                    """
+                    \(type.entityName) is not in this container's schema (its entities: \
+                    \(schema.entityNames.joined(separator: ", "))): observe or read the history of its entities only
+                    """
+                )
+            }
+            names.insert(model.name)
+        }
+        self.entityNames = names.isEmpty ? nil : names
+        self.authors = authors
+    }
+
+    /// The transaction as the caller sees it, or nil when the filter drops it whole.
+    func apply(to stored: HistoryTransaction, store: UUID) -> PersistentHistoryTransaction? {
+        if let authors, !authors.contains(stored.author ?? "") { return nil }
+        var changes: [PersistentHistoryChange] = []
+        changes.reserveCapacity(stored.changes.count)
+        for change in stored.changes {
+            if let entityNames, !entityNames.contains(change.entity) { continue }
+            guard change.key > 0 else { continue }
+            changes.append(
+                PersistentHistoryChange(
+                    objectID: ObjectID(storeIdentifier: store, entityName: change.entity, primaryKey: change.key),
+                    kind: PersistentHistoryChange.Kind(change.kind),
+                    changedProperties: Set(change.changedProperties),
+                    tombstone: change.tombstone.mapValues { TombstoneValue($0.value) }))
+        }
+        if entityNames != nil && changes.isEmpty { return nil }
+        return PersistentHistoryTransaction(
+            token: HistoryToken(rawValue: stored.token), timestamp: stored.timestamp, author: stored.author,
+            changes: changes)
+    }
+}
+
+extension PersistentHistoryChange.Kind {
+    init(_ kind: HistoryChange.Kind) {
+        switch kind {
+        case .insert: self = .insert
+        case .update: self = .update
+        case .delete: self = .delete
+        }
+    }
+}
