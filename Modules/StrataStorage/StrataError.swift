@@ -207,8 +207,8 @@ extension StrataError: CustomStringConvertible {
         case .historyTrimmed(let token, let oldestKept):
             return """
                 The history after token \(token) was asked for, but the history before token \(oldestKept) was \
-                deleted: the transactions in between are gone. Read the data afresh and continue from the current token; \
-                register a history cursor so that trimming keeps what a consumer has not read.
+                deleted: the transactions in between are gone. Read the data afresh and continue from the current \
+                token; register a history cursor so that trimming keeps what a consumer has not read.
                 """
         case .migrationStageFailed(let fromVersion, let toVersion, let reason):
             return """
