@@ -53,7 +53,8 @@ public struct HistoryChange: Sendable, Hashable, Codable {
     public var key: Int64
     /// What happened.
     public var kind: Kind
-    /// The attributes and relationships the save changed (every one for an insert, none for a delete).
+    /// The attributes and relationships the save changed; none for a delete. For an insert the core
+    /// stores none and lists every property of the model when it reads the change back.
     public var changedProperties: [String]
     /// For a delete: the values of the attributes the model keeps after deletion (Core Data's
     /// "preserve after deletion"), by attribute name; empty otherwise.
