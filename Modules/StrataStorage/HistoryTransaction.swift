@@ -126,11 +126,20 @@ public protocol HistoryStore: StorageEngine {
     func history(after token: Int64, limit: Int?) throws -> [HistoryTransaction]
 
     /// Every named cursor of the store: name → the last token that consumer has processed.
+    ///
+    /// ```swift
+    /// let behind = try engine.historyCursors().filter { $0.value < current }
+    /// ```
     /// - Throws: `.storeCorrupt` for a cursor entry that does not decode; the engine's typed errors.
     func historyCursors() throws -> [String: Int64]
 
     /// Registers or moves the cursor `name` to `token` (the last token its consumer has
     /// processed), or removes it when `token` is nil; removing a missing cursor does nothing.
+    ///
+    /// ```swift
+    /// try engine.setHistoryCursor("search-index", to: 0)  // register before reading anything
+    /// try engine.setHistoryCursor("search-index", to: nil)  // unregister
+    /// ```
     /// - Throws: `.misuse` for a name that is empty or longer than
     ///   ``HistoryCursor/maximumNameBytes`` UTF-8 bytes, or a negative token; the engine's typed
     ///   errors (`.busy` when the store's writer is held too long).
@@ -140,6 +149,11 @@ public protocol HistoryStore: StorageEngine {
     /// when `force` is set or no cursor is registered, else the smaller of `token` and the
     /// slowest cursor's token + 1, so no consumer loses a transaction it has not processed. The
     /// cursors are read in the same write transaction as the delete.
+    ///
+    /// ```swift
+    /// let bound = try engine.deleteHistory(before: lastWeek, force: false)
+    /// // Every transaction before `bound` is gone; none a registered cursor still needs.
+    /// ```
     /// - Throws: the engine's typed errors (`.busy` when the store's writer is held too long).
     @discardableResult
     func deleteHistory(before token: Int64, force: Bool) throws -> Int64
@@ -186,6 +200,12 @@ public enum HistoryCursor {
 extension ChangeSet {
     /// Whether the change set writes data: an insert, update, touch, delete, link or unlink
     /// (``verifies`` only check).
+    ///
+    /// ```swift
+    /// var changes = ChangeSet()
+    /// changes.verifies = [RowVersionCheck(entity: 0, key: 7, expectedVersion: 3)]
+    /// changes.writesData  // false
+    /// ```
     public var writesData: Bool {
         !(inserts.isEmpty && updates.isEmpty && touches.isEmpty && deletes.isEmpty && links.isEmpty
             && unlinks.isEmpty)
