@@ -120,6 +120,9 @@ struct CrashSafetyTests {
         let balances = snapshot.accounts.values.map(\.balance)
         let entrySums = snapshot.accounts.values.map(\.entrySum)
         let sequences = snapshot.entries.values.sorted()
+        if snapshot.entryCount != sequences.count {
+            problems.append("\(snapshot.entryCount) entries, of which \(sequences.count) belong to an account")
+        }
         let accountCount = snapshot.accounts.count
         let expectedCount = CrashModel.accountCount
         let total = Int64(expectedCount) * CrashModel.openingBalance

@@ -18,8 +18,11 @@ struct CrashStoreSnapshot: Sendable {
 
     /// The accounts by key.
     var accounts: [Int64: Account] = [:]
-    /// Each entry's sequence, by key.
+    /// Each entry's sequence, by key: the entries reached through the accounts.
     var entries: [Int64: Int64] = [:]
+    /// How many entries the store holds (counted, not fetched): more than ``entries`` when some
+    /// belong to no account.
+    var entryCount = 0
     /// The memos by key.
     var memos: [Int64: Memo] = [:]
 
@@ -41,13 +44,17 @@ struct CrashStoreSnapshot: Sendable {
         let context = container.newBackgroundContext()
         return try await context.perform {
             var snapshot = CrashStoreSnapshot()
+            // Entries through their accounts only, then counted: fetching them all again would
+            // double the check's main cost, which grows with the store, kill after kill.
             for account in try context.fetch(FetchRequest<CrashAccount>()) {
-                snapshot.accounts[account.objectID.primaryKey ?? 0] = Account(
-                    balance: account.balance, entrySum: account.entries.reduce(Int64(0)) { $0 + $1.amount })
+                var sum: Int64 = 0
+                for entry in account.entries {
+                    sum += entry.amount
+                    snapshot.entries[entry.objectID.primaryKey ?? 0] = entry.sequence
+                }
+                snapshot.accounts[account.objectID.primaryKey ?? 0] = Account(balance: account.balance, entrySum: sum)
             }
-            for entry in try context.fetch(FetchRequest<CrashEntry>()) {
-                snapshot.entries[entry.objectID.primaryKey ?? 0] = entry.sequence
-            }
+            snapshot.entryCount = try context.count(for: FetchRequest<CrashEntry>())
             for memo in try context.fetch(FetchRequest<CrashMemo>()) {
                 snapshot.memos[memo.objectID.primaryKey ?? 0] = Memo(
                     sequence: memo.sequence, followedBy: memo.followedBy)
