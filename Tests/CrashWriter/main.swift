@@ -1,6 +1,9 @@
 // A helper for the crash-safety tests: saves transfers in a loop on a chosen engine and prints
 // the sequence number of each save after `save()` returns ("acknowledged"). The test kills it
-// with SIGKILL at random moments and checks the store afterwards.
+// with SIGKILL at random moments and checks the store afterwards. Each save's history author is
+// `CrashModel.transferAuthor(sequence)` (the accounts' opening save: `CrashModel.setupAuthor`), and
+// each transfer inserts two entries and a memo, updates two accounts and the previous memo, and
+// deletes the memo that left the window, so the test can replay the history against the data.
 //
 //   strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]
 //
@@ -44,6 +47,7 @@ do {
     let container = try PersistentContainer(schema: try CrashModel.schema(), engine: engine)
     try await container.performUnitOfWork { context in
         guard try context.count(for: FetchRequest<CrashAccount>()) == 0 else { return }
+        context.transactionAuthor = CrashModel.setupAuthor
         for number in 0..<accountCount {
             let account = CrashAccount(context: context)
             account.number = number
@@ -76,6 +80,16 @@ do {
                 entry.account = account
                 account.balance += signed
             }
+            let sequence = last + 2
+            let previous = last
+            let expired = sequence - 2 * CrashModel.memoWindow
+            for memo in try context.fetch(
+                FetchRequest<CrashMemo>(predicate: #Predicate { $0.sequence == previous || $0.sequence == expired }))
+            {
+                if memo.sequence == expired { context.delete(memo) } else { memo.followedBy = sequence }
+            }
+            CrashMemo(context: context).sequence = sequence
+            context.transactionAuthor = CrashModel.transferAuthor(sequence)
             try context.save()
             return last + 2
         }

@@ -6,15 +6,17 @@ import StrataTestSupport
 import Testing
 
 /// Kills a process that saves in a loop with SIGKILL at random moments, then reopens the store:
-/// nothing acknowledged may be lost and every invariant must hold. 50 kills per engine, 500
-/// with `STRATA_STRESS=1`.
+/// nothing acknowledged may be lost, every invariant must hold, and the persistent history must
+/// replay to exactly the committed data (`CrashHistoryReplay`: after each kill the history
+/// appended since the last check, at the end the whole history from the beginning). 100 kills per
+/// engine, 500 with `STRATA_STRESS=1`.
 ///
 /// The kill delays and the writer's transfers come from one seed, printed at the start and in
 /// every failure; `STRATA_SEED=<seed>` replays them (the operating system's scheduling still
 /// varies, so a kill lands near, not exactly at, the same instruction).
 @Suite("crash safety", .serialized)
 struct CrashSafetyTests {
-    static let kills = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 500 : 50
+    static let kills = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 500 : 100
 
     /// `STRATA_SEED` when set (a test that cannot parse it fails), otherwise a fresh random seed.
     static let seedSetting = ProcessInfo.processInfo.environment["STRATA_SEED"]
@@ -42,26 +44,38 @@ struct CrashSafetyTests {
         var violations: [String] = []
         var lost = 0
         var acknowledgedTotal: Int64 = 0
+        var replay = CrashHistoryReplay()
+        let clock = ContinuousClock()
+        var checking = Duration.zero
+        let started = clock.now
         for kill in 0..<Self.kills {
             let delay = Duration.milliseconds(Int.random(in: 40...300, using: &random))
             let writerSeed = random.next()
             let acknowledged = try await Self.runAndKill(
                 kind: kind, location: location, writerSeed: writerSeed, after: delay)
             acknowledgedTotal = max(acknowledgedTotal, acknowledged)
-            let problems = try await Self.verify(kind: kind, location: location, acknowledged: acknowledged)
+            let checkStarted = clock.now
+            let problems = try await Self.verify(
+                kind: kind, location: location, acknowledged: acknowledgedTotal, replay: &replay)
+            checking += clock.now - checkStarted
             if problems.contains(where: { $0.hasPrefix("lost") }) { lost += 1 }
             violations += problems.map { "kill \(kill) (after \(delay), writer --seed \(writerSeed)): \($0)" }
         }
+        violations += try await Self.replayWholeHistory(
+            kind: kind, location: location, acknowledged: acknowledgedTotal, checkedUpTo: replay.token
+        ).map { "after the last kill: \($0)" }
         print(
             """
             crash safety \(kind): \(Self.kills) kills, \(violations.count) violations, \(lost) lost acknowledged \
-            commits, last acknowledged sequence \(acknowledgedTotal), seed \(Self.seed)
+            commits, last acknowledged sequence \(acknowledgedTotal), \(replay.token) history transactions \
+            replayed, \(clock.now - started) (checks \(checking)), seed \(Self.seed)
             """
         )
         #expect(
             violations.isEmpty, "seed \(Self.seed) (replay with STRATA_SEED=\(Self.seed)): \(violations.prefix(10))")
         #expect(
             acknowledgedTotal > 0, "the writer never acknowledged a save; the test proved nothing (seed \(Self.seed))")
+        #expect(replay.lastTransfer >= acknowledgedTotal, "the history replayed no acknowledged transfer")
     }
 
     /// Starts the writer, lets it run, kills it, and returns the last sequence it acknowledged.
@@ -84,8 +98,12 @@ struct CrashSafetyTests {
         return lines.compactMap { Int64($0) }.max() ?? 0
     }
 
-    /// Reopens the store and lists every broken promise.
-    static func verify(kind: EngineKind, location: URL, acknowledged: Int64) async throws -> [String] {
+    /// Reopens the store and lists every broken promise: of the data, and of the history appended
+    /// since `replay`'s last token (which `replay` then has replayed). `acknowledged` is the highest
+    /// sequence a writer acknowledged so far.
+    static func verify(
+        kind: EngineKind, location: URL, acknowledged: Int64, replay: inout CrashHistoryReplay
+    ) async throws -> [String] {
         var problems: [String] = []
         if FileManager.default.fileExists(atPath: location.path) == false {
             return acknowledged > 0 ? ["lost: the store vanished"] : []
@@ -97,15 +115,15 @@ struct CrashSafetyTests {
         } catch {
             return ["the store did not reopen: \(error)"]
         }
-        let context = container.newBackgroundContext()
-        let (balances, entrySums, sequences, accountCount) = try await context.perform {
-            let accounts = try context.fetch(FetchRequest<CrashAccount>())
-            let entries = try context.fetch(FetchRequest<CrashEntry>())
-            return (
-                accounts.map(\.balance), accounts.map { $0.entries.reduce(Int64(0)) { $0 + $1.amount } },
-                entries.map(\.sequence).sorted(), accounts.count
-            )
+        defer { container.close() }
+        let snapshot = try await CrashStoreSnapshot.read(container)
+        let balances = snapshot.accounts.values.map(\.balance)
+        let entrySums = snapshot.accounts.values.map(\.entrySum)
+        let sequences = snapshot.entries.values.sorted()
+        if snapshot.entryCount != sequences.count {
+            problems.append("\(snapshot.entryCount) entries, of which \(sequences.count) belong to an account")
         }
+        let accountCount = snapshot.accounts.count
         let expectedCount = CrashModel.accountCount
         let total = Int64(expectedCount) * CrashModel.openingBalance
         if accountCount != 0 && accountCount != expectedCount {
@@ -125,7 +143,42 @@ struct CrashSafetyTests {
         if highest < acknowledged {
             problems.append("lost: acknowledged \(acknowledged) but the store ends at \(highest)")
         }
+        problems += snapshot.memoProblems(highest: highest)
+        problems += await historyProblems(of: container, replay: &replay)
+        problems += replay.problems(against: snapshot, acknowledged: acknowledged)
         problems += integrityProblems(kind: kind, location: location)
+        return problems
+    }
+
+    /// Replays the history after `replay`'s token into it; its problems, and the store's current
+    /// token when it is not the last one read.
+    static func historyProblems(of container: PersistentContainer, replay: inout CrashHistoryReplay) async -> [String] {
+        do {
+            let problems = replay.replay(try await container.history(after: HistoryToken(rawValue: replay.token)))
+            let current = try await container.currentHistoryToken().rawValue
+            return problems
+                + (current == replay.token
+                    ? [] : ["the store's token is \(current), its history ends at \(replay.token)"])
+        } catch {
+            return ["the history did not read: \(error)"]
+        }
+    }
+
+    /// Reopens the store after the last kill and replays its whole history from the beginning
+    /// against its data; `checkedUpTo` is the token the kill-by-kill replay reached.
+    static func replayWholeHistory(
+        kind: EngineKind, location: URL, acknowledged: Int64, checkedUpTo: Int64
+    ) async throws -> [String] {
+        let container = try PersistentContainer(
+            schema: try CrashModel.schema(), engine: kind.configuration(in: location.deletingLastPathComponent()))
+        defer { container.close() }
+        let snapshot = try await CrashStoreSnapshot.read(container)
+        var replay = CrashHistoryReplay()
+        var problems = await historyProblems(of: container, replay: &replay)
+        problems += replay.problems(against: snapshot, acknowledged: acknowledged)
+        if replay.token != checkedUpTo {
+            problems.append("the whole history ends at \(replay.token), the kill-by-kill replay at \(checkedUpTo)")
+        }
         return problems
     }
 
