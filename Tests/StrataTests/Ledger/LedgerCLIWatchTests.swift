@@ -3,8 +3,10 @@ import Testing
 
 extension LedgerTests {
     /// `ledger watch` in one process shows, live, what `ledger` commands in other processes commit
-    /// to the same store, and ends cleanly on SIGINT or SIGTERM.
-    @Suite("ledger CLI: watch shows other processes' changes live")
+    /// to the same store, and ends cleanly on SIGINT or SIGTERM. Serialized: a child process
+    /// inherits the other running children's pipes, so concurrent watchers would hold each
+    /// other's output open.
+    @Suite("ledger CLI: watch shows other processes' changes live", .serialized)
     struct LedgerCLIWatchTests {
         @Test(
             "ledger watch prints a transfer made by a second ledger process as it happens; SIGINT ends it, status 0",
@@ -17,7 +19,7 @@ extension LedgerTests {
             try Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
             try Self.ledger(binary, options + ["account", "add", "Savings"])
 
-            let watch = try WatchProcess(binary, options + ["watch"])
+            let watch = try WatchProcess(binary, options + ["watch"], in: store)
             // The watcher has its start token once it says so: everything committed after is shown.
             try #require(
                 watch.waitForLine { $0.hasPrefix("Watching the ledger at ") } != nil, "\(watch.transcript)")
@@ -54,7 +56,7 @@ extension LedgerTests {
             try Self.ledger(binary, options + ["account", "add", "Savings"])
             try Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
 
-            let replay = try WatchProcess(binary, options + ["watch", "--from-start"])
+            let replay = try WatchProcess(binary, options + ["watch", "--from-start"], in: store)
             try #require(
                 replay.waitForLine { $0.contains("Savings  +200.00") } != nil, "\(replay.transcript)")
             let end = replay.stop(signal: SIGTERM)
@@ -74,7 +76,7 @@ extension LedgerTests {
 
             // Committed while nobody watches, then seen by a watcher resuming after the token.
             try Self.ledger(binary, options + ["transfer", "Savings", "Checking", "50", "Back"])
-            let resumed = try WatchProcess(binary, options + ["watch", "--after", String(resumeToken)])
+            let resumed = try WatchProcess(binary, options + ["watch", "--after", String(resumeToken)], in: store)
             try #require(resumed.waitForLine { $0.contains("Checking  +50.00") } != nil, "\(resumed.transcript)")
             #expect(resumed.stop(signal: SIGTERM).status == 0)
             #expect(
@@ -99,7 +101,8 @@ extension LedgerTests {
     }
 }
 
-/// A running `ledger watch` whose standard output the test reads line by line as it comes.
+/// A running `ledger watch` whose standard output the test reads line by line as it comes (its
+/// standard error goes to a file in the store's directory).
 ///
 /// A watchdog kills it after two minutes, so a watcher that never prints what the test waits for
 /// ends the wait (the reads reach the end of the output) and the test fails with the transcript
@@ -107,19 +110,22 @@ extension LedgerTests {
 final class WatchProcess {
     private let process = Process()
     private let output = Pipe()
-    private let errors = Pipe()
+    private let errorLog: URL
     private let watchdog: DispatchWorkItem
     private var pending = Data()
-    private var errorText = ""
     /// Every complete line printed so far.
     private(set) var lines: [String] = []
 
-    init(_ binary: URL, _ arguments: [String]) throws {
+    init(_ binary: URL, _ arguments: [String], in store: TestStore) throws {
+        errorLog = store.directory.appendingPathComponent("watch-\(UUID().uuidString).stderr")
+        try Data().write(to: errorLog)
         process.executableURL = binary
         process.arguments = arguments
         process.standardOutput = output
-        process.standardError = errors
+        let errorHandle = try FileHandle(forWritingTo: errorLog)
+        process.standardError = errorHandle
         try process.run()
+        try errorHandle.close()
         let pid = process.processIdentifier
         watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
@@ -145,7 +151,8 @@ final class WatchProcess {
 
     /// What it printed, for failure messages.
     var transcript: String {
-        "stdout:\n" + lines.joined(separator: "\n") + "\nstderr:\n" + errorText
+        let errorText = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        return "stdout:\n" + lines.joined(separator: "\n") + "\nstderr:\n" + errorText
     }
 
     /// Reads until a line matching `predicate` has been printed and returns it; nil when the
@@ -163,11 +170,11 @@ final class WatchProcess {
         }
     }
 
-    /// Sends `signal`, reads the rest of the output and waits for the process to end.
+    /// Sends `signal`, reads the output up to the watcher's last line ("Stopped. …", or the end of
+    /// the output if it never says it) and waits for the process to end.
     func stop(signal: Int32) -> (reason: Process.TerminationReason, status: Int32) {
         kill(process.processIdentifier, signal)
-        _ = waitForLine { _ in false }
-        errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = waitForLine { $0.hasPrefix("Stopped.") }
         process.waitUntilExit()
         watchdog.cancel()
         return (process.terminationReason, process.terminationStatus)
