@@ -18,12 +18,16 @@ struct Watch {
             create: false)
         let watcher = LedgerWatcher(container: store.container)
         let stop = StopSignals()
-        let start: HistoryToken
-        if let requested {
-            start = requested
-        } else {
-            start = try await watcher.currentToken()
+        let current = try await watcher.currentToken()
+        if let requested, requested > current {
+            throw CLIError.badInput(
+                """
+                Token \(requested.rawValue) is past this store's last commit (\(current.rawValue)): it comes from \
+                another store, or a typo. Pass a token `ledger watch` printed for this store, or --from-start.
+                """
+            )
         }
+        let start = requested ?? current
         Output.line(
             """
             Watching the ledger at \(store.url.path) (\(store.engineName)) for changes after token \

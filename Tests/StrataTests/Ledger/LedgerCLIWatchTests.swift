@@ -87,6 +87,10 @@ extension LedgerTests {
 
             let badToken = try BenchmarkBinary.run(binary, options + ["watch", "--after", "soon"])
             #expect(badToken.status == 64 && badToken.errorOutput.contains("--after needs a token"))
+            // A token past the store's last commit is refused, not waited for (the watchdog ends a wait).
+            let future = try WatchProcess(binary, options + ["watch", "--after", "999"], in: store)
+            #expect(future.finish().status == 65, "\(future.transcript)")
+            #expect(future.transcript.contains("past this store's last commit"), "\(future.transcript)")
             let both = try BenchmarkBinary.run(binary, options + ["watch", "--from-start", "--after", "3"])
             #expect(both.status == 64 && both.errorOutput.contains("not both"), "\(both.errorOutput)")
         }
@@ -168,6 +172,14 @@ final class WatchProcess {
                 pending = Data(pending[(newline + 1)...])
             }
         }
+    }
+
+    /// Reads the output to its end and waits for the process to exit by itself.
+    func finish() -> (reason: Process.TerminationReason, status: Int32) {
+        _ = waitForLine { _ in false }
+        process.waitUntilExit()
+        watchdog.cancel()
+        return (process.terminationReason, process.terminationStatus)
     }
 
     /// Sends `signal`, reads the output up to the watcher's last line ("Stopped. …", or the end of
