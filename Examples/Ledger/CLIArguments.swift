@@ -10,8 +10,10 @@ struct CLIArguments {
     /// The command and its arguments, in order.
     var words: [String] = []
 
-    static let valueOptions: Set<String> = ["--engine", "--store", "--currency", "--opening", "--category"]
-    static let flagOptions: Set<String> = ["--no-overdraft"]
+    static let valueOptions: Set<String> = [
+        "--engine", "--store", "--currency", "--opening", "--category", "--after",
+    ]
+    static let flagOptions: Set<String> = ["--no-overdraft", "--from-start"]
 
     /// Parses `arguments` (without the program name).
     /// - Throws: ``CLIError/usage(_:)`` for an unknown option or a missing value.

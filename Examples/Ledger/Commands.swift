@@ -25,6 +25,7 @@ struct Commands {
         case ("move", _): try await move()
         case ("transfer", _): try await transfer()
         case ("history", _): try await history()
+        case ("watch", _): try await Watch(arguments: arguments).run()
         case ("demo", _): try await Demo(arguments: arguments).run()
         case (nil, _): throw CLIError.usage("no command given")
         case (let command?, _): throw CLIError.usage("unknown command \(String(reflecting: command))")

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import Strata
 
 /// Plain-text tables and amounts for the terminal.
 enum Output {
@@ -71,5 +72,51 @@ extension String {
         var copy = self
         while copy.last == " " { copy.removeLast() }
         return copy
+    }
+}
+
+extension Output {
+    /// Writes one line to standard output at once (not through `print`'s buffer), so a pipe or a
+    /// terminal sees it as soon as it is written.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// One `ledger watch` line: `#12 19:40:02  Checking  -200.00 USD  balance 1,300.00 USD  "Rainy day"`.
+    static func change(_ change: LedgerChange, in update: LedgerUpdate) -> String {
+        let currency = change.currency ?? ""
+        func amount(_ value: Int64) -> String {
+            let text = money(value, currency).trimmingTrailingSpaces
+            return value > 0 ? "+" + text : text
+        }
+        func balance(_ label: String = "balance") -> String? {
+            change.balance.map { "\(label) \(money($0, currency).trimmingTrailingSpaces)" }
+        }
+        let account = change.account ?? "(unknown account)"
+        var parts: [String?]
+        switch change.kind {
+        case .posted, .edited:
+            guard change.account != nil || change.amount != nil else {
+                return stamp(update) + "  a transaction, since deleted: \(change.objectID)"
+            }
+            parts = [account, change.kind == .edited ? "edited" : nil, change.amount.map(amount), balance()]
+        case .removed:
+            parts = ["removed a transaction of \(change.amount.map { MinorUnits.format($0) } ?? "unknown amount")"]
+        case .opened:
+            parts = [account, "opened", balance()]
+        case .accountChanged:
+            parts = [account, balance()]
+        case .closed:
+            parts = [account, "closed"]
+        }
+        if let note = change.note { parts.append(String(reflecting: note)) }
+        return ([stamp(update)] + parts.compactMap { $0 }).joined(separator: "  ")
+    }
+
+    /// `#12 19:40:02`: the commit's token and its time of day (UTC).
+    private static func stamp(_ update: LedgerUpdate) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withTime, .withColonSeparatorInTime]
+        return "#\(update.token.rawValue) \(formatter.string(from: update.timestamp))"
     }
 }

@@ -24,6 +24,9 @@ enum Usage {
           move TRANSACTION ACCOUNT                 move a transaction to another account
           transfer FROM TO AMOUNT [NOTE]           move money between two accounts, atomically
           history ACCOUNT                          an account's transactions, newest first
+          watch [--from-start | --after TOKEN]     print each change as it is committed, by this or
+                                                   any other process (account, amount, new balance),
+                                                   until Ctrl-C; by default from now on
           demo                                     seed accounts, move a transaction, print the balances
 
         ACCOUNT is an account URI as printed by `account list` (strata://…/Account/p1) or an
@@ -45,5 +48,6 @@ enum Usage {
           swift run ledger account add Checking --opening 1500
           swift run ledger add Checking -12.50 "Lunch"
           swift run ledger history Checking
+          swift run ledger watch          # in a second terminal; then transfer in the first
         """
 }

@@ -24,11 +24,13 @@ public import Strata
 public final class Account: ManagedObject {
     /// The account's name; no two accounts share one (saving a duplicate throws
     /// `StrataError.constraintViolation`, which the services report as
-    /// ``LedgerError/duplicateAccountName(_:)``).
-    @Attribute(.unique) public var name = ""
+    /// ``LedgerError/duplicateAccountName(_:)``). Kept in the history's tombstone of a deleted
+    /// account.
+    @Attribute([.unique, .preserveAfterDeletion]) public var name = ""
 
-    /// The ISO 4217 currency code, three uppercase letters such as `"USD"`.
-    @Attribute public var currency = "USD"
+    /// The ISO 4217 currency code, three uppercase letters such as `"USD"`. Kept in the
+    /// history's tombstone of a deleted account.
+    @Attribute(.preserveAfterDeletion) public var currency = "USD"
 
     /// The balance before any transaction, in minor units.
     @Attribute public var openingBalance: Int64 = 0

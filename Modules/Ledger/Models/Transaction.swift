@@ -24,11 +24,13 @@ public import Strata
 /// Lifetime rule: a `Transaction` is valid only inside the `perform` of the context that
 /// fetched or inserted it. Carry its values out as a ``TransactionRecord``.
 public final class Transaction: ManagedObject {
-    /// The signed amount in minor units of the account's currency; never zero.
-    @Attribute public var amount: Int64 = 0
+    /// The signed amount in minor units of the account's currency; never zero. Kept in the
+    /// history's tombstone of a deleted transaction.
+    @Attribute(.preserveAfterDeletion) public var amount: Int64 = 0
 
     /// A free-text description (called `memo` in version 1 stores, which keep their values).
-    @Attribute(originalName: "memo") public var note = ""
+    /// Kept in the history's tombstone of a deleted transaction.
+    @Attribute(.preserveAfterDeletion, originalName: "memo") public var note = ""
 
     /// What the money was for, such as `"housing"` or `"dining"`; nil when unknown. Version 1
     /// stores get it from ``note`` when they migrate (``suggestedCategory(forNote:)``).

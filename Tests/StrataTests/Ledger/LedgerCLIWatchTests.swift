@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+
+extension LedgerTests {
+    /// `ledger watch` in one process shows, live, what `ledger` commands in other processes commit
+    /// to the same store, and ends cleanly on SIGINT or SIGTERM. Serialized: a child process
+    /// inherits the other running children's pipes, so concurrent watchers would hold each
+    /// other's output open.
+    @Suite("ledger CLI: watch shows other processes' changes live", .serialized)
+    struct LedgerCLIWatchTests {
+        @Test(
+            "ledger watch prints a transfer made by a second ledger process as it happens; SIGINT ends it, status 0",
+            arguments: EngineKind.allCases)
+        func watchShowsAnotherProcessTransfer(kind: EngineKind) throws {
+            let binary = try LedgerCLIMigrationTests.ledgerBinary()
+            let store = try TestStore(kind)
+            let options = LedgerCLIMigrationTests.options(kind, store)
+            try Self.ledger(binary, options + ["init"])
+            try Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
+            try Self.ledger(binary, options + ["account", "add", "Savings"])
+
+            let watch = try WatchProcess(binary, options + ["watch"], in: store)
+            // The watcher has its start token once it says so: everything committed after is shown.
+            try #require(
+                watch.waitForLine { $0.hasPrefix("Watching the ledger at ") } != nil, "\(watch.transcript)")
+            try Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
+            try #require(watch.waitForLine { $0.contains("Savings") } != nil, "\(watch.transcript)")
+            try Self.ledger(binary, options + ["add", "Savings", "-20", "Coffee"])
+            try #require(watch.waitForLine { $0.contains("Coffee") } != nil, "\(watch.transcript)")
+
+            let changes = watch.changeLines
+            #expect(
+                changes.map(\.text) == [
+                    "Checking  -200.00 USD  balance 1,300.00 USD  \"Rainy day\"",
+                    "Savings  +200.00 USD  balance 200.00 USD  \"Rainy day\"",
+                    "Savings  -20.00 USD  balance 180.00 USD  \"Coffee\"",
+                ], "\(watch.transcript)")
+            // The transfer is one commit; the add is the next one.
+            let tokens = changes.map(\.token)
+            #expect(tokens.count == 3 && tokens[0] == tokens[1] && tokens[2] == tokens[1] + 1, "\(tokens)")
+
+            let end = watch.stop(signal: SIGINT)
+            #expect(end.reason == .exit && end.status == 0, "\(end) \(watch.transcript)")
+            #expect(watch.lines.last == "Stopped. Resume with: ledger watch --after \(tokens.last ?? -1)")
+        }
+
+        @Test(
+            "ledger watch --from-start replays the history and --after resumes where it stopped; SIGTERM ends it",
+            arguments: EngineKind.allCases)
+        func watchReplaysAndResumes(kind: EngineKind) throws {
+            let binary = try LedgerCLIMigrationTests.ledgerBinary()
+            let store = try TestStore(kind)
+            let options = LedgerCLIMigrationTests.options(kind, store)
+            try Self.ledger(binary, options + ["init"])
+            try Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
+            try Self.ledger(binary, options + ["account", "add", "Savings"])
+            try Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
+
+            let replay = try WatchProcess(binary, options + ["watch", "--from-start"], in: store)
+            try #require(
+                replay.waitForLine { $0.contains("Savings  +200.00") } != nil, "\(replay.transcript)")
+            let end = replay.stop(signal: SIGTERM)
+            #expect(end.reason == .exit && end.status == 0, "\(end) \(replay.transcript)")
+            #expect(
+                replay.changeLines.map(\.text) == [
+                    "Checking  opened  balance 1,500.00 USD",
+                    "Savings  opened  balance 0.00 USD",
+                    "Checking  -200.00 USD  balance 1,300.00 USD  \"Rainy day\"",
+                    "Savings  +200.00 USD  balance 200.00 USD  \"Rainy day\"",
+                ], "\(replay.transcript)")
+            let stopped = try #require(replay.lines.last, "\(replay.transcript)")
+            let resumeToken = try #require(
+                stopped.wholeMatch(of: /Stopped\. Resume with: ledger watch --after ([0-9]+)/).flatMap { Int64($0.1) },
+                "\(replay.transcript)")
+            #expect(resumeToken == replay.changeLines.last?.token)
+
+            // Committed while nobody watches, then seen by a watcher resuming after the token.
+            try Self.ledger(binary, options + ["transfer", "Savings", "Checking", "50", "Back"])
+            let resumed = try WatchProcess(binary, options + ["watch", "--after", String(resumeToken)], in: store)
+            try #require(resumed.waitForLine { $0.contains("Checking  +50.00") } != nil, "\(resumed.transcript)")
+            #expect(resumed.stop(signal: SIGTERM).status == 0)
+            #expect(
+                resumed.changeLines.map(\.text) == [
+                    "Savings  -50.00 USD  balance 150.00 USD  \"Back\"",
+                    "Checking  +50.00 USD  balance 1,350.00 USD  \"Back\"",
+                ], "\(resumed.transcript)")
+
+            let badToken = try BenchmarkBinary.run(binary, options + ["watch", "--after", "soon"])
+            #expect(badToken.status == 64 && badToken.errorOutput.contains("--after needs a token"))
+            // A token past the store's last commit is refused, not waited for (the watchdog ends a wait).
+            let future = try WatchProcess(binary, options + ["watch", "--after", "999"], in: store)
+            #expect(future.finish().status == 65, "\(future.transcript)")
+            #expect(future.transcript.contains("past this store's last commit"), "\(future.transcript)")
+            let both = try BenchmarkBinary.run(binary, options + ["watch", "--from-start", "--after", "3"])
+            #expect(both.status == 64 && both.errorOutput.contains("not both"), "\(both.errorOutput)")
+        }
+
+        /// Runs a `ledger` command to completion and requires it to succeed.
+        @discardableResult
+        static func ledger(_ binary: URL, _ arguments: [String]) throws -> String {
+            let run = try BenchmarkBinary.run(binary, arguments)
+            try #require(run.status == 0, "ledger \(arguments.joined(separator: " ")) failed: \(run.errorOutput)")
+            return run.output
+        }
+    }
+}
+
+/// A running `ledger watch` whose standard output the test reads line by line as it comes (its
+/// standard error goes to a file in the store's directory).
+///
+/// A watchdog kills it after two minutes, so a watcher that never prints what the test waits for
+/// ends the wait (the reads reach the end of the output) and the test fails with the transcript
+/// instead of hanging. That bound asserts nothing about speed.
+final class WatchProcess {
+    private let process = Process()
+    private let output = Pipe()
+    private let errorLog: URL
+    private let watchdog: DispatchWorkItem
+    private var pending = Data()
+    /// Every complete line printed so far.
+    private(set) var lines: [String] = []
+
+    init(_ binary: URL, _ arguments: [String], in store: TestStore) throws {
+        errorLog = store.directory.appendingPathComponent("watch-\(UUID().uuidString).stderr")
+        try Data().write(to: errorLog)
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = output
+        let errorHandle = try FileHandle(forWritingTo: errorLog)
+        process.standardError = errorHandle
+        try process.run()
+        try errorHandle.close()
+        let pid = process.processIdentifier
+        watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        watchdog.cancel()
+    }
+
+    /// The change lines (`#TOKEN HH:MM:SS  text`), split into token and text.
+    var changeLines: [(token: Int64, text: String)] {
+        lines.compactMap { line in
+            guard let match = line.wholeMatch(of: /#([0-9]+) [0-9:]+Z?  (.*)/), let token = Int64(match.1) else {
+                return nil
+            }
+            return (token, String(match.2))
+        }
+    }
+
+    /// What it printed, for failure messages.
+    var transcript: String {
+        let errorText = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        return "stdout:\n" + lines.joined(separator: "\n") + "\nstderr:\n" + errorText
+    }
+
+    /// Reads until a line matching `predicate` has been printed and returns it; nil when the
+    /// output ends first (the watcher exited or was killed).
+    func waitForLine(_ predicate: (String) -> Bool) -> String? {
+        while true {
+            if let line = lines.first(where: predicate) { return line }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            pending += chunk
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending = Data(pending[(newline + 1)...])
+            }
+        }
+    }
+
+    /// Reads the output to its end and waits for the process to exit by itself.
+    func finish() -> (reason: Process.TerminationReason, status: Int32) {
+        _ = waitForLine { _ in false }
+        process.waitUntilExit()
+        watchdog.cancel()
+        return (process.terminationReason, process.terminationStatus)
+    }
+
+    /// Sends `signal`, reads the output up to the watcher's last line ("Stopped. …", or the end of
+    /// the output if it never says it) and waits for the process to end.
+    func stop(signal: Int32) -> (reason: Process.TerminationReason, status: Int32) {
+        kill(process.processIdentifier, signal)
+        _ = waitForLine { $0.hasPrefix("Stopped.") }
+        process.waitUntilExit()
+        watchdog.cancel()
+        return (process.terminationReason, process.terminationStatus)
+    }
+}
