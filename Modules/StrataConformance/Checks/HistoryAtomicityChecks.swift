@@ -119,7 +119,7 @@ enum HistoryAtomicityChecks {
         let silent = try PersistentContainer(schema: KitModels.schema, engine: kit.configuration, recordsHistory: false)
         try kit.expect(!silent.recordsHistory, "a container opened with recordsHistory: false says it records none")
         let start = try await recording.currentHistoryToken()
-        let changes = recording.changes(after: start)
+        let receiving = kit.receive(2, from: recording.changes(after: start))
         let silentID = try await silent.makeAccount("Silent")
         try await silent.performUnitOfWork { context in
             try context.existingObject(with: silentID, as: KitAccount.self).balance = 5
@@ -129,7 +129,7 @@ enum HistoryAtomicityChecks {
         let loudID = try await recording.makeAccount("Loud")
         let otherRecording = try kit.open()
         let otherID = try await otherRecording.makeAccount("Other")
-        let received = try await kit.value(of: kit.receive(2, from: changes), "receiving the recorded saves")
+        let received = try await kit.value(of: receiving, "receiving the recorded saves")
         try kit.expectEqual(
             received.map { $0.changes.map(\.objectID) }, [[loudID], [otherID]],
             "the objects of the transactions observed (the silent container's saves must not appear)")

@@ -119,10 +119,17 @@ enum HistoryDeliveryChecks {
                 event.finish()
                 return count
             }
+            // A stuck observer fails the check instead of stalling the run.
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(120))
+                event.finish()
+            }
             if !observesQuery { _ = try await container.makeAccount("first") }
             var iterator = events.makeAsyncIterator()
-            _ = await iterator.next()
+            let first = await iterator.next()
+            watchdog.cancel()
             observer.cancel()
+            try kit.expect(first != nil, "the observer (query: \(observesQuery)) received nothing within 120 s")
             let count = try await kit.value(of: observer, "a cancelled observer (query: \(observesQuery))")
             try kit.expectEqual(count, 1, "values received before cancelling (query: \(observesQuery))")
         }
