@@ -88,6 +88,11 @@ let package = Package(
             path: "Tests/CrashWriter"
         ),
         .executableTarget(
+            name: "strata-conformance-peer",
+            dependencies: ["StrataConformance", "Strata", "StrataSQLite", "StrataLMDB"],
+            path: "Tests/ConformancePeer"
+        ),
+        .executableTarget(
             name: "strata-probe",
             dependencies: ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
             path: "Tests/StrataProbe"

@@ -34,10 +34,14 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     public var description: String { "\(group): \(name)" }
 
     /// Runs the check against an engine.
+    /// - Parameters:
+    ///   - engine: makes the engine's configuration for a store inside a temporary directory.
+    ///   - peer: the executable the cross-process checks start (see ``ConformancePeer``); those
+    ///     checks fail without one.
     /// - Throws: ``ConformanceFailure`` when the engine does not behave as required (other
     ///   errors thrown by the engine are wrapped in one too).
-    public func run(engine: @escaping EngineFactory) async throws {
-        let harness = try ConformanceHarness(engine: engine, check: description)
+    public func run(engine: @escaping EngineFactory, peer: ConformancePeer? = nil) async throws {
+        let harness = try ConformanceHarness(engine: engine, peer: peer, check: description)
         defer { harness.removeFiles() }
         do {
             try await body(harness)

@@ -8,9 +8,12 @@ public final class ConformanceHarness: Sendable {
     public let directory: URL
     let engine: EngineFactory
     let check: String
+    /// The second process for cross-process checks, when the caller gave one.
+    let peer: ConformancePeer?
 
-    init(engine: @escaping EngineFactory, check: String) throws {
+    init(engine: @escaping EngineFactory, peer: ConformancePeer? = nil, check: String) throws {
         self.engine = engine
+        self.peer = peer
         self.check = check
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "strata-conformance-\(UUID().uuidString)")

@@ -51,38 +51,39 @@ final class KitTag: ManagedObject {
     @Relationship var accounts: RelatedObjects<KitAccount>
 }
 
-/// One attribute of every supported type, optional and not.
+/// One attribute of every supported type, optional and not; some kept in history tombstones.
 final class KitSample: ManagedObject {
     override class var entityName: String { "Sample" }
-    @Attribute var flag = false
+    @Attribute(.preserveAfterDeletion) var flag = false
     @Attribute var int = 0
-    @Attribute var int64: Int64 = 0
-    @Attribute var double = 0.0
-    @Attribute var text = ""
-    @Attribute var date = Date(timeIntervalSinceReferenceDate: 0)
-    @Attribute var data = Data()
-    @Attribute var uuid = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!
+    @Attribute(.preserveAfterDeletion) var int64: Int64 = 0
+    @Attribute(.preserveAfterDeletion) var double = 0.0
+    @Attribute(.preserveAfterDeletion) var text = ""
+    @Attribute(.preserveAfterDeletion) var date = Date(timeIntervalSinceReferenceDate: 0)
+    @Attribute(.preserveAfterDeletion) var data = Data()
+    @Attribute(.preserveAfterDeletion) var uuid = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!
     @Attribute var optionalFlag: Bool?
     @Attribute var optionalInt: Int?
-    @Attribute var optionalInt64: Int64?
+    @Attribute(.preserveAfterDeletion) var optionalInt64: Int64?
     @Attribute var optionalDouble: Double?
-    @Attribute var optionalText: String?
+    @Attribute(.preserveAfterDeletion) var optionalText: String?
     @Attribute var optionalDate: Date?
     @Attribute var optionalData: Data?
     @Attribute var optionalUUID: UUID?
 }
 
-/// An owner cascades to its pets and nullifies its passport (one-to-one).
+/// An owner cascades to its pets and nullifies its passport (one-to-one). Owners' and pets'
+/// names are kept in history tombstones.
 final class KitOwner: ManagedObject {
     override class var entityName: String { "Owner" }
-    @Attribute var name = ""
+    @Attribute(.preserveAfterDeletion) var name = ""
     @Relationship(inverse: \KitPet.owner, deleteRule: .cascade) var pets: RelatedObjects<KitPet>
     @Relationship(inverse: \KitPassport.holder, deleteRule: .nullify) var passport: KitPassport?
 }
 
 final class KitPet: ManagedObject {
     override class var entityName: String { "Pet" }
-    @Attribute var name = ""
+    @Attribute(.preserveAfterDeletion) var name = ""
     @Relationship var owner: KitOwner?
 }
 

@@ -7,7 +7,9 @@ import Strata
 /// users rely on: CRUD of every attribute type and edge value, relationships and delete
 /// rules, fetch semantics, uniqueness and indexes, atomicity, snapshot isolation, optimistic
 /// conflicts, IDs and URIs, persistence, concurrency, typed errors for bad store files, and
-/// schema migrations (inferred changes, staged plans, refusals, drift, newer stores).
+/// schema migrations (inferred changes, staged plans, refusals, drift, newer stores), and
+/// persistent history and observation (including delivery of another process's commits, for
+/// which the kit starts a ``ConformancePeer``).
 ///
 /// Run it in one line from any test target:
 ///
@@ -33,15 +35,19 @@ public enum StrataConformance {
         + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
         + RelationshipKeyChecks.all
         + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all + MigrationChecks.all
+        + HistoryChecks.all
 
     /// Runs every check against an engine, one after another.
-    /// - Parameter engine: makes the engine's configuration for a store inside a temporary directory.
+    /// - Parameters:
+    ///   - engine: makes the engine's configuration for a store inside a temporary directory.
+    ///   - peer: the executable the cross-process checks start (see ``ConformancePeer``); without
+    ///     one they fail.
     /// - Returns: the failures, empty when the engine conforms.
-    public static func run(engine: @escaping EngineFactory) async -> ConformanceReport {
+    public static func run(engine: @escaping EngineFactory, peer: ConformancePeer? = nil) async -> ConformanceReport {
         var failures: [ConformanceFailure] = []
         for check in checks {
             do {
-                try await check.run(engine: engine)
+                try await check.run(engine: engine, peer: peer)
             } catch let failure as ConformanceFailure {
                 failures.append(failure)
             } catch {

@@ -34,9 +34,11 @@ final class ChangeHub: Sendable {
         self.engine = engine
     }
 
-    /// A save of this container committed: wake observers now (only costs a read when one waits).
+    /// A save of this container committed: wake observers now (only costs a read while one is
+    /// registered). Registered, not only waiting: an observer that found nothing new and is about
+    /// to wait must learn of this commit too, or it would wait for the next poll.
     func didCommit() {
-        guard state.withLock({ !$0.waiters.isEmpty }) else { return }
+        guard state.withLock({ $0.subscribers > 0 }) else { return }
         poll()
     }
 

@@ -18,12 +18,21 @@ struct ConformanceTests {
 
     private func run(_ kind: EngineKind, _ check: ConformanceCheck) async {
         do {
-            try await check.run(engine: { kind.configuration(in: $0) })
+            try await check.run(engine: { kind.configuration(in: $0) }, peer: Self.peer(kind))
         } catch let failure as ConformanceFailure {
             Issue.record(Comment(rawValue: failure.description))
         } catch {
             Issue.record(error)
         }
+    }
+
+    /// The conformance peer built next to the test binary (`strata-conformance-peer`), opening
+    /// stores with `kind`.
+    static func peer(_ kind: EngineKind) -> ConformancePeer {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return ConformancePeer(
+            executable: executable.deletingLastPathComponent().appendingPathComponent("strata-conformance-peer"),
+            arguments: ["--engine", kind.rawValue])
     }
 
     /// Checks an engine is known to fail, with why (issue 14: see the conformance report).
@@ -35,7 +44,7 @@ struct ConformanceTests {
         let required: Set = [
             "CRUD", "Relationships", "Fetch semantics", "Uniqueness and indexes", "Atomicity", "Isolation",
             "Optimistic conflicts", "IDs and URIs", "Persistence", "Concurrency", "Bad store files", "Contexts",
-            "Attribute types", "Migration",
+            "Attribute types", "Migration", "History and observation",
         ]
         #expect(groups == required)
         #expect(Set(StrataConformance.checks.map(\.description)).count == StrataConformance.checks.count)
