@@ -168,7 +168,8 @@ struct LatencySummary {
             WorkloadResult(
                 workload: workload, name: "\(workload.title), \(label)", engine: engine, unit: "ms",
                 baselineName: nil, strata: value, baseline: nil, ratio: nil, difference: nil,
-                itemsPerRun: latencies.count, target: target ? "p50 < \(format(targetMilliseconds, digits: 0)) ms" : nil,
+                itemsPerRun: latencies.count,
+                target: target ? "p50 < \(format(targetMilliseconds, digits: 0)) ms" : nil,
                 targetLimit: target ? targetMilliseconds : nil, targetMet: target ? value < targetMilliseconds : nil,
                 status: "measured\(note)", strataSamples: samples, baselineSamples: nil)
         }

@@ -28,7 +28,8 @@ enum HistoryWorkloads {
                 results += latencies.results(.deliveryInProcess, on: engine, targetMilliseconds: 1)
             }
             if options.workloads.contains(.deliveryCrossProcess) {
-                progress("\(engine.displayName): 12. \(Workload.deliveryCrossProcess.title), \(options.commits) commits")
+                progress(
+                    "\(engine.displayName): 12. \(Workload.deliveryCrossProcess.title), \(options.commits) commits")
                 let latencies = try await DeliveryLatency.crossProcess(
                     engine, dataset: dataset, commits: options.commits, scratch: directory)
                 results += latencies.results(.deliveryCrossProcess, on: engine, targetMilliseconds: 20)
@@ -62,7 +63,9 @@ enum HistoryWorkloads {
     /// Checks (untimed) that the insert recorded one history transaction of every row, or none.
     private static func checkHistory(_ store: StrataStore, recordsHistory: Bool, rows: Int) async throws {
         guard recordsHistory else {
-            if store.container.recordsHistory { throw BenchmarkError.mismatch("history is on in the history-off store") }
+            if store.container.recordsHistory {
+                throw BenchmarkError.mismatch("history is on in the history-off store")
+            }
             return
         }
         // The accounts' save, then the insert's: an insert of every row, and an update of each

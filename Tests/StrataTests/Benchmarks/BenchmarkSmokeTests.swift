@@ -3,8 +3,8 @@ import Testing
 
 /// Runs the built `strata-bench` executable at N = 1,000 with one repetition and 10 commits for
 /// the delivery latencies, so the benchmark's code paths (every workload, both raw baselines, the
-/// second process of workload 12, the table, JSON, SVG and Markdown output) cannot rot. It checks that the run completes and reports every workload; it never checks
-/// timings.
+/// second process of workload 12, the table, JSON, SVG and Markdown output) cannot rot. It
+/// checks that the run completes and reports every workload; it never checks timings.
 ///
 /// `swift build --build-tests` (and so `swift test`) builds every product, so the executable
 /// sits next to the test bundle.

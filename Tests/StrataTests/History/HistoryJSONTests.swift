@@ -62,7 +62,8 @@ struct HistoryJSONTests {
         let engine = try HistoryStoreTests.open(store)
         defer { engine.close() }
         for (index, author) in Self.awkward.enumerated() {
-            var changes = HistoryStoreTests.inserting([HistoryStoreTests.account(Int64(index + 1), author)], author: author)
+            var changes = HistoryStoreTests.inserting(
+                [HistoryStoreTests.account(Int64(index + 1), author)], author: author)
             changes.history?.changes[0].changedProperties = [author, "name"]
             try engine.commit(changes)
         }
