@@ -8,7 +8,9 @@ import StrataStorage
 /// reads in token order; values are a 4-byte big-endian CRC-32C of the rest, then the
 /// ``HistoryTransaction`` as JSON. The last token handed out is `history_token` in `strata.meta`,
 /// written in the same transaction as the entry, so a token is never reused, even once its
-/// entry is deleted.
+/// entry is deleted. Named cursors are `cursor.<name>` keys of `strata.meta` (8 big-endian
+/// bytes each): the metadata database already exists in every store, so cursors add no database
+/// for the open's and the unrecorded-store checks to count.
 extension LMDBEngine: HistoryStore {
     /// The name of the history database.
     static let historyName = "strata.history"
@@ -98,17 +100,60 @@ extension LMDBEngine: HistoryStore {
         }
     }
 
-    func deleteHistory(before token: Int64) throws {
-        try checkOpen()
-        if token <= 1 { return }
-        let dbi = historyDatabase
-        try environment.write("deleting history of \(environment.path)") { txn in
-            var keys: [[UInt8]] = []
-            try txn.scan(dbi, before: IndexKeyCodec.primaryKey(token)) { key, _ in
-                keys.append(IndexKeyCodec.array(key))
-                return true
+    /// The metadata keys of cursors start with this; the byte after `.` bounds their range.
+    static let cursorPrefix = Array("cursor.".utf8)
+    private static let cursorRangeEnd = Array("cursor/".utf8)
+
+    /// Every cursor in `meta`, read in `txn`.
+    /// - Throws: `.storeCorrupt` for a cursor whose value is not 8 bytes or whose name is not UTF-8.
+    static func readCursors(_ txn: LMDBTransaction, meta: MDB_dbi) throws -> [String: Int64] {
+        var cursors: [String: Int64] = [:]
+        try txn.scan(meta, from: cursorPrefix, before: cursorRangeEnd) { key, value in
+            let bytes = IndexKeyCodec.array(key).dropFirst(cursorPrefix.count)
+            guard let name = String(validating: bytes, as: UTF8.self), value.byteCount == 8,
+                let token = IndexKeyCodec.readPrimaryKey(value)
+            else {
+                throw StrataError.storeCorrupt(
+                    "strata.meta holds a damaged history cursor entry (\(key.byteCount)-byte key, "
+                        + "\(value.byteCount)-byte value)")
             }
-            for key in keys { _ = try txn.delete(dbi, key) }
+            cursors[name] = token
+            return true
+        }
+        return cursors
+    }
+
+    func historyCursors() throws -> [String: Int64] {
+        let meta = catalog.meta
+        return try withSnapshot { txn in try Self.readCursors(txn, meta: meta) }
+    }
+
+    func setHistoryCursor(_ name: String, to token: Int64?) throws {
+        try HistoryCursor.check(name, token: token)
+        try checkOpen()
+        let meta = catalog.meta
+        let key = Self.cursorPrefix + Array(name.utf8)
+        try environment.write("moving history cursor \(String(reflecting: name)) of \(environment.path)") { txn in
+            if let token {
+                try txn.put(meta, key, IndexKeyCodec.primaryKey(token))
+            } else {
+                try txn.delete(meta, key)
+            }
+        }
+    }
+
+    @discardableResult
+    func deleteHistory(before token: Int64, force: Bool) throws -> Int64 {
+        try checkOpen()
+        let meta = catalog.meta
+        let dbi = historyDatabase
+        return try environment.write("deleting history of \(environment.path)") { txn in
+            let slowest: Int64? = if force { nil } else { try Self.readCursors(txn, meta: meta).values.min() }
+            let bound = HistoryCursor.trimmingBound(token, force: force, slowestCursor: slowest)
+            // Tokens start at 1; a bound of 1 or less deletes nothing (and a negative one would
+            // not sort below the positive keys).
+            if bound > 1 { try txn.deleteLeading(dbi, before: IndexKeyCodec.primaryKey(bound)) }
+            return bound
         }
     }
 }

@@ -110,7 +110,7 @@ final class LMDBEngine: StorageEngine {
 
     func commit(_ changes: ChangeSet) throws {
         try checkOpen()
-        if changes.isEmpty && changes.history == nil { return }
+        if changes.isEmpty { return }
         let catalog = catalog
         let historyDatabase = historyDatabase
         let storeIdentifier = storeIdentifier
@@ -121,7 +121,7 @@ final class LMDBEngine: StorageEngine {
             var committer = LMDBCommitter(
                 txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)
             try committer.apply(changes)
-            if let record = changes.history {
+            if let record = changes.historyToAppend {
                 try Self.appendHistory(txn, meta: catalog.meta, history: historyDatabase, record)
             }
         }

@@ -141,6 +141,29 @@ import Foundation
         if rc != MDB_NOTFOUND { try lmdbCheck(rc) }
     }
 
+    /// Deletes the entries from the first one up to (not including) the first key at or after
+    /// `end`, walking one cursor (`mdb_cursor_del`, then `MDB_NEXT`, which after a delete lands on
+    /// the entry that followed), without collecting keys. Returns how many it deleted.
+    @discardableResult
+    func deleteLeading(_ dbi: MDB_dbi, before end: [UInt8]) throws(LMDBError) -> Int {
+        var cursor: OpaquePointer?
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        defer { unsafe mdb_cursor_close(cursor) }
+        var key = unsafe MDB_val()
+        var data = unsafe MDB_val()
+        var deleted = 0
+        var rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+        while rc == 0 {
+            let keyBytes = unsafe UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+            if unsafe Self.compare(keyBytes, end) >= 0 { return deleted }
+            try unsafe lmdbCheck(mdb_cursor_del(cursor, 0))
+            deleted += 1
+            rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try lmdbCheck(rc) }
+        return deleted
+    }
+
     /// The last key of a database, if any.
     func lastKey<T>(_ dbi: MDB_dbi, _ body: (RawSpan) -> T) throws -> T? {
         var cursor: OpaquePointer?

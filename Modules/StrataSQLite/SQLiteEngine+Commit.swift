@@ -33,8 +33,9 @@ extension SQLiteEngine {
     }
 
     /// Writes `changes` into the write transaction open on `connection`, with every check of a
-    /// commit, and appends their ``ChangeSet/history`` when set (after every check passed); the
-    /// caller commits, or rolls back when this throws.
+    /// commit, and appends their ``ChangeSet/history`` when set and the change set writes data
+    /// (``ChangeSet/historyToAppend``, after every check passed); the caller commits, or rolls
+    /// back when this throws.
     /// - Throws: `.conflict` listing every version conflict; else the first unique clash
     ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; the
     ///   history's errors (``appendHistory(_:into:)``); SQLite's errors.
@@ -45,7 +46,7 @@ extension SQLiteEngine {
         try writer.apply(changes)
         if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
         if let violation = writer.violation { throw violation }
-        if let history = changes.history { try appendHistory(history, into: connection) }
+        if let history = changes.historyToAppend { try appendHistory(history, into: connection) }
     }
 }
 

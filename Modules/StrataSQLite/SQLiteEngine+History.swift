@@ -10,21 +10,25 @@ import StrataStorage
 ///
 /// Tokens come from a counter row in `strata_metadata` (`history_token`, the last token handed
 /// out), moved in the same transaction. A counter rather than `AUTOINCREMENT`: the last token
-/// survives ``deleteHistory(before:)`` trimming every row, and ``currentHistoryToken()`` reads it
-/// in one lookup; and the store gains no `sqlite_sequence` table, which the open's shape checks
-/// and tools that compare stores would otherwise meet.
+/// survives ``deleteHistory(before:force:)`` trimming every row, and ``currentHistoryToken()``
+/// reads it in one lookup; and the store gains no `sqlite_sequence` table, which the open's shape
+/// checks and tools that compare stores would otherwise meet. Named cursors and trimming:
+/// `SQLiteEngine+HistoryCursors.swift`.
 extension SQLiteEngine: HistoryStore {
     /// The `strata_metadata` key of the last history token handed out.
     static let historyTokenKey = "history_token"
 
-    /// Creates the history table and its token counter when missing, inside the open's (or the
-    /// creation's) write transaction: stores made before history gain them at their next open.
+    /// Creates the history table, its token counter and the cursors table when missing, inside
+    /// the open's (or the creation's) write transaction: stores made before history gain them at
+    /// their next open.
     static func prepareHistory(_ connection: SQLiteConnection) throws(StrataError) {
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS strata_history (token INTEGER PRIMARY KEY, timestamp REAL NOT NULL, \
             author TEXT, changes TEXT NOT NULL)
             """)
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS strata_history_cursors (name TEXT PRIMARY KEY, token INTEGER NOT NULL)")
         try connection.run(
             "INSERT OR IGNORE INTO strata_metadata (key, value) VALUES (?1, 0)", [.text(historyTokenKey)])
     }
@@ -64,7 +68,7 @@ extension SQLiteEngine: HistoryStore {
 
     /// The last token handed out, 0 before the first, read in the transaction open on `connection`.
     /// - Throws: `.storeCorrupt` when the counter row is missing or not an integer.
-    private static func lastHistoryToken(_ connection: SQLiteConnection) throws(StrataError) -> Int64 {
+    static func lastHistoryToken(_ connection: SQLiteConnection) throws(StrataError) -> Int64 {
         let statement = try connection.statement("SELECT value FROM strata_metadata WHERE key = ?1")
         defer { statement.reset() }
         try statement.bind(.text(historyTokenKey), at: 1)
@@ -77,8 +81,12 @@ extension SQLiteEngine: HistoryStore {
         return token
     }
 
+    /// One cached statement on a pooled reader connection, without `BEGIN`/`ROLLBACK` around
+    /// it: a single `SELECT` is its own read transaction, and observers poll this.
     func currentHistoryToken() throws -> Int64 {
-        try withHistoryReader { (connection) throws(StrataError) in try Self.lastHistoryToken(connection) }
+        let connection = try checkOutReader()
+        defer { checkIn(connection) }
+        return try Self.lastHistoryToken(connection)
     }
 
     func history(after token: Int64, limit: Int?) throws -> [HistoryTransaction] {
@@ -95,21 +103,8 @@ extension SQLiteEngine: HistoryStore {
         }
     }
 
-    func deleteHistory(before token: Int64) throws {
-        try withWriter { (connection) throws(StrataError) in
-            try connection.execute("BEGIN IMMEDIATE")
-            do throws(StrataError) {
-                try connection.run("DELETE FROM strata_history WHERE token < ?1", [.integer(token)])
-                try connection.execute("COMMIT")
-            } catch {
-                connection.rollbackQuietly()
-                throw error
-            }
-        }
-    }
-
     /// Runs `body` in a read transaction on a pooled reader connection: one snapshot.
-    private func withHistoryReader<T>(_ body: (SQLiteConnection) throws(StrataError) -> T) throws(StrataError) -> T {
+    func withHistoryReader<T>(_ body: (SQLiteConnection) throws(StrataError) -> T) throws(StrataError) -> T {
         let connection = try checkOutReader()
         defer { checkIn(connection) }
         try connection.run(cached: "BEGIN")
@@ -143,7 +138,7 @@ extension HistoryTransaction {
 
 extension SQLiteConnection {
     /// Runs one statement with `parameters` through the statement cache.
-    fileprivate func run(_ sql: String, _ parameters: [StoredValue]) throws(StrataError) {
+    func run(_ sql: String, _ parameters: [StoredValue]) throws(StrataError) {
         let statement = try statement(sql)
         defer { statement.reset() }
         for (offset, value) in parameters.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }

@@ -153,7 +153,7 @@ final class SQLiteJoinLayout: Sendable {
 /// Checks that a schema can be laid out as SQLite tables.
 /// - Throws: `.invalidSchema` naming the first problem.
 func validateLayout(_ schema: StoreSchema) throws(StrataError) {
-    var names: Set<String> = ["strata_metadata", "strata_key_counters"]
+    var names: Set<String> = ["strata_metadata", "strata_key_counters", "strata_history", "strata_history_cursors"]
     func claim(_ name: String, _ what: String) throws(StrataError) {
         guard !name.isEmpty, !name.lowercased().hasPrefix("sqlite_") else {
             throw .invalidSchema("\(what) name \(String(reflecting: name)) cannot be a SQLite table or index name")

@@ -53,7 +53,8 @@ public struct HistoryChange: Sendable, Hashable, Codable {
     public var key: Int64
     /// What happened.
     public var kind: Kind
-    /// The attributes and relationships the save changed (every one for an insert, none for a delete).
+    /// The attributes and relationships the save changed; none for a delete. For an insert the core
+    /// stores none and lists every property of the model when it reads the change back.
     public var changedProperties: [String]
     /// For a delete: the values of the attributes the model keeps after deletion (Core Data's
     /// "preserve after deletion"), by attribute name; empty otherwise.
@@ -94,30 +95,128 @@ public struct HistoryRecord: Sendable, Hashable {
 /// An engine that keeps persistent history: the engine side of issue 15's history.
 ///
 /// Contract:
-/// - ``StorageEngine/commit(_:)`` of a change set whose ``ChangeSet/history`` is set appends one
-///   ``HistoryTransaction`` in the same engine transaction as the data, with the next token
-///   (``currentHistoryToken()`` + 1 or more) and the commit time; nothing when it is nil.
+/// - ``StorageEngine/commit(_:)`` of a change set that writes data and whose
+///   ``ChangeSet/history`` is set appends one ``HistoryTransaction`` in the same engine
+///   transaction as the data, with the next token (``currentHistoryToken()`` + 1 or more) and the
+///   commit time; nothing when it is nil, and nothing for a change set that writes no data
+///   (``ChangeSet/historyToAppend``).
 /// - ``history(after:limit:)`` returns the transactions with a token greater than `after`, in
 ///   token order, at most `limit` of them, from one consistent snapshot.
-/// - ``deleteHistory(before:)`` deletes the transactions with a token less than `before`; tokens
-///   are never reused afterwards.
+/// - Named cursors (``setHistoryCursor(_:to:)``) live in the store, so every process sees them.
+/// - ``deleteHistory(before:force:)`` deletes the transactions before a bound that never passes
+///   the slowest cursor unless forced, reading the cursors and deleting in one write
+///   transaction; tokens are never reused afterwards.
 /// - Tokens are shared by every process on the store and survive reopening.
+/// - ``currentHistoryToken()`` is cheap: observers poll it.
 ///
 /// ```swift
 /// let start = try engine.currentHistoryToken()
 /// try engine.commit(changes)
 /// let appended = try engine.history(after: start, limit: nil)
+/// try engine.setHistoryCursor("indexer", to: appended.last?.token)
 /// ```
 public protocol HistoryStore: StorageEngine {
-    /// The token of the last committed history transaction, 0 when there is none yet.
-    /// - Throws: the engine's typed errors.
+    /// The token of the last committed history transaction, 0 when there is none yet. Cheap
+    /// enough to poll a few hundred times a second.
+    /// - Throws: `.misuse` after `close()`; the engine's typed errors.
     func currentHistoryToken() throws -> Int64
 
     /// The history transactions after `token`, oldest first, at most `limit` (nil: all).
-    /// - Throws: `.storeCorrupt` for a history entry that does not decode; the engine's typed errors.
+    /// - Throws: `.misuse` for a negative limit; `.storeCorrupt` for a history entry that does
+    ///   not decode; the engine's typed errors.
     func history(after token: Int64, limit: Int?) throws -> [HistoryTransaction]
 
-    /// Deletes the history transactions before `token`.
-    /// - Throws: the engine's typed errors.
-    func deleteHistory(before token: Int64) throws
+    /// Every named cursor of the store: name → the last token that consumer has processed.
+    ///
+    /// ```swift
+    /// let behind = try engine.historyCursors().filter { $0.value < current }
+    /// ```
+    /// - Throws: `.storeCorrupt` for a cursor entry that does not decode; the engine's typed errors.
+    func historyCursors() throws -> [String: Int64]
+
+    /// Registers or moves the cursor `name` to `token` (the last token its consumer has
+    /// processed), or removes it when `token` is nil; removing a missing cursor does nothing.
+    ///
+    /// ```swift
+    /// try engine.setHistoryCursor("search-index", to: 0)  // register before reading anything
+    /// try engine.setHistoryCursor("search-index", to: nil)  // unregister
+    /// ```
+    /// - Throws: `.misuse` for a name that is empty or longer than
+    ///   ``HistoryCursor/maximumNameBytes`` UTF-8 bytes, or a negative token; the engine's typed
+    ///   errors (`.busy` when the store's writer is held too long).
+    func setHistoryCursor(_ name: String, to token: Int64?) throws
+
+    /// Deletes the history transactions with a token below a bound, and returns the bound: `token`
+    /// when `force` is set or no cursor is registered, else the smaller of `token` and the
+    /// slowest cursor's token + 1, so no consumer loses a transaction it has not processed. The
+    /// cursors are read in the same write transaction as the delete.
+    ///
+    /// ```swift
+    /// let bound = try engine.deleteHistory(before: lastWeek, force: false)
+    /// // Every transaction before `bound` is gone; none a registered cursor still needs.
+    /// ```
+    /// - Throws: the engine's typed errors (`.busy` when the store's writer is held too long).
+    @discardableResult
+    func deleteHistory(before token: Int64, force: Bool) throws -> Int64
+}
+
+/// The rules of history cursors that every engine applies: what a name and a token may be, and
+/// where trimming stops.
+///
+/// ```swift
+/// try HistoryCursor.check("search-index", token: 42)  // fine
+/// try HistoryCursor.check("", token: 42)              // .misuse
+/// HistoryCursor.trimmingBound(100, force: false, slowestCursor: 41)  // 42
+/// ```
+public enum HistoryCursor {
+    /// The longest name, in UTF-8 bytes.
+    public static let maximumNameBytes = 256
+
+    /// Checks a cursor's name and (when not nil) its token.
+    /// - Throws: `.misuse` for an empty name, a name longer than ``maximumNameBytes`` UTF-8 bytes, or a
+    ///   negative token.
+    public static func check(_ name: String, token: Int64?) throws(StrataError) {
+        let bytes = name.utf8.count
+        guard bytes > 0, bytes <= maximumNameBytes else {
+            throw .misuse(
+                "a history cursor needs a name of 1 to \(maximumNameBytes) UTF-8 bytes; "
+                    + "\(String(reflecting: String(name.prefix(40)))) has \(bytes)")
+        }
+        if let token, token < 0 {
+            throw .misuse(
+                "history cursor \(String(reflecting: name)) cannot move to token \(token): "
+                    + "tokens are 0 (nothing processed) or more")
+        }
+    }
+
+    /// The bound of `deleteHistory(before: token, force:)`: `token` when forced or when there is no
+    /// cursor (`slowestCursor` nil), else the smaller of `token` and `slowestCursor + 1`.
+    public static func trimmingBound(_ token: Int64, force: Bool, slowestCursor: Int64?) -> Int64 {
+        guard !force, let slowest = slowestCursor else { return token }
+        let (next, overflow) = slowest.addingReportingOverflow(1)
+        return overflow ? token : min(token, next)
+    }
+}
+
+extension ChangeSet {
+    /// Whether the change set writes data: an insert, update, touch, delete, link or unlink
+    /// (``verifies`` only check).
+    ///
+    /// ```swift
+    /// var changes = ChangeSet()
+    /// changes.verifies = [RowVersionCheck(entity: 0, key: 7, expectedVersion: 3)]
+    /// changes.writesData  // false
+    /// ```
+    public var writesData: Bool {
+        !(inserts.isEmpty && updates.isEmpty && touches.isEmpty && deletes.isEmpty && links.isEmpty
+            && unlinks.isEmpty)
+    }
+
+    /// The history an engine appends for this change set: ``history`` when it writes data, nil
+    /// otherwise (a change set that writes nothing commits nothing, so it has no history).
+    ///
+    /// ```swift
+    /// if let record = changes.historyToAppend { try appendHistory(record) }
+    /// ```
+    public var historyToAppend: HistoryRecord? { writesData ? history : nil }
 }

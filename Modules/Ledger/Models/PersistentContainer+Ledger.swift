@@ -14,7 +14,7 @@ extension PersistentContainer {
     ///   - engine: the engine and location, e.g. `.sqlite(at: url)` or `.lmdb(at: url)`.
     ///   - progress: called on the opening thread while an older store migrates (not called
     ///     when the store is new or current).
-    /// - Throws: what ``Strata/PersistentContainer/init(schema:migrationPlan:engine:progress:)``
+    /// - Throws: what ``Strata/PersistentContainer/init(schema:migrationPlan:engine:progress:recordsHistory:)``
     ///   throws: `StrataError.storeNewerThanModel` for a store of a later ledger,
     ///   `StrataError.schemaMismatch` for a store of another shape, `StrataError.notAStore` for
     ///   a file that is not a store of this engine, and engine errors (`.io`, `.busy`,

@@ -33,7 +33,7 @@ public final class PersistentContainer: ContextFactory {
 
     /// Opens (creating if needed) the store; an older store is migrated to the schema when every
     /// change can be inferred (see `Docs/Migrations.md`; for staged migrations with code, use
-    /// ``init(schema:migrationPlan:engine:progress:)``).
+    /// ``init(schema:migrationPlan:engine:progress:recordsHistory:)``).
     /// - Parameters:
     ///   - schema: the model classes and version.
     ///   - engine: the engine and location, e.g. `.sqlite(at: url)` or `.lmdb(at: url)`.

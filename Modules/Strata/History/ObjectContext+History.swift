@@ -33,10 +33,9 @@ extension ObjectContext {
         changes.reserveCapacity(inserted.count + updated.count + deleted.count)
         for object in inserted where !object.state.contains(.deleted) {
             guard let model = object.model else { continue }
-            changes.append(
-                HistoryChange(
-                    entity: model.name, key: object.key, kind: .insert,
-                    changedProperties: model.properties.map(\.name)))
+            // An insert changes every property: the reader lists them from the model, so the store
+            // does not keep the same names for every inserted object.
+            changes.append(HistoryChange(entity: model.name, key: object.key, kind: .insert, changedProperties: []))
         }
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
             guard let model = object.model else { continue }

@@ -107,6 +107,8 @@ extension PersistentContainer {
 struct HistoryFilter: Sendable {
     let entityNames: Set<String>?
     let authors: Set<String>?
+    /// Every property name of each entity, for inserts (stored without them).
+    let propertyNames: [String: Set<String>]
 
     init(entities: [ManagedObject.Type], authors: Set<String>?, schema: Schema) throws(StrataError) {
         var names: Set<String> = []
@@ -124,6 +126,9 @@ struct HistoryFilter: Sendable {
         }
         self.entityNames = names.isEmpty ? nil : names
         self.authors = authors
+        var propertyNames: [String: Set<String>] = [:]
+        for model in schema.models { propertyNames[model.name] = Set(model.properties.map(\.name)) }
+        self.propertyNames = propertyNames
     }
 
     /// The transaction as the caller sees it, or nil when the filter drops it whole.
@@ -138,7 +143,8 @@ struct HistoryFilter: Sendable {
                 PersistentHistoryChange(
                     objectID: ObjectID(storeIdentifier: store, entityName: change.entity, primaryKey: change.key),
                     kind: PersistentHistoryChange.Kind(change.kind),
-                    changedProperties: Set(change.changedProperties),
+                    changedProperties: change.kind == .insert && change.changedProperties.isEmpty
+                        ? propertyNames[change.entity, default: []] : Set(change.changedProperties),
                     tombstone: change.tombstone.mapValues { TombstoneValue($0.value) }))
         }
         if entityNames != nil && changes.isEmpty { return nil }

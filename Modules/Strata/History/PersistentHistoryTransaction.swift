@@ -51,7 +51,7 @@ public struct PersistentHistoryChange: Sendable, Hashable {
         case delete
     }
 
-    /// The object (a permanent ID; its ``ObjectID/uriRepresentation`` is a string to keep).
+    /// The object (a permanent ID; its `uriRepresentation` is a string to keep).
     public let objectID: ObjectID
     /// Insert, update or delete.
     public let kind: Kind

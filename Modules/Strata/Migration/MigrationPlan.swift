@@ -1,6 +1,6 @@
 /// The versions a store has gone through and the stages between them, in order.
 ///
-/// Open a container with a plan (``PersistentContainer/init(schema:migrationPlan:engine:progress:)``)
+/// Open a container with a plan (``PersistentContainer/init(schema:migrationPlan:engine:progress:recordsHistory:)``)
 /// and a store at any older version listed here migrates through every stage from its version on,
 /// in one open and one transaction: a store at version 1 opened by version 4 runs 1→2, 2→3 and 3→4.
 /// A crash or a failed stage leaves it at its old version, unchanged.

@@ -24,10 +24,12 @@ extension PersistentContainer {
     ///   - progress: called synchronously as the migration goes, on the thread that runs the
     ///     engine's opening transaction (not called when no
     ///     migration is needed).
+    ///   - recordsHistory: whether saves append persistent history (on by default; see
+    ///     ``init(schema:engine:recordsHistory:)``).
     /// - Throws: the error a custom stage's closure threw (the store is unchanged);
     ///   ``StrataStorage/StrataError/invalidSchema(_:)`` for a plan whose versions or stages do not line up,
     ///   or whose last version is newer than `schema` or has the same version with other classes;
-    ///   and everything ``init(schema:engine:)`` throws.
+    ///   and everything ``init(schema:engine:recordsHistory:)`` throws.
     public convenience init(
         schema: Schema, migrationPlan: (any MigrationPlan.Type)?, engine: EngineConfiguration,
         progress: (@Sendable (MigrationProgress) -> Void)? = nil, recordsHistory: Bool = true

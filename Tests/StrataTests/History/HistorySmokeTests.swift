@@ -29,6 +29,8 @@ struct HistorySmokeTests {
         #expect(history.map(\.author) == ["importer", "importer", "importer"])
         #expect(history[0].changes.map(\.kind) == [.insert])
         #expect(history[0].changes.first?.objectID == id)
+        #expect(
+            history[0].changes.first?.changedProperties == ["name", "currency", "balance", "note", "entries", "tags"])
         #expect(history[1].changes.first?.changedProperties == ["balance"])
         let third = history[2].changes.sorted { $0.objectID.entityName < $1.objectID.entityName }
         #expect(third.map(\.kind) == [.update, .insert])

@@ -112,6 +112,39 @@ struct HistoryStoreTests {
         #expect(try engine.currentHistoryToken() == history.first?.token)
     }
 
+    @Test(
+        "a change set that writes no data (empty, or verifies only) appends no history, even with a record",
+        arguments: EngineKind.allCases)
+    func noDataNoHistory(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let engine = try Self.open(store)
+        defer { engine.close() }
+        var plain = ChangeSet()
+        plain.inserts = [Self.account(1, "a")]
+        try engine.commit(plain)
+        let record = HistoryRecord(
+            author: "idle", changes: [HistoryChange(entity: "Account", key: 1, kind: .update, changedProperties: [])])
+
+        var empty = ChangeSet()
+        empty.history = record
+        try engine.commit(empty)
+        var verify = ChangeSet()
+        verify.verifies = [RowVersionCheck(entity: 0, key: 1, expectedVersion: 1)]
+        verify.history = record
+        try engine.commit(verify)
+        verify.verifies = [RowVersionCheck(entity: 0, key: 1, expectedVersion: 9)]
+        guard case .conflict = strataError({ try engine.commit(verify) }) else {
+            Issue.record("a stale verify was not a conflict")
+            return
+        }
+        #expect(try engine.currentHistoryToken() == 0)
+        #expect(try engine.history(after: 0, limit: nil) == [])
+
+        // The next commit that writes gets the first token.
+        try engine.commit(Self.inserting([Self.account(2, "b")], author: "writer"))
+        #expect(try engine.history(after: 0, limit: nil).map(\.token) == [1])
+    }
+
     @Test("a commit that fails (a version conflict, a unique clash) appends nothing", arguments: EngineKind.allCases)
     func failedCommitsAppendNothing(kind: EngineKind) throws {
         let store = try TestStore(kind)
@@ -163,10 +196,10 @@ struct HistoryStoreTests {
         let fourth = try #require(try engine.history(after: tokens[2], limit: nil).first?.token)
         #expect(fourth > tokens[2])
 
-        try engine.deleteHistory(before: tokens[1])
+        #expect(try engine.deleteHistory(before: tokens[1], force: false) == tokens[1])
         #expect(try engine.history(after: 0, limit: nil).map(\.token) == [tokens[1], tokens[2], fourth])
         // Deleting every transaction keeps the current token, and the next one is larger still.
-        try engine.deleteHistory(before: .max)
+        #expect(try engine.deleteHistory(before: .max, force: false) == .max)
         #expect(try engine.history(after: 0, limit: nil) == [])
         #expect(try engine.currentHistoryToken() == fourth)
         try engine.commit(Self.inserting([Self.account(5, "n5")], author: nil))

@@ -4,7 +4,8 @@ import StrataStorage
 import Testing
 
 /// A SQLite store made before persistent history (no `strata_history` table, no
-/// `history_token` counter) still opens, and gains both at that open.
+/// `history_token` counter, no `strata_history_cursors` table) still opens, and gains them at
+/// that open.
 @Suite("SQLite history on older stores")
 struct SQLiteHistoryUpgradeTests {
     @Test func aStoreWithoutHistoryOpensAndGainsIt() throws {
@@ -21,6 +22,7 @@ struct SQLiteHistoryUpgradeTests {
         do {
             let raw = try RawSQLite(path: path)
             try raw.execute("DROP TABLE strata_history")
+            try raw.execute("DROP TABLE strata_history_cursors")
             try raw.execute("DELETE FROM strata_metadata WHERE key = 'history_token'")
         }
 
@@ -33,9 +35,13 @@ struct SQLiteHistoryUpgradeTests {
         #expect(history.map(\.author) == ["upgraded"])
         #expect(history.first?.token == 1)
         #expect(try allRows(engine, 0).map(\.key) == [1, 2])
+        #expect(try engine.historyCursors() == [:])
+        try engine.setHistoryCursor("reader", to: 1)
+        #expect(try engine.deleteHistory(before: .max, force: false) == 2)
 
         let raw = try RawSQLite(path: path)
-        #expect(try raw.strings("SELECT count(*) FROM strata_history") == ["1"])
+        #expect(try raw.strings("SELECT count(*) FROM strata_history") == ["0"])
+        #expect(try raw.strings("SELECT name || '=' || token FROM strata_history_cursors") == ["reader=1"])
         #expect(try raw.strings("SELECT value FROM strata_metadata WHERE key = 'history_token'") == ["1"])
     }
 

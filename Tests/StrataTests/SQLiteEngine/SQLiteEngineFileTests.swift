@@ -81,6 +81,15 @@ struct SQLiteEngineFileTests {
             Issue.record("a column named version was accepted")
             return
         }
+        // The engine's own tables are reserved, in any case.
+        for name in ["strata_history", "STRATA_HISTORY_CURSORS"] {
+            var clashing = Fixtures.makeSchema()
+            clashing.entities[0].name = name
+            guard case .invalidSchema = strataError({ _ = try store.open(clashing) }) else {
+                Issue.record("an entity named \(name) was accepted")
+                continue
+            }
+        }
     }
 
     @Test func theStoreIsAnOrdinarySQLiteFile() throws {
@@ -93,8 +102,8 @@ struct SQLiteEngineFileTests {
         let tables = try raw.strings("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(
             tables == [
-                "Account", "Account_txns_Txn_accounts", "Sample", "Txn", "strata_history", "strata_key_counters",
-                "strata_metadata",
+                "Account", "Account_txns_Txn_accounts", "Sample", "Txn", "strata_history", "strata_history_cursors",
+                "strata_key_counters", "strata_metadata",
             ])
         let indexes = try raw.strings(
             "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
