@@ -163,7 +163,8 @@ struct LatencySummary {
     func results(_ workload: Workload, on engine: EngineChoice, targetMilliseconds: Double) -> [WorkloadResult] {
         let p50 = percentile(50) / 1e6
         let p99 = percentile(99) / 1e6
-        let note = early > 0 ? ", \(early) delivered before save() returned" : ""
+        let note = "\(early) of \(latencies.count) delivered before save() returned (counted as 0)"
+        progress("  \(engine.displayName): p50 \(format(p50, digits: 2)) ms, p99 \(format(p99, digits: 2)) ms; \(note)")
         func line(_ label: String, _ value: Double, target: Bool, samples: Samples?) -> WorkloadResult {
             WorkloadResult(
                 workload: workload, name: "\(workload.title), \(label)", engine: engine, unit: "ms",
@@ -171,7 +172,7 @@ struct LatencySummary {
                 itemsPerRun: latencies.count,
                 target: target ? "p50 < \(format(targetMilliseconds, digits: 0)) ms" : nil,
                 targetLimit: target ? targetMilliseconds : nil, targetMet: target ? value < targetMilliseconds : nil,
-                status: "measured\(note)", strataSamples: samples, baselineSamples: nil)
+                status: "measured", strataSamples: samples, baselineSamples: nil, note: note)
         }
         return [
             line("p50", p50, target: true, samples: Samples(nanoseconds: latencies)),

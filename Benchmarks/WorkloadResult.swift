@@ -90,6 +90,9 @@ struct WorkloadResult: Codable, Sendable {
     var status: String
     var strataSamples: Samples?
     var baselineSamples: Samples?
+    /// Anything else worth knowing about the measurement (workloads 11 and 12: deliveries that
+    /// came before `save()` returned).
+    var note: String?
 
     var isMeasured: Bool { strata != nil }
 
