@@ -10,7 +10,9 @@ import StrataTestSupport
 /// the observer's `for try await` loop has the transaction (the same clock, first thing in the
 /// loop body). `CLOCK_MONOTONIC` is one clock for every process on a machine, so the two
 /// readings compare across processes. A delivery that happens before `save()` has returned
-/// (the observer runs on another thread and may win) counts as 0 and is counted apart.
+/// (the observer runs on another thread and may win) counts as 0 and is counted apart. Beside
+/// it, the note of each result gives p50 and p99 from the moment `save()` was called, which
+/// include the commit itself.
 ///
 /// Each commit inserts one `BenchRow` and names itself in its transaction: the author is
 /// `"bench-writer <n>"`, so the observer matches transactions to commits by the transaction
@@ -42,12 +44,12 @@ enum DeliveryLatency {
         defer { removeScratch(directory) }
         let store = try await StrataStore.make(engine, in: directory, dataset: dataset)
         let observer = try await Observer.start(store.container, commits: commits)
-        var returned = [UInt64](repeating: 0, count: commits)
+        var saves: [SaveTimes] = []
         for (index, pause) in pauses(commits).enumerated() {
             try await Task.sleep(for: pause)
-            returned[index] = try await commit(index, in: store.container)
+            saves.append(try await commit(index, in: store.container))
         }
-        return try await LatencySummary(saved: returned, delivered: observer.finish())
+        return try await LatencySummary(saves: saves, delivered: observer.finish())
     }
 
     /// Workload 12: the store made here and observed here; a copy of this executable
@@ -60,23 +62,30 @@ enum DeliveryLatency {
         defer { removeScratch(directory) }
         let store = try await StrataStore.make(engine, in: directory, dataset: dataset)
         let observer = try await Observer.start(store.container, commits: commits)
-        let saved = try await HistoryWriter.spawn(engine, directory: directory, commits: commits)
-        return try await LatencySummary(saved: saved, delivered: observer.finish())
+        let saves = try await HistoryWriter.spawn(engine, directory: directory, commits: commits)
+        return try await LatencySummary(saves: saves, delivered: observer.finish())
     }
 
     /// Commit `index`: one inserted row, the author naming the commit. Returns the monotonic
-    /// time at which `save()` returned.
-    static func commit(_ index: Int, in container: PersistentContainer) async throws -> UInt64 {
+    /// times at which `save()` was called and returned.
+    static func commit(_ index: Int, in container: PersistentContainer) async throws -> SaveTimes {
         let context = container.newBackgroundContext()
         context.transactionAuthor = author(index)
         return try await context.perform {
             let row = BenchRow(context: context)
             row.amount = Int64(index)
             row.memo = "commit \(index)"
+            let called = monotonicNanoseconds()
             try context.save()
-            return monotonicNanoseconds()
+            return SaveTimes(called: called, returned: monotonicNanoseconds())
         }
     }
+}
+
+/// When one commit's `save()` was called and when it returned, in ``monotonicNanoseconds()``.
+struct SaveTimes {
+    var called: UInt64
+    var returned: UInt64
 }
 
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds, whatever `--clock` says: the same clock in
@@ -141,18 +150,21 @@ struct LatencySummary {
     let latencies: [UInt64]
     /// Deliveries that happened before `save()` returned.
     let early: Int
+    /// Latency per commit from the moment `save()` was called.
+    let fromCall: [UInt64]
 
-    init(saved: [UInt64], delivered: [UInt64]) throws {
-        guard saved.count == delivered.count else {
-            throw BenchmarkError.mismatch("\(saved.count) save times for \(delivered.count) deliveries")
+    init(saves: [SaveTimes], delivered: [UInt64]) throws {
+        guard saves.count == delivered.count else {
+            throw BenchmarkError.mismatch("\(saves.count) save times for \(delivered.count) deliveries")
         }
-        latencies = zip(saved, delivered).map { $1 > $0 ? $1 - $0 : 0 }
-        early = zip(saved, delivered).filter { $1 <= $0 }.count
+        latencies = zip(saves, delivered).map { $1 > $0.returned ? $1 - $0.returned : 0 }
+        early = zip(saves, delivered).filter { $1 <= $0.returned }.count
+        fromCall = zip(saves, delivered).map { $1 > $0.called ? $1 - $0.called : 0 }
     }
 
-    /// The nearest-rank percentile `p` (0–100), in nanoseconds.
-    func percentile(_ p: Double) -> Double {
-        let sorted = latencies.sorted()
+    /// The nearest-rank percentile `p` (0–100) of `values` (the latencies), in nanoseconds.
+    func percentile(_ p: Double, of values: [UInt64]? = nil) -> Double {
+        let sorted = (values ?? latencies).sorted()
         guard !sorted.isEmpty else { return .nan }
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
         return Double(sorted[min(max(rank, 1), sorted.count) - 1])
@@ -163,7 +175,11 @@ struct LatencySummary {
     func results(_ workload: Workload, on engine: EngineChoice, targetMilliseconds: Double) -> [WorkloadResult] {
         let p50 = percentile(50) / 1e6
         let p99 = percentile(99) / 1e6
-        let note = "\(early) of \(latencies.count) delivered before save() returned (counted as 0)"
+        let note = """
+            \(early) of \(latencies.count) delivered before save() returned (counted as 0); from save() called: \
+            p50 \(format(percentile(50, of: fromCall) / 1e6, digits: 2)) ms, \
+            p99 \(format(percentile(99, of: fromCall) / 1e6, digits: 2)) ms
+            """
         progress("  \(engine.displayName): p50 \(format(p50, digits: 2)) ms, p99 \(format(p99, digits: 2)) ms; \(note)")
         func line(_ label: String, _ value: Double, target: Bool, samples: Samples?) -> WorkloadResult {
             WorkloadResult(

@@ -7,11 +7,13 @@ import Strata
 ///
 /// opens the store the parent made (``StrataStore/configuration(_:in:)``), makes the commits
 /// of ``DeliveryLatency/commit(_:in:)`` with the same pauses as workload 11, and then prints one
-/// line per commit, `<index> <CLOCK_MONOTONIC nanoseconds when save() returned>`, on standard
-/// output. Each transaction names its commit in its author, so the parent's observer needs
+/// line per commit, `<index> <save() called> <save() returned>` (`CLOCK_MONOTONIC`
+/// nanoseconds), on standard output. Each transaction names its commit in its author, so the parent's observer needs
 /// nothing else to match them.
 enum HistoryWriter {
     static let flag = "--history-writer"
+    /// How long the writer waits between opening the store and its first commit.
+    static let settle: Duration = .seconds(2)
 
     /// Runs the child mode with the arguments after ``flag``.
     static func main(_ arguments: [String]) async throws {
@@ -23,20 +25,22 @@ enum HistoryWriter {
         let directory = URL(fileURLWithPath: arguments[1])
         let container = try PersistentContainer(
             schema: try BenchmarkSchema.make(), engine: StrataStore.configuration(engine, in: directory))
-        var saved: [UInt64] = []
-        saved.reserveCapacity(commits)
+        // Settle first: see the stall after a second process opens a SQLite store in Docs/Benchmarks.md.
+        try await Task.sleep(for: settle)
+        var saves: [SaveTimes] = []
+        saves.reserveCapacity(commits)
         for (index, pause) in DeliveryLatency.pauses(commits).enumerated() {
             try await Task.sleep(for: pause)
-            saved.append(try await DeliveryLatency.commit(index, in: container))
+            saves.append(try await DeliveryLatency.commit(index, in: container))
         }
         container.close()
-        let lines = saved.enumerated().map { "\($0.offset) \($0.element)\n" }.joined()
+        let lines = saves.enumerated().map { "\($0.offset) \($0.element.called) \($0.element.returned)\n" }.joined()
         FileHandle.standardOutput.write(Data(lines.utf8))
     }
 
     /// Starts the child on the store in `directory`, waits for it, and returns its save times
     /// by commit index.
-    static func spawn(_ engine: EngineChoice, directory: URL, commits: Int) async throws -> [UInt64] {
+    static func spawn(_ engine: EngineChoice, directory: URL, commits: Int) async throws -> [SaveTimes] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = [flag, engine.rawValue, directory.path, String(commits)]
@@ -58,16 +62,20 @@ enum HistoryWriter {
                 "the writer process exited with \(process.terminationStatus): "
                     + String(decoding: errorData, as: UTF8.self))
         }
-        var saved = [UInt64](repeating: 0, count: commits)
+        var saves = [SaveTimes](repeating: SaveTimes(called: 0, returned: 0), count: commits)
         for line in String(decoding: outputData, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: " ")
-            guard fields.count == 2, let index = Int(fields[0]), let time = UInt64(fields[1]), index < commits else {
+            guard fields.count == 3, let index = Int(fields[0]), let called = UInt64(fields[1]),
+                let returned = UInt64(fields[2]), index < commits
+            else {
                 throw BenchmarkError.mismatch("the writer process printed \(line)")
             }
-            saved[index] = time
+            saves[index] = SaveTimes(called: called, returned: returned)
         }
-        guard !saved.contains(0) else { throw BenchmarkError.mismatch("the writer process missed commits") }
-        return saved
+        guard !saves.contains(where: { $0.returned == 0 }) else {
+            throw BenchmarkError.mismatch("the writer process missed commits")
+        }
+        return saves
     }
 }
 
