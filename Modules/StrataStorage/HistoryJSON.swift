@@ -3,7 +3,7 @@ import Foundation
 /// The JSON of history entries, written by hand for the engines' append.
 ///
 /// `JSONEncoder` cost about 65,000 instructions per ``HistoryChange`` (its generic containers,
-/// a dictionary per object, key sorting), four times what the rest of an insert costs; see
+/// a dictionary per object, key sorting), three times what the rest of an insert costs; see
 /// `Docs/Benchmarks.md`, workload 10. This writes the same JSON that `JSONEncoder` with
 /// `.sortedKeys` writes (slashes unescaped), which `JSONDecoder` reads back unchanged:
 ///
