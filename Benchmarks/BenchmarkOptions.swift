@@ -3,7 +3,8 @@ import Foundation
 /// The command line of `strata-bench`.
 ///
 ///     strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
-///                  [--workloads 1,2,...] [--clock wall|cpu] [--json FILE] [--svg FILE] [--markdown FILE]
+///                  [--workloads 1,2,...] [--clock wall|cpu] [--history on|off] [--commits C]
+///                  [--json FILE] [--svg FILE] [--markdown FILE]
 struct BenchmarkOptions: Sendable {
     var rows = 100_000
     var engines: [EngineChoice] = EngineChoice.allCases
@@ -16,16 +17,25 @@ struct BenchmarkOptions: Sendable {
     var clock = ClockSource.wall
     /// The workloads to measure (default: all). Stores are still filled when 1 is left out.
     var workloads = Set(Workload.allCases)
+    /// Whether the stores of workloads 1–6 and 9 record persistent history (the default, as an
+    /// application's do); off to compare, e.g. in `Scripts/count-instructions.sh`.
+    var recordsHistory = true
+    /// Commits per engine of the delivery-latency workloads 11 and 12.
+    var commits = 1_000
 
     static let usage = """
         usage: strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
-                            [--workloads 1,2,...] [--clock wall|cpu] [--json FILE] [--svg FILE] [--markdown FILE]
+                            [--workloads 1,2,...] [--clock wall|cpu] [--history on|off] [--commits C]
+                            [--json FILE] [--svg FILE] [--markdown FILE]
           --rows N          rows in the data set (default 100000, at least 1000)
           --engine E        sqlite, lmdb or all (default all)
           --repetitions R   timed repetitions after one warm-up; the median is reported (default 5)
           --workloads LIST  measure only these workloads, e.g. 2,3 (default all; for profiling)
           --clock C         wall (default) or cpu: the process's CPU time, less disturbed by other
                             load on the machine but blind to time spent waiting for the disk
+          --history on|off  whether the stores of workloads 1–6 and 9 record persistent history
+                            (default on; workload 10 measures both ways regardless)
+          --commits C       commits per engine for workloads 11 and 12 (default 1000, at least 10)
           --json FILE       write the results as JSON
           --svg FILE        write a bar chart of the ratios to raw as SVG
           --markdown FILE   write the results table as Markdown
@@ -65,7 +75,7 @@ struct BenchmarkOptions: Sendable {
                 let list = try value(for: flag)
                 let chosen = list.split(separator: ",").map { Int($0).flatMap(Workload.init(rawValue:)) }
                 guard !chosen.isEmpty, chosen.allSatisfy({ $0 != nil }) else {
-                    throw .usage("--workloads takes numbers 1 to 9 separated by commas, not \(list)")
+                    throw .usage("--workloads takes numbers 1 to 12 separated by commas, not \(list)")
                 }
                 workloads = Set(chosen.compactMap { $0 })
             case "--clock":
@@ -74,6 +84,17 @@ struct BenchmarkOptions: Sendable {
                     throw .usage("--clock takes wall or cpu, not \(name)")
                 }
                 clock = source
+            case "--history":
+                switch try value(for: flag) {
+                case "on": recordsHistory = true
+                case "off": recordsHistory = false
+                case let other: throw .usage("--history takes on or off, not \(other)")
+                }
+            case "--commits":
+                guard let count = Int(try value(for: flag)), count >= 10 else {
+                    throw .usage("--commits needs a whole number of at least 10")
+                }
+                commits = count
             case "--json": jsonPath = try value(for: flag)
             case "--svg": svgPath = try value(for: flag)
             case "--markdown": markdownPath = try value(for: flag)

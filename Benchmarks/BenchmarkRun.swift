@@ -16,13 +16,16 @@ struct BenchmarkRun {
         progress("generating \(options.rows) rows")
         let dataset = Dataset(rows: options.rows)
         var results: [WorkloadResult] = []
-        for engine in options.engines {
+        // Without any of workloads 1–6 and 9, no store is filled for them.
+        for engine in options.engines where !options.workloads.isDisjoint(with: EngineBenchmark.covered) {
             let benchmark = EngineBenchmark(
                 engine: engine, dataset: dataset, repetitions: options.repetitions, workloads: options.workloads,
-                scratch: scratch.appendingPathComponent(engine.rawValue), progress: progress)
+                recordsHistory: options.recordsHistory, scratch: scratch.appendingPathComponent(engine.rawValue),
+                progress: progress)
             results += try await benchmark.run()
         }
         results += try await LedgerWorkloads.run(options: options, scratch: scratch)
+        results += try await HistoryWorkloads.run(options: options, dataset: dataset, scratch: scratch)
         results.sort { $0.workload.rawValue < $1.workload.rawValue }
         return BenchmarkReport(
             command: command, date: date, rows: options.rows, repetitions: options.repetitions, warmUps: 1,

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Workloads 1–6 on one engine, each beside its baseline, on one data set.
+/// Workloads 1–6 and 9 on one engine, each beside its baseline, on one data set.
 ///
 /// Workload 1 builds a fresh Strata store and a fresh raw store for every run; the stores of the
 /// last run then serve workloads 2–6, so every read runs on data written the measured way.
@@ -9,9 +9,14 @@ struct EngineBenchmark {
     let dataset: Dataset
     let repetitions: Int
     let workloads: Set<Workload>
+    /// Whether the Strata stores record persistent history.
+    let recordsHistory: Bool
     /// Where this engine's stores live; removed by the caller.
     let scratch: URL
     let progress: @Sendable (String) -> Void
+
+    /// The workloads this type measures.
+    static let covered: Set<Workload> = [.insert, .fetchAll, .lookup, .predicate, .toMany, .freshContext, .migration]
 
     func run() async throws -> [WorkloadResult] {
         let rawName = "raw \(engine.displayName)"
@@ -43,7 +48,8 @@ struct EngineBenchmark {
                     strataStore = nil
                     removeScratch(previous)
                 }
-                let store = try await StrataStore.make(engine, in: directory("strata"), dataset: dataset)
+                let store = try await StrataStore.make(
+                    engine, in: directory("strata"), dataset: dataset, recordsHistory: recordsHistory)
                 strataStore = store
                 return (try await StrataWorkloads.insert(store, dataset), nil)
             },

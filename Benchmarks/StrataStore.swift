@@ -8,13 +8,17 @@ final class StrataStore: Sendable {
     let directory: URL
     let container: PersistentContainer
 
-    /// Creates an empty store and inserts the data set's accounts (not timed).
-    static func make(_ engine: EngineChoice, in directory: URL, dataset: Dataset) async throws -> StrataStore {
+    /// Creates an empty store and inserts the data set's accounts (not timed). Its contexts'
+    /// saves append persistent history unless `recordsHistory` is false.
+    static func make(
+        _ engine: EngineChoice, in directory: URL, dataset: Dataset, recordsHistory: Bool = true
+    ) async throws -> StrataStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = configuration(engine, in: directory)
         let store = StrataStore(
             directory: directory,
-            container: try PersistentContainer(schema: try BenchmarkSchema.make(), engine: configuration))
+            container: try PersistentContainer(
+                schema: try BenchmarkSchema.make(), engine: configuration, recordsHistory: recordsHistory))
         let context = store.container.newBackgroundContext()
         try await context.perform {
             for name in dataset.accountNames { BenchAccount(context: context).name = name }

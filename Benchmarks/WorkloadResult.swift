@@ -1,9 +1,10 @@
 import Foundation
 
-/// The workloads of issue 5, in report order.
+/// The workloads of issues 5, 14 and 15, in report order.
 enum Workload: Int, CaseIterable, Codable, Sendable {
     case insert = 1
     case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall, migration
+    case historyInsert, deliveryInProcess, deliveryCrossProcess
 
     var title: String {
         switch self {
@@ -16,6 +17,9 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case .ledgerTransfers: "concurrent ledger transfers"
         case .mainActorStall: "main-actor stall"
         case .migration: "migrate N: add a defaulted attribute, rename one"
+        case .historyInsert: "insert N, history on vs off"
+        case .deliveryInProcess: "commit → delivery, same process"
+        case .deliveryCrossProcess: "commit → delivery, other process"
         }
     }
 
@@ -30,6 +34,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case (.lookup, .lmdb): .ratio(2)
         case (.freshContext, _): .extraMicroseconds(2)
         case (.migration, .lmdb): .ratio(2)
+        case (.historyInsert, _): .ratio(1.15)
         default: nil
         }
     }
@@ -50,7 +55,7 @@ enum Target: Sendable, Equatable {
 
     var label: String {
         switch self {
-        case .ratio(let limit): "≤ \(format(limit, digits: 1))×"
+        case .ratio(let limit): "≤ \(format(limit, digits: (limit * 10).rounded() == limit * 10 ? 1 : 2))×"
         case .extraMicroseconds(let limit): "≤ +\(format(limit, digits: 0)) µs"
         }
     }
@@ -85,6 +90,9 @@ struct WorkloadResult: Codable, Sendable {
     var status: String
     var strataSamples: Samples?
     var baselineSamples: Samples?
+    /// Anything else worth knowing about the measurement (workloads 11 and 12: deliveries that
+    /// came before `save()` returned).
+    var note: String?
 
     var isMeasured: Bool { strata != nil }
 

@@ -3,6 +3,7 @@
 //   swift run -c release strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
 //                                     [--json FILE] [--svg FILE] [--markdown FILE]
 //   swift run -c release strata-bench --row-decode    (the LMDB row decoder's cost per row)
+//   strata-bench --history-writer ENGINE DIR COMMITS   (workload 12's second process; not for people)
 //
 // See Docs/Benchmarks.md for the workloads, the method and the latest results.
 
@@ -15,6 +16,15 @@ if arguments == ["--row-decode"] {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == HistoryWriter.flag {
+    do {
+        try await HistoryWriter.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(HistoryWriter.flag): \(error)\n".utf8))
         exit(1)
     }
 }

@@ -8,6 +8,8 @@
 #   Scripts/count-instructions.sh 5 lmdb            # workload 5 (to-many faults) on LMDB
 #   Scripts/count-instructions.sh 9 lmdb 100000     # workload 9 (migration) on LMDB
 #   BENCH=/other/checkout/.build/release/strata-bench Scripts/count-instructions.sh 1 sqlite
+#   HISTORY=off Scripts/count-instructions.sh 1 lmdb    # workload 1 on stores without history
+#   Scripts/count-instructions.sh 10 sqlite 10000       # workload 10: history on against off
 #
 # Prints instructions per row for Strata's unit of work (the body inside `perform`), for the
 # context's teardown (its objects freed), for the raw baseline, and the ratio
@@ -21,14 +23,27 @@
 # also counts the tiny open of each repetition's new, empty store). The raw side is the raw
 # copy (`migrateRows`).
 #
+# HISTORY=off passes `--history off`: the stores of workloads 1–6 and 9 record no persistent
+# history (issue 15; on by default, as in an application).
+#
+# Workload 10 (history's cost on an insert) runs workload 1 with history on and off, collecting
+# every instruction of the process (LMDB commits on its writer thread, which a toggle on the
+# unit of work would miss), and prints per row: Strata's instructions both ways (the whole run
+# but the raw baseline's insert: making the store with its 1,000 accounts, the insert and its
+# save, the teardown), the overhead, and where the history-on run spends it: building the
+# record in the core (`ObjectContext.historyRecord`), noting to-many changes for it
+# (`noteToManyChange`), the engine's append (`appendHistory`) and, inside that, JSON encoding
+# (`JSONEncoder.encode`).
+#
 # valgrind 3.19 stops with an internal error when a program calls `sigsuspend` with a mask in
 # read-only memory, as libdispatch does; a tiny preloaded wrapper passes it a copy instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=${1:?workload 1, 2, 3, 4, 5 or 9}
+workload=${1:?workload 1, 2, 3, 4, 5, 9 or 10}
 engine=${2:?sqlite or lmdb}
 rows=${3:-10000}
 bench=${BENCH:-.build/release/strata-bench}
+history=${HISTORY:-on}
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install -y valgrind)" >&2; exit 1; }
 [ -x "$bench" ] || swift build -c release --product strata-bench >&2
 
@@ -44,9 +59,11 @@ case "$workload" in
     3) body='*StrataWorkloadsO6lookup*cfU_'; raw="*${raw_type}C6lookupyAA8ChecksumVSays5Int64VGKF" ;;
     4) body='*StrataWorkloadsO9predicate*cfU_'; raw="*${raw_type}C9predicateyAA8ChecksumVSaySnys5Int64VGGKF" ;;
     5) body='*StrataWorkloadsO6toMany*cfU_'; raw="*${raw_type}C6toManyAA8ChecksumVyKF" ;;
+    10) body='*no-body-toggle*'
+       if [ "$engine" = lmdb ]; then raw="*${raw_type}C10insertRows*Tf4nnnd_n"; else raw="*${raw_type}C10insertRowsyyAA7DatasetVKF"; fi ;;
     9) if [ "$engine" = lmdb ]; then body='*LMDBCatalogV4open_*'; else body='*MigrationWorkloadO13openMigrating*'; fi
        raw="*${raw_type}CAA0C8BaselineA2aDP11migrateRows*" ;;
-    *) echo "workload must be 1, 2, 3, 4, 5 or 9" >&2; exit 1 ;;
+    *) echo "workload must be 1, 2, 3, 4, 5, 9 or 10" >&2; exit 1 ;;
 esac
 teardown='*ObjectContextCfD'
 [ "$workload" = 9 ] && teardown='*no-teardown-counted*'
@@ -65,13 +82,67 @@ int sigsuspend(const sigset_t *mask) {
 C
 cc -O2 -shared -fPIC "$work/sigsuspend.c" -o "$work/sigsuspend.so"
 
+if [ "$workload" = 10 ]; then
+    # Four runs: history on and off, each with 1 and 3 timed repetitions of workload 1.
+    for variant in on off; do
+        for repetitions in 1 3; do
+            LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind \
+                --callgrind-out-file="$work/out-$variant$repetitions" "$bench" --rows "$rows" --workloads 1 \
+                --engine "$engine" --repetitions "$repetitions" --history "$variant" >/dev/null 2>&1
+            callgrind_annotate --inclusive=yes --threshold=100 "$work/out-$variant$repetitions" \
+                >"$work/annotated-$variant$repetitions" 2>/dev/null
+        done
+    done
+    python3 - "$rows" "$raw" "$work" <<'PY'
+import fnmatch, re, sys
+rows, raw, work = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+patterns = {
+    "raw": raw,
+    "record": "*13historyRecord*",
+    "note": "*16noteToManyChange*",
+    "append": "*13appendHistory*",
+    "json": "*JSONEncoderC6encode*",
+}
+
+def totals(path):
+    best = dict.fromkeys(patterns, 0)
+    best["total"] = 0
+    for line in open(path):
+        if "PROGRAM TOTALS" in line:
+            best["total"] = int(line.split()[0].replace(",", ""))
+            continue
+        match = re.match(r"\s*([\d,]+) \(.*?\)\s+(\S+)", line)
+        if not match:
+            continue
+        count = int(match.group(1).replace(",", ""))
+        name = match.group(2).split(":", 1)[-1]
+        for key, pattern in patterns.items():
+            if fnmatch.fnmatch(name, pattern):
+                best[key] = max(best[key], count)
+    return best
+
+def per_row(variant):
+    one, three = totals(f"{work}/annotated-{variant}1"), totals(f"{work}/annotated-{variant}3")
+    return {key: (three[key] - one[key]) / (2 * rows) for key in one}
+
+on, off = per_row("on"), per_row("off")
+strata_on, strata_off = on["total"] - on["raw"], off["total"] - off["raw"]
+print("instructions per row, Strata (whole run but the raw insert): history on %.0f, off %.0f; "
+      "overhead %.0f (%.1f%%); raw insert %.0f" % (strata_on, strata_off, strata_on - strata_off,
+      100 * (strata_on - strata_off) / max(strata_off, 1), on["raw"]))
+print("history on, per row: historyRecord %.0f, noteToManyChange %.0f, appendHistory %.0f "
+      "(of which JSONEncoder.encode %.0f)" % (on["record"], on["note"], on["append"], on["json"]))
+PY
+    exit 0
+fi
+
 # Two runs, with 1 and 3 timed repetitions (each after one warm-up): the differences are two
 # units of work per side, free of everything else the runs share (filling the store and its
 # context's teardown among them).
 for repetitions in 1 3; do
     LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$work/out$repetitions" \
         --toggle-collect="$body" --toggle-collect="$teardown" --toggle-collect="$raw" \
-        "$bench" --rows "$rows" --workloads "$workload" --engine "$engine" --repetitions "$repetitions" >/dev/null 2>&1
+        "$bench" --rows "$rows" --workloads "$workload" --engine "$engine" --repetitions "$repetitions" --history "$history" >/dev/null 2>&1
     callgrind_annotate --inclusive=yes --threshold=100 "$work/out$repetitions" >"$work/annotated$repetitions" 2>/dev/null
 done
 

@@ -49,7 +49,8 @@ extension LMDBEngine: HistoryStore {
 
     /// A history value: CRC-32C of the JSON (4 bytes, big-endian), then the JSON.
     static func encodeHistory(_ transaction: HistoryTransaction) throws -> [UInt8] {
-        let json = Array(try JSONEncoder().encode(transaction))
+        // By hand: JSONEncoder cost several times the rest of an insert (Docs/Benchmarks.md, 10).
+        let json = try HistoryJSON.encode(transaction)
         var out: [UInt8] = []
         out.reserveCapacity(4 + json.count)
         let crc = CRC32C.checksum(json)

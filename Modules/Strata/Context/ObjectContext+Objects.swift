@@ -247,10 +247,19 @@ extension ObjectContext {
     /// Records that a saved object's to-many relationship `property` changed: its version is bumped
     /// at save (and, with history on, the history names the relationship).
     func registerTouch(_ object: ManagedObject, property: Int) {
-        if changeHub != nil { noteToManyChange(object, property: property) }
+        if changeHub != nil && (!object.state.contains(.touched) || Self.hasSeveralToMany(object)) {
+            // Once touched, an object with one to-many relationship has it noted already.
+            noteToManyChange(object, property: property)
+        }
         guard !object.state.contains(.touched), !object.state.contains(.inserted) else { return }
         object.state.insert(.touched)
         touched.append(object)
+    }
+
+    /// Whether the object's entity has more than one to-many relationship (those own no column).
+    private static func hasSeveralToMany(_ object: ManagedObject) -> Bool {
+        guard let model = object.modelReference?.model else { return true }
+        return model.properties.count - model.columnCount > 1
     }
 
     /// Records that an object's to-one relationship changed in memory.

@@ -1,16 +1,16 @@
 import Foundation
 import Testing
 
-/// Runs the built `strata-bench` executable at N = 1,000 with one repetition, so the benchmark's
-/// code paths (every workload, both raw baselines, the table, JSON, SVG and Markdown output)
-/// cannot rot. It checks that the run completes and reports every workload; it never checks
-/// timings.
+/// Runs the built `strata-bench` executable at N = 1,000 with one repetition and 10 commits for
+/// the delivery latencies, so the benchmark's code paths (every workload, both raw baselines, the
+/// second process of workload 12, the table, JSON, SVG and Markdown output) cannot rot. It
+/// checks that the run completes and reports every workload; it never checks timings.
 ///
 /// `swift build --build-tests` (and so `swift test`) builds every product, so the executable
 /// sits next to the test bundle.
 @Suite("strata-bench smoke test")
 struct BenchmarkSmokeTests {
-    @Test("strata-bench runs every workload on both engines at N = 1,000")
+    @Test("strata-bench runs every workload on both engines at N = 1,000, 10 commits")
     func runsEveryWorkload() throws {
         let binary = try #require(
             BenchmarkBinary.locate(),
@@ -30,13 +30,13 @@ struct BenchmarkSmokeTests {
         let run = try BenchmarkBinary.run(
             binary,
             [
-                "--rows", "1000", "--repetitions", "1", "--engine", "all",
+                "--rows", "1000", "--repetitions", "1", "--engine", "all", "--commits", "10",
                 "--json", json.path, "--svg", svg.path, "--markdown", markdown.path,
             ])
         #expect(run.status == 0, "strata-bench failed: \(run.errorOutput)")
 
         let lines = run.output.split(separator: "\n").map(String.init)
-        for workload in [1, 2, 3, 4, 5, 6, 9] {
+        for workload in [1, 2, 3, 4, 5, 6, 9, 10] {
             for engine in ["SQLite", "LMDB"] {
                 let line = lines.first { $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") }
                 #expect(line != nil, "no line for workload \(workload) on \(engine) in:\n\(run.output)")
@@ -54,14 +54,31 @@ struct BenchmarkSmokeTests {
             let stalls = lines.filter { $0.hasPrefix("8 ") && $0.contains("  \(engine)  ") && $0.contains(" ms") }
             #expect(
                 stalls.count == 2, "workload 8 on \(engine) should report the longest and p99 gaps in:\n\(run.output)")
+            for workload in [11, 12] {
+                let latencies = lines.filter {
+                    $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") && $0.contains(" ms")
+                }
+                #expect(
+                    latencies.count == 2 && latencies[0].contains("p50") && latencies[1].contains("p99"),
+                    "workload \(workload) on \(engine) should report p50 and p99 in:\n\(run.output)")
+            }
         }
 
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let results = try #require(report["results"] as? [[String: Any]])
         let measured = results.filter { $0["status"] as? String == "measured" }
-        #expect(measured.count == 26) // 1–6 and 9 on two engines (14), 7 four times and 8 twice on each (12)
+        // 1–6, 9 and 10 on two engines (16); 7 four times, 8, 11 and 12 twice on each (20).
+        #expect(measured.count == 36)
         for result in measured {
-            #expect((result["strata"] as? Double ?? 0) > 0 && (result["baseline"] as? Double ?? 0) > 0, "\(result)")
+            let workload = result["workload"] as? Int ?? 0
+            #expect((result["strata"] as? Double ?? -1) >= 0, "\(result)")
+            if workload == 11 || workload == 12 {
+                // Latencies: no baseline; the p50 line keeps every commit's latency.
+                let samples = (result["strataSamples"] as? [String: Any])?["nanoseconds"] as? [Any]
+                #expect(result["baseline"] == nil && (samples == nil || samples?.count == 10), "\(result)")
+            } else {
+                #expect((result["strata"] as? Double ?? 0) > 0 && (result["baseline"] as? Double ?? 0) > 0, "\(result)")
+            }
         }
         #expect(report["rows"] as? Int == 1000)
         #expect(try String(contentsOf: svg, encoding: .utf8).hasPrefix("<svg"))

@@ -1,0 +1,152 @@
+import Foundation
+
+/// The JSON of history entries, written by hand for the engines' append.
+///
+/// `JSONEncoder` cost about 65,000 instructions per ``HistoryChange`` (its generic containers,
+/// a dictionary per object, key sorting), three times what the rest of an insert costs; see
+/// `Docs/Benchmarks.md`, workload 10. This writes the same JSON that `JSONEncoder` with
+/// `.sortedKeys` writes (slashes unescaped), which `JSONDecoder` reads back unchanged:
+///
+/// ```swift
+/// let bytes = try HistoryJSON.encode(changes)
+/// // [{"changedProperties":["amount"],"entity":"Row","key":7,"kind":"update","tombstone":{}}]
+/// ```
+///
+/// Tombstones (only deletes of entities with `.preserveAfterDeletion` attributes have them)
+/// still go through `JSONEncoder`, so ``RecordedValue``'s encoding stays in one place.
+package enum HistoryJSON {
+    /// `changes` as a JSON array.
+    /// - Throws: `EncodingError` when a tombstone value does not encode (as `JSONEncoder` would).
+    package static func encode(_ changes: [HistoryChange]) throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(changes.count * 128 + 2)
+        try append(changes, to: &out)
+        return out
+    }
+
+    /// `transaction` as a JSON object with the keys `author` (left out when nil), `changes`,
+    /// `timestamp` (seconds since 2001, `Date`'s own encoding) and `token`.
+    /// - Throws: as ``encode(_:)``.
+    package static func encode(_ transaction: HistoryTransaction) throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(transaction.changes.count * 128 + 80)
+        out.append(UInt8(ascii: "{"))
+        if let author = transaction.author {
+            out.append(contentsOf: #""author":"#.utf8)
+            appendString(author, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""changes":"#.utf8)
+        try append(transaction.changes, to: &out)
+        out.append(contentsOf: #","timestamp":"#.utf8)
+        out.append(contentsOf: String(transaction.timestamp.timeIntervalSinceReferenceDate).utf8)
+        out.append(contentsOf: #","token":"#.utf8)
+        appendInteger(transaction.token, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    private static func append(_ changes: [HistoryChange], to out: inout [UInt8]) throws {
+        out.append(UInt8(ascii: "["))
+        var first = true
+        for change in changes {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out += Literal.changedProperties
+            var firstName = true
+            for name in change.changedProperties {
+                if !firstName { out.append(UInt8(ascii: ",")) }
+                firstName = false
+                appendString(name, to: &out)
+            }
+            out += Literal.entity
+            appendString(change.entity, to: &out)
+            out += Literal.key
+            appendInteger(change.key, to: &out)
+            switch change.kind {
+            case .insert: out += Literal.insert
+            case .update: out += Literal.update
+            case .delete: out += Literal.delete
+            }
+            if change.tombstone.isEmpty {
+                out += Literal.emptyTombstone
+            } else {
+                out += Literal.tombstone
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                out.append(contentsOf: try encoder.encode(change.tombstone))
+                out.append(UInt8(ascii: "}"))
+            }
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// The fixed parts of a change, as bytes (appending an array is one copy; appending a
+    /// string's UTF-8 view goes byte by byte).
+    private enum Literal {
+        static let changedProperties = Array(#"{"changedProperties":["#.utf8)
+        static let entity = Array(#"],"entity":"#.utf8)
+        static let key = Array(#","key":"#.utf8)
+        static let insert = Array(#","kind":"insert","#.utf8)
+        static let update = Array(#","kind":"update","#.utf8)
+        static let delete = Array(#","kind":"delete","#.utf8)
+        static let emptyTombstone = Array(#""tombstone":{}}"#.utf8)
+        static let tombstone = Array(#""tombstone":"#.utf8)
+    }
+
+    /// `value` in decimal.
+    private static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var digits = 1
+        var rest = magnitude
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        let start = out.count
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        rest = magnitude
+        for index in stride(from: start + digits - 1, through: start, by: -1) {
+            out[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+    }
+
+    /// Whether `string` holds a byte JSON needs escaped: a quote, a backslash or a control character.
+    private static func needsEscaping(_ string: String) -> Bool {
+        let bytes = string.utf8.span
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+        }
+        return false
+    }
+
+    /// `string` as a JSON string: quotes, backslashes and control characters escaped.
+    private static func appendString(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let utf8 = string.utf8
+        if !needsEscaping(string) {
+            out.append(contentsOf: utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: #"\u00"#.utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
