@@ -12,8 +12,6 @@ import Strata
 /// nothing else to match them.
 enum HistoryWriter {
     static let flag = "--history-writer"
-    /// How long the writer waits between opening the store and its first commit.
-    static let settle: Duration = .seconds(2)
 
     /// Runs the child mode with the arguments after ``flag``.
     static func main(_ arguments: [String]) async throws {
@@ -25,8 +23,6 @@ enum HistoryWriter {
         let directory = URL(fileURLWithPath: arguments[1])
         let container = try PersistentContainer(
             schema: try BenchmarkSchema.make(), engine: StrataStore.configuration(engine, in: directory))
-        // Settle first: see the stall after a second process opens a SQLite store in Docs/Benchmarks.md.
-        try await Task.sleep(for: settle)
         var saves: [SaveTimes] = []
         saves.reserveCapacity(commits)
         for (index, pause) in DeliveryLatency.pauses(commits).enumerated() {
@@ -49,8 +45,10 @@ enum HistoryWriter {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // Blocking reads run on threads of their own: on the global queues they would take the
+        // threads that Swift concurrency (and so the observer being measured) runs on.
         let (outputData, errorData) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 let errorData = ErrorDrain(errors.fileHandleForReading)
                 let outputData = output.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
@@ -85,7 +83,7 @@ private final class ErrorDrain: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
-        DispatchQueue.global().async { [self] in
+        Thread.detachNewThread { [self] in
             data = handle.readDataToEndOfFile()
             done.signal()
         }

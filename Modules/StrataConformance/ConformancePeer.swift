@@ -94,8 +94,10 @@ final class RunningPeer: Sendable {
 
     private static func readAll(_ pipe: Pipe) async -> String {
         let handle = pipe.fileHandleForReading
+        // A thread of its own: a read blocked on the global queues would take a thread Swift
+        // concurrency needs (two of them starve every task on a two-core machine).
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
             }
         }

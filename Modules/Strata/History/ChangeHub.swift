@@ -121,12 +121,16 @@ final class ChangeHub: Sendable {
     }
 }
 
-/// Runs blocking store reads off the caller's thread (an observer may iterate on the main
-/// actor; the read must not block it).
+/// Runs store reads off the caller's thread (an observer may iterate on the main actor; the
+/// read must not block it), on a serial queue of Strata's own: a queue created this way gets a
+/// thread even when the program keeps every global-queue thread busy with blocking work, which
+/// would otherwise stall every observer (Swift concurrency runs on those threads too).
 enum Offload {
+    private static let queue = DispatchQueue(label: "strata.history.read")
+
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+            queue.async { continuation.resume(with: Result { try body() }) }
         }
     }
 }
