@@ -127,7 +127,7 @@ extension HistoryTransaction {
         }
         let changes: [HistoryChange]
         do {
-            changes = try JSONDecoder().decode([HistoryChange].self, from: Data(json.utf8))
+            changes = try JSONDecoder().decode(HistoryChangeList.self, from: Data(json.utf8)).changes
         } catch {
             throw .storeCorrupt("\(place()): its changes do not decode: \(error)")
         }

@@ -5,12 +5,18 @@ import Foundation
 /// `JSONEncoder` cost about 65,000 instructions per ``HistoryChange`` (its generic containers,
 /// a dictionary per object, key sorting), three times what the rest of an insert costs; see
 /// `Docs/Benchmarks.md`, workload 10. This writes the same JSON that `JSONEncoder` with
-/// `.sortedKeys` writes (slashes unescaped), which `JSONDecoder` reads back unchanged:
+/// `.sortedKeys` writes (slashes unescaped) for each single change, which `JSONDecoder` reads
+/// back unchanged:
 ///
 /// ```swift
 /// let bytes = try HistoryJSON.encode(changes)
 /// // [{"changedProperties":["amount"],"entity":"Row","key":7,"kind":"update","tombstone":{}}]
 /// ```
+///
+/// Consecutive changes of one entity and kind that name no property and keep no tombstone (the
+/// objects of a bulk insert, whose properties the reader lists from the model) are written as one
+/// run, `{"entity":"Row","keys":[7,8,9],"kind":"insert"}`, which ``HistoryChangeList`` reads
+/// back as one change per key: a bulk insert's history costs little more than its keys.
 ///
 /// Tombstones (only deletes of entities with `.preserveAfterDeletion` attributes have them)
 /// still go through `JSONEncoder`, so ``RecordedValue``'s encoding stays in one place.
@@ -48,37 +54,80 @@ package enum HistoryJSON {
 
     private static func append(_ changes: [HistoryChange], to out: inout [UInt8]) throws {
         out.append(UInt8(ascii: "["))
-        var first = true
-        for change in changes {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out += Literal.changedProperties
-            var firstName = true
-            for name in change.changedProperties {
-                if !firstName { out.append(UInt8(ascii: ",")) }
-                firstName = false
-                appendString(name, to: &out)
-            }
-            out += Literal.entity
-            appendString(change.entity, to: &out)
-            out += Literal.key
-            appendInteger(change.key, to: &out)
-            switch change.kind {
-            case .insert: out += Literal.insert
-            case .update: out += Literal.update
-            case .delete: out += Literal.delete
-            }
-            if change.tombstone.isEmpty {
-                out += Literal.emptyTombstone
+        var index = 0
+        while index < changes.count {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            let end = runEnd(changes, from: index)
+            if end - index >= 2 {
+                appendRun(changes[index..<end], to: &out)
+                index = end
             } else {
-                out += Literal.tombstone
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                out.append(contentsOf: try encoder.encode(change.tombstone))
-                out.append(UInt8(ascii: "}"))
+                try appendChange(changes[index], to: &out)
+                index += 1
             }
         }
         out.append(UInt8(ascii: "]"))
+    }
+
+    /// Where the run of changes starting at `start` ends: following changes of one entity and
+    /// kind that name no property and keep no tombstone (a bulk insert's or delete's objects).
+    private static func runEnd(_ changes: [HistoryChange], from start: Int) -> Int {
+        let first = changes[start]
+        guard first.changedProperties.isEmpty, first.tombstone.isEmpty else { return start + 1 }
+        var end = start + 1
+        while end < changes.count, changes[end].kind == first.kind, changes[end].changedProperties.isEmpty,
+            changes[end].tombstone.isEmpty, changes[end].entity == first.entity
+        {
+            end += 1
+        }
+        return end
+    }
+
+    /// A run of changes as one entry: `{"entity":…,"keys":[…],"kind":…}`, one change per key.
+    private static func appendRun(_ run: ArraySlice<HistoryChange>, to out: inout [UInt8]) {
+        let first = run[run.startIndex]
+        out += Literal.runEntity
+        appendString(first.entity, to: &out)
+        out += Literal.runKeys
+        var firstKey = true
+        for change in run {
+            if !firstKey { out.append(UInt8(ascii: ",")) }
+            firstKey = false
+            appendInteger(change.key, to: &out)
+        }
+        switch first.kind {
+        case .insert: out += Literal.runInsert
+        case .update: out += Literal.runUpdate
+        case .delete: out += Literal.runDelete
+        }
+    }
+
+    private static func appendChange(_ change: HistoryChange, to out: inout [UInt8]) throws {
+        out += Literal.changedProperties
+        var firstName = true
+        for name in change.changedProperties {
+            if !firstName { out.append(UInt8(ascii: ",")) }
+            firstName = false
+            appendString(name, to: &out)
+        }
+        out += Literal.entity
+        appendString(change.entity, to: &out)
+        out += Literal.key
+        appendInteger(change.key, to: &out)
+        switch change.kind {
+        case .insert: out += Literal.insert
+        case .update: out += Literal.update
+        case .delete: out += Literal.delete
+        }
+        if change.tombstone.isEmpty {
+            out += Literal.emptyTombstone
+        } else {
+            out += Literal.tombstone
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            out.append(contentsOf: try encoder.encode(change.tombstone))
+            out.append(UInt8(ascii: "}"))
+        }
     }
 
     /// The fixed parts of a change, as bytes (appending an array is one copy; appending a
@@ -92,6 +141,11 @@ package enum HistoryJSON {
         static let delete = Array(#","kind":"delete","#.utf8)
         static let emptyTombstone = Array(#""tombstone":{}}"#.utf8)
         static let tombstone = Array(#""tombstone":"#.utf8)
+        static let runEntity = Array(#"{"entity":"#.utf8)
+        static let runKeys = Array(#","keys":["#.utf8)
+        static let runInsert = Array(#"],"kind":"insert"}"#.utf8)
+        static let runUpdate = Array(#"],"kind":"update"}"#.utf8)
+        static let runDelete = Array(#"],"kind":"delete"}"#.utf8)
     }
 
     /// `value` in decimal.
@@ -105,7 +159,7 @@ package enum HistoryJSON {
             digits += 1
         }
         let start = out.count
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        for _ in 0..<digits { out.append(UInt8(ascii: "0")) }
         rest = magnitude
         for index in stride(from: start + digits - 1, through: start, by: -1) {
             out[index] = UInt8(ascii: "0") + UInt8(rest % 10)

@@ -29,6 +29,17 @@ public struct HistoryTransaction: Sendable, Hashable, Codable {
         self.author = author
         self.changes = changes
     }
+
+    /// Decodes a transaction, reading its changes as ``HistoryJSON`` writes them (single changes
+    /// and runs of keys).
+    /// - Throws: `DecodingError` for JSON of another shape.
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        token = try fields.decode(Int64.self, forKey: .token)
+        timestamp = try fields.decode(Date.self, forKey: .timestamp)
+        author = try fields.decodeIfPresent(String.self, forKey: .author)
+        changes = try fields.decode(HistoryChangeList.self, forKey: .changes).changes
+    }
 }
 
 /// What one save did to one object.

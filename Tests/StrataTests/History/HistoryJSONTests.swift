@@ -31,8 +31,8 @@ struct HistoryJSONTests {
 
     @Test("hand-written history JSON decodes to the same changes and transactions")
     func roundTrips() throws {
-        let decoded = try JSONDecoder().decode([HistoryChange].self, from: Data(try HistoryJSON.encode(Self.changes)))
-        #expect(decoded == Self.changes)
+        let decoded = try JSONDecoder().decode(HistoryChangeList.self, from: Data(try HistoryJSON.encode(Self.changes)))
+        #expect(decoded.changes == Self.changes)
         for author in Self.awkward.map(Optional.some) + [nil] {
             let transaction = HistoryTransaction(
                 token: 42, timestamp: Date(timeIntervalSinceReferenceDate: 786_297_600.123_456_7), author: author,
@@ -40,6 +40,31 @@ struct HistoryJSONTests {
             let bytes = try HistoryJSON.encode(transaction)
             #expect(try JSONDecoder().decode(HistoryTransaction.self, from: Data(bytes)) == transaction)
         }
+    }
+
+    /// A bulk save: runs of one entity and kind without properties or tombstones, between and
+    /// around single changes.
+    static let bulk: [HistoryChange] =
+        (1...5).map { HistoryChange(entity: "Row", key: $0, kind: .insert, changedProperties: []) }
+        + [HistoryChange(entity: "Row", key: 6, kind: .insert, changedProperties: ["memo"])]
+        + (7...8).map { HistoryChange(entity: "Row", key: $0, kind: .insert, changedProperties: []) }
+        + (1...3).map { HistoryChange(entity: "Entry", key: $0, kind: .insert, changedProperties: []) }
+        + [HistoryChange(entity: "Entry", key: 4, kind: .delete, changedProperties: [])]
+        + (5...6).map { HistoryChange(entity: "Entry", key: $0, kind: .delete, changedProperties: []) }
+        + [HistoryChange(entity: "Row", key: 9, kind: .update, changedProperties: [])]
+
+    @Test("a bulk save's changes are written as runs of keys and read back one change per key")
+    func runs() throws {
+        let json = String(decoding: try HistoryJSON.encode(Self.bulk), as: UTF8.self)
+        #expect(json.hasPrefix(#"[{"entity":"Row","keys":[1,2,3,4,5],"kind":"insert"},{"changedProperties":["memo"]"#))
+        #expect(json.contains(#"{"entity":"Entry","keys":[4,5,6],"kind":"delete"}"#))
+        #expect(json.hasSuffix(#"{"changedProperties":[],"entity":"Row","key":9,"kind":"update","tombstone":{}}]"#))
+        let decoded = try JSONDecoder().decode(HistoryChangeList.self, from: Data(json.utf8))
+        #expect(decoded.changes == Self.bulk)
+        let transaction = HistoryTransaction(
+            token: 3, timestamp: Date(timeIntervalSinceReferenceDate: 5), author: nil, changes: Self.bulk)
+        let bytes = try HistoryJSON.encode(transaction)
+        #expect(try JSONDecoder().decode(HistoryTransaction.self, from: Data(bytes)) == transaction)
     }
 
     @Test("hand-written history JSON is JSONEncoder's with sorted keys, byte for byte")
@@ -73,5 +98,9 @@ struct HistoryJSONTests {
             #expect(transaction.author == author)
             #expect(transaction.changes.map(\.changedProperties) == [[author, "name"]])
         }
+        var bulk = HistoryStoreTests.inserting([HistoryStoreTests.account(100, "bulk")], author: "bulk")
+        bulk.history?.changes = Self.bulk
+        try engine.commit(bulk)
+        #expect(try engine.history(after: Int64(Self.awkward.count), limit: nil).map(\.changes) == [Self.bulk])
     }
 }

@@ -1,0 +1,38 @@
+import Foundation
+
+/// The changes of a stored history transaction as ``HistoryJSON`` writes them: a JSON array
+/// whose entries are single changes (``HistoryChange``'s own coding) or runs,
+/// `{"entity":"Row","keys":[7,8,9],"kind":"insert"}`, each key one change that names no
+/// property and keeps no tombstone.
+///
+/// ```swift
+/// let changes = try JSONDecoder().decode(HistoryChangeList.self, from: json).changes
+/// ```
+package struct HistoryChangeList: Decodable {
+    /// The changes, in stored order.
+    package var changes: [HistoryChange]
+
+    private enum RunKeys: String, CodingKey { case entity, keys, kind }
+
+    /// Reads an array of single changes and runs.
+    /// - Throws: `DecodingError` for JSON of another shape.
+    package init(from decoder: any Decoder) throws {
+        var entries = try decoder.unkeyedContainer()
+        var changes: [HistoryChange] = []
+        if let count = entries.count { changes.reserveCapacity(count) }
+        while !entries.isAtEnd {
+            let entry = try entries.superDecoder()
+            let fields = try entry.container(keyedBy: RunKeys.self)
+            if fields.contains(.keys) {
+                let entity = try fields.decode(String.self, forKey: .entity)
+                let kind = try fields.decode(HistoryChange.Kind.self, forKey: .kind)
+                for key in try fields.decode([Int64].self, forKey: .keys) {
+                    changes.append(HistoryChange(entity: entity, key: key, kind: kind, changedProperties: []))
+                }
+            } else {
+                changes.append(try HistoryChange(from: entry))
+            }
+        }
+        self.changes = changes
+    }
+}
