@@ -28,8 +28,9 @@ extension PersistentContainer {
     ///   - authors: keep only transactions by these authors (all when nil).
     ///   - limit: read at most this many transactions from the store before filtering (nil: all).
     ///     With filters, fewer may be returned.
-    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit, an entity not in
-    ///   the schema, an engine without history or a closed container;
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit, a `token` past
+    ///   the store's last commit (it never came from this store), an entity not in the schema, an
+    ///   engine without history or a closed container;
     ///   ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)`` when the history after `token`
     ///   was deleted (the transactions in between are gone); `.storeCorrupt` for a
     ///   history entry that does not decode; engine errors.

@@ -1,0 +1,186 @@
+import Foundation
+import Strata
+import Testing
+
+/// The history API driven the way a careless or hostile caller drives it: odd limits, tokens
+/// that never were, a container closed under a waiting observer, a query that throws. Each must
+/// end with a typed error or the documented result, never a hang, a trap or a silent skip.
+@Suite("history misuse", .timeLimit(.minutes(1)))
+struct HistoryMisuseTests {
+    /// Saves `count` accounts, one commit each.
+    static func commit(_ container: PersistentContainer, count: Int, from first: Int = 0) async throws {
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            for index in first..<(first + count) {
+                Account(context: context).name = "a\(index)"
+                try context.save()
+            }
+        }
+    }
+
+    static func isMisuse(_ error: any Error) -> Bool {
+        if case .misuse = error as? StrataError { return true }
+        return false
+    }
+
+    @Test("history(after:limit:) takes 0 and .max, refuses a negative limit", arguments: EngineKind.allCases)
+    func limits(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        try await Self.commit(container, count: 3)
+        #expect(try await container.history(limit: 0).isEmpty)
+        #expect(try await container.history(limit: .max).count == 3)
+        #expect(try await container.history(limit: 2).count == 2)
+        await #expect(throws: StrataError.self) { try await container.history(limit: -1) }
+    }
+
+    @Test("a token past the store's last commit is refused, by history() and changes(), not waited on")
+    func futureToken() async throws {
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            try await Self.commit(container, count: 2)
+            let current = try await container.currentHistoryToken()
+            let future = HistoryToken(rawValue: 1 << 60)
+            do {
+                _ = try await container.history(after: future)
+                Issue.record("\(kind): history(after: 1 << 60) returned instead of throwing")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+            do {
+                _ = try await container.history(after: HistoryToken(rawValue: current.rawValue + 1))
+                Issue.record("\(kind): history(after: current + 1) returned instead of throwing")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+            do {
+                _ = try await container.history(after: HistoryToken(rawValue: .max))
+                Issue.record("\(kind): history(after: .max) returned instead of throwing")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+            // The current token itself is fine: nothing after it yet.
+            #expect(try await container.history(after: current).isEmpty)
+            var iterator = container.changes(after: future).makeAsyncIterator()
+            do {
+                _ = try await iterator.next()
+                Issue.record("\(kind): changes(after: 1 << 60) returned instead of throwing")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+        }
+    }
+
+    @Test("close() ends a waiting changes() observer and a waiting query observation with .misuse")
+    func closeWhileObserving() async throws {
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            let changes = container.changes()
+            let observation = container.observe { try $0.count(for: FetchRequest<Account>()) }
+            var queryIterator = observation.makeAsyncIterator()
+            #expect(try await queryIterator.next() == 0)
+            let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+            let reader = Task {
+                var iterator = changes.makeAsyncIterator()
+                startedContinuation.yield()
+                return try await iterator.next()
+            }
+            for await _ in started { break }
+            try await Self.commit(container, count: 1)
+            #expect(try await queryIterator.next() == 1)
+            let queryReader = Task { [queryIterator] in
+                var iterator = queryIterator
+                return try await iterator.next()
+            }
+            container.close()
+            // The first may have delivered the commit before close(); then the next one throws.
+            do {
+                if try await reader.value != nil {
+                    var iterator = changes.makeAsyncIterator()
+                    _ = try await iterator.next()
+                }
+                Issue.record("\(kind): changes() ended without an error after close()")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+            do {
+                _ = try await queryReader.value
+                Issue.record("\(kind): observe() ended without an error after close()")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+        }
+    }
+
+    @Test("two iterators of one changes() value, in two tasks, each get every commit", arguments: EngineKind.allCases)
+    func twoIteratorsOfOneSequence(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        let changes = container.changes()
+        @Sendable func read() async throws -> [HistoryToken] {
+            var tokens: [HistoryToken] = []
+            for try await transaction in changes {
+                tokens.append(transaction.token)
+                if tokens.count == 50 { break }
+            }
+            return tokens
+        }
+        let first = Task { try await read() }
+        let second = Task { try await read() }
+        try await Self.commit(container, count: 50)
+        let expected = try await container.history().map(\.token)
+        #expect(try await first.value == expected)
+        #expect(try await second.value == expected)
+    }
+
+    @Test("a query that throws on a later evaluation ends the observation with its own error")
+    func queryThrowsLater() async throws {
+        struct Refused: Error, Equatable {}
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            let observation = container.observe { context in
+                let count = try context.count(for: FetchRequest<Account>())
+                if count == 2 { throw Refused() }
+                return count
+            }
+            var iterator = observation.makeAsyncIterator()
+            #expect(try await iterator.next() == 0)
+            try await Self.commit(container, count: 1)
+            #expect(try await iterator.next() == 1)
+            try await Self.commit(container, count: 1, from: 1)
+            await #expect(throws: Refused.self) { try await iterator.next() }
+        }
+    }
+
+    @Test("mergeChanges(from:) outside perform is .misuse; another store's transactions are ignored")
+    func mergeMisuse() async throws {
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            let otherStore = try TestStore(kind)
+            let other = try otherStore.open()
+            try await Self.commit(container, count: 2)
+            try await Self.commit(other, count: 2)
+            let foreign = try await other.history()
+            let own = try await container.history()
+            let context = container.newBackgroundContext()
+            #expect(throws: StrataError.self) { try context.mergeChanges(from: own) }
+            let merged = try await context.perform {
+                let accounts = try context.fetch(FetchRequest<Account>())
+                #expect(accounts.count == 2)
+                // Foreign, duplicated and reversed transactions: nothing of this store changed.
+                return try context.mergeChanges(from: foreign + foreign.reversed() + own.reversed() + own)
+            }
+            #expect(merged.deleted.isEmpty)
+            #expect(merged.keptUnsaved.isEmpty)
+        }
+    }
+
+    @Test("deleting all history, even past the last commit, keeps the token: observers continue without a gap")
+    func trimPastTheEnd() async throws {
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            try await Self.commit(container, count: 3)
+            let current = try await container.currentHistoryToken()
+            var iterator = container.changes(after: current).makeAsyncIterator()
+            try await container.deleteHistory(before: HistoryToken(rawValue: 1 << 60), force: true)
+            #expect(try await container.currentHistoryToken() == current)
+            #expect(try await container.history().isEmpty)
+            try await Self.commit(container, count: 1, from: 3)
+            let next = try await iterator.next()
+            #expect(next?.token.rawValue == current.rawValue + 1)
+        }
+    }
+}
