@@ -47,7 +47,8 @@ extension PersistentContainer {
 
     /// Deletes the history before `token`, keeping every transaction a registered cursor has not
     /// yet processed unless `force` is set. Returns the token the history now starts at: the
-    /// transactions before it are gone.
+    /// transactions before it are gone. A `token` past the last commit deletes the whole history
+    /// and returns the next commit's token (the current token + 1), never the far-off `token`.
     ///
     /// ```swift
     /// // Keep a week; never past what the search indexer has read.
