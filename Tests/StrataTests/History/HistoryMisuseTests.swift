@@ -175,12 +175,87 @@ struct HistoryMisuseTests {
             try await Self.commit(container, count: 3)
             let current = try await container.currentHistoryToken()
             var iterator = container.changes(after: current).makeAsyncIterator()
-            try await container.deleteHistory(before: HistoryToken(rawValue: 1 << 60), force: true)
+            let bound = try await container.deleteHistory(before: HistoryToken(rawValue: 1 << 60), force: true)
+            // The history now starts at the next commit's token, not at a token no commit will have for ages.
+            #expect(bound.rawValue == current.rawValue + 1, "\(kind)")
             #expect(try await container.currentHistoryToken() == current)
             #expect(try await container.history().isEmpty)
             try await Self.commit(container, count: 1, from: 3)
             let next = try await iterator.next()
             #expect(next?.token.rawValue == current.rawValue + 1)
+        }
+    }
+}
+
+extension HistoryMisuseTests {
+    @Test("cursor names with NUL, emoji and exactly 256 bytes round-trip; 257 bytes is .misuse")
+    func oddCursorNames() async throws {
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            try await Self.commit(container, count: 3)
+            let names = ["a\u{0}b", "\u{0}", "🦆 indexer", "a\u{0}", String(repeating: "é", count: 128)]
+            for (index, name) in names.enumerated() {
+                try await container.setHistoryCursor(name, to: HistoryToken(rawValue: Int64(index % 3 + 1)))
+            }
+            let expected = Dictionary(
+                uniqueKeysWithValues: names.enumerated().map { ($1, HistoryToken(rawValue: Int64($0 % 3 + 1))) })
+            #expect(try await container.historyCursors() == expected, "\(kind)")
+            do {
+                try await container.setHistoryCursor(String(repeating: "é", count: 128) + "x", to: .beginning)
+                Issue.record("\(kind): a 257-byte cursor name was accepted")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+            // The slowest cursor ("a\0b" at 1) holds the history after token 1.
+            let kept = try await container.deleteHistory(before: HistoryToken(rawValue: 3))
+            #expect(kept == HistoryToken(rawValue: 2), "\(kind)")
+            try await container.setHistoryCursor("a\u{0}b", to: nil)
+            try await container.setHistoryCursor("\u{0}", to: nil)
+            #expect(try await container.historyCursors().count == names.count - 2, "\(kind)")
+        }
+    }
+}
+
+extension HistoryMisuseTests {
+    @Test("a query reading through relationships is re-evaluated when only the related objects change")
+    func queryThroughRelationships() async throws {
+        for kind in EngineKind.allCases {
+            let store = try TestStore(kind)
+            let container = try store.open()
+            let context = container.newBackgroundContext()
+            try await context.perform {
+                let account = Account(context: context)
+                account.name = "a"
+                let tag = Tag(context: context)
+                tag.label = "old"
+                account.tags.insert(tag)
+                for amount in [1, 2] as [Int64] {
+                    let entry = Entry(context: context)
+                    entry.amount = amount
+                    entry.account = account
+                }
+                try context.save()
+            }
+            struct Summary: Equatable, Sendable {
+                var total: Int64
+                var labels: [String]
+            }
+            let observation = container.observe { context in
+                let account = try context.fetch(FetchRequest<Account>())[0]
+                return Summary(
+                    total: account.entries.reduce(0) { $0 + $1.amount }, labels: account.tags.map(\.label).sorted())
+            }
+            var iterator = observation.makeAsyncIterator()
+            #expect(try await iterator.next() == Summary(total: 3, labels: ["old"]), "\(kind)")
+            try await context.perform {
+                for entry in try context.fetch(FetchRequest<Entry>()) { entry.amount *= 10 }
+                try context.save()
+            }
+            #expect(try await iterator.next() == Summary(total: 30, labels: ["old"]), "\(kind)")
+            try await context.perform {
+                try context.fetch(FetchRequest<Tag>())[0].label = "new"
+                try context.save()
+            }
+            #expect(try await iterator.next() == Summary(total: 30, labels: ["new"]), "\(kind)")
         }
     }
 }
