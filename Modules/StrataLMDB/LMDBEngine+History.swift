@@ -149,7 +149,10 @@ extension LMDBEngine: HistoryStore {
         let dbi = historyDatabase
         return try environment.write("deleting history of \(environment.path)") { txn in
             let slowest: Int64? = if force { nil } else { try Self.readCursors(txn, meta: meta).values.min() }
-            let bound = HistoryCursor.trimmingBound(token, force: force, slowestCursor: slowest)
+            // Never past the next commit's token: the history starts there, not at a far-off bound.
+            let next = try Self.lastHistoryToken(txn, meta: meta).addingReportingOverflow(1)
+            let bound = HistoryCursor.trimmingBound(
+                next.overflow ? token : min(token, next.partialValue), force: force, slowestCursor: slowest)
             // Tokens start at 1; a bound of 1 or less deletes nothing (and a negative one would
             // not sort below the positive keys).
             if bound > 1 { try txn.deleteLeading(dbi, before: IndexKeyCodec.primaryKey(bound)) }

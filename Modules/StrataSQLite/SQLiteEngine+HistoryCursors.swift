@@ -43,7 +43,10 @@ extension SQLiteEngine {
         try withHistoryWrite { (connection) throws(StrataError) in
             let slowest: Int64? =
                 if force { nil } else { try connection.queryInt64("SELECT min(token) FROM strata_history_cursors") }
-            let bound = HistoryCursor.trimmingBound(token, force: force, slowestCursor: slowest)
+            // Never past the next commit's token: the history starts there, not at a far-off bound.
+            let next = try Self.lastHistoryToken(connection).addingReportingOverflow(1)
+            let bound = HistoryCursor.trimmingBound(
+                next.overflow ? token : min(token, next.partialValue), force: force, slowestCursor: slowest)
             try connection.run("DELETE FROM strata_history WHERE token < ?1", [.integer(bound)])
             return bound
         }

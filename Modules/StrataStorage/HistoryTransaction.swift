@@ -115,8 +115,8 @@ public struct HistoryRecord: Sendable, Hashable {
 ///   token order, at most `limit` of them, from one consistent snapshot.
 /// - Named cursors (``setHistoryCursor(_:to:)``) live in the store, so every process sees them.
 /// - ``deleteHistory(before:force:)`` deletes the transactions before a bound that never passes
-///   the slowest cursor unless forced, reading the cursors and deleting in one write
-///   transaction; tokens are never reused afterwards.
+///   the slowest cursor unless forced, nor the next commit's token (the last token + 1), reading
+///   the cursors and deleting in one write transaction; tokens are never reused afterwards.
 /// - Tokens are shared by every process on the store and survive reopening.
 /// - ``currentHistoryToken()`` is cheap: observers poll it.
 ///
@@ -159,8 +159,9 @@ public protocol HistoryStore: StorageEngine {
 
     /// Deletes the history transactions with a token below a bound, and returns the bound: `token`
     /// when `force` is set or no cursor is registered, else the smaller of `token` and the
-    /// slowest cursor's token + 1, so no consumer loses a transaction it has not processed. The
-    /// cursors are read in the same write transaction as the delete.
+    /// slowest cursor's token + 1, so no consumer loses a transaction it has not processed; never
+    /// more than the next commit's token (the last token + 1), where the history then starts. The
+    /// cursors and the last token are read in the same write transaction as the delete.
     ///
     /// ```swift
     /// let bound = try engine.deleteHistory(before: lastWeek, force: false)

@@ -22,8 +22,10 @@ extension PersistentContainer {
     ///   - entities: deliver only the changes to these entities, and only commits with one (all
     ///     when empty).
     /// - Returns: the sequence. Iterating it throws `.misuse` for an entity not in the schema, an
-    ///   engine without history or a closed container, `.storeCorrupt` for a history entry that
-    ///   does not decode, and engine errors.
+    ///   engine without history, a closed container (also when ``PersistentContainer/close()`` is
+    ///   called while it waits) or a `token` past the store's last commit (refused, not waited on:
+    ///   it never came from this store), `.historyTrimmed` when the history after `token` was
+    ///   deleted, `.storeCorrupt` for a history entry that does not decode, and engine errors.
     public func changes(after token: HistoryToken? = nil, entities: [ManagedObject.Type] = []) -> HistoryChanges {
         HistoryChanges(container: self, start: HistoryStart(token, container: self), entities: entities)
     }
@@ -156,13 +158,18 @@ enum HistoryGap {
     /// The transactions after `token` (at most `limit`), in order. Tokens of committed
     /// transactions follow each other without gaps, so a first token past `token + 1` (or none
     /// although the store's token is past `token`) means the history was trimmed past `token`.
-    /// Reading from 0 (the beginning) reads whatever is kept.
-    /// - Throws: ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)``; the engine's errors.
+    /// Reading from 0 (the beginning) reads whatever is kept. A token past the store's last commit
+    /// never came from this store (tokens are never reused and only grow), so it is refused rather
+    /// than waited on: waiting would deliver nothing until the store caught up, skipping every
+    /// commit in between.
+    /// - Throws: ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)``; `.misuse` for a
+    ///   token past the store's last commit; the engine's errors.
     static func read(_ engine: any HistoryStore, after token: Int64, limit: Int?) throws -> [HistoryTransaction] {
         var stored = try engine.history(after: token, limit: limit)
         guard token > 0, limit != 0 else { return stored }
         if stored.isEmpty {
             let current = try engine.currentHistoryToken()
+            if current < token { throw futureToken(token, current: current) }
             guard current > token else { return [] }
             // Read again: every transaction up to `current` is visible now, unless it was deleted.
             stored = try engine.history(after: token, limit: limit)
@@ -170,5 +177,15 @@ enum HistoryGap {
         }
         if stored[0].token > token + 1 { throw StrataError.historyTrimmed(after: token, oldestKept: stored[0].token) }
         return stored
+    }
+
+    private static func futureToken(_ token: Int64, current: Int64) -> StrataError {
+        .misuse(
+            """
+            history token \(token) is past this store's last commit (\(current)): it was not read from this \
+            store, or the store was replaced by an older copy; start again from currentHistoryToken() or \
+            .beginning
+            """
+        )
     }
 }

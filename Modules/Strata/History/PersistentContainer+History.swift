@@ -28,8 +28,9 @@ extension PersistentContainer {
     ///   - authors: keep only transactions by these authors (all when nil).
     ///   - limit: read at most this many transactions from the store before filtering (nil: all).
     ///     With filters, fewer may be returned.
-    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit, an entity not in
-    ///   the schema, an engine without history or a closed container;
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit, a `token` past
+    ///   the store's last commit (it never came from this store), an entity not in the schema, an
+    ///   engine without history or a closed container;
     ///   ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)`` when the history after `token`
     ///   was deleted (the transactions in between are gone); `.storeCorrupt` for a
     ///   history entry that does not decode; engine errors.
@@ -46,7 +47,8 @@ extension PersistentContainer {
 
     /// Deletes the history before `token`, keeping every transaction a registered cursor has not
     /// yet processed unless `force` is set. Returns the token the history now starts at: the
-    /// transactions before it are gone.
+    /// transactions before it are gone. A `token` past the last commit deletes the whole history
+    /// and returns the next commit's token (the current token + 1), never the far-off `token`.
     ///
     /// ```swift
     /// // Keep a week; never past what the search indexer has read.
