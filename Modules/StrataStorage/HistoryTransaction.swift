@@ -30,7 +30,7 @@ public struct HistoryTransaction: Sendable, Hashable, Codable {
         self.changes = changes
     }
 
-    /// Decodes a transaction, reading its changes as ``HistoryJSON`` writes them (single changes
+    /// Decodes a transaction, reading its changes as the engines write them (single changes
     /// and runs of keys).
     /// - Throws: `DecodingError` for JSON of another shape.
     public init(from decoder: any Decoder) throws {
