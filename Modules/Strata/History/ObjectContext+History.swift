@@ -10,7 +10,7 @@ extension ObjectContext {
     /// let context = container.newBackgroundContext()
     /// context.transactionAuthor = "importer"
     /// try await context.perform { /* … */ try context.save() }
-    /// // container.history(after:authors: ["importer"]) lists that save
+    /// // container.history(after: start, authors: ["importer"]) lists that save
     /// ```
     public var transactionAuthor: String? {
         get { authorName.withLock { $0 } }

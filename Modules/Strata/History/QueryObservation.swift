@@ -42,7 +42,7 @@ extension PersistentContainer {
 /// commit that could change it, consecutive equal results delivered once.
 ///
 /// ```swift
-/// for try await count in container.observe({ try $0.count(FetchRequest<Account>()) }) { print(count) }
+/// for try await count in container.observe({ try $0.count(for: FetchRequest<Account>()) }) { print(count) }
 /// ```
 public struct QueryObservation<Value: Sendable & Equatable>: AsyncSequence, Sendable {
     /// Each fresh result.
