@@ -44,6 +44,21 @@ enum AtomicityChecks {
 
     static func failsLate(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
+        try await failLargeStaleSave(kit, in: container)
+        let counts = try await container.read { context in
+            [try context.count(for: FetchRequest<KitAccount>()), try context.count(for: FetchRequest<KitEntry>())]
+        }
+        try kit.expectEqual(counts, [1, 0], "accounts and entries stored after the failed save")
+    }
+
+    /// The late failure both atomicity groups check: makes account "Shared", reads it in a
+    /// context, changes it through another, runs `beforeFailing`, then has the first context
+    /// insert 200 accounts with an entry each and change the stale account, and expects that
+    /// save to throw.
+    static func failLargeStaleSave(
+        _ kit: ConformanceHarness, in container: PersistentContainer,
+        beforeFailing: () async throws -> Void = {}
+    ) async throws {
         let shared = try await container.makeAccount("Shared")
         let stale = container.newBackgroundContext()
         try await stale.perform { _ = try stale.existingObject(with: shared, as: KitAccount.self).balance }
@@ -51,6 +66,7 @@ enum AtomicityChecks {
             try context.existingObject(with: shared, as: KitAccount.self).balance = 1
             try context.save()
         }
+        try await beforeFailing()
         _ = try await kit.expectStrataError("a large save that touches one stale row") {
             try await stale.perform {
                 for index in 0..<200 {
@@ -63,9 +79,5 @@ enum AtomicityChecks {
                 try stale.save()
             }
         }
-        let counts = try await container.read { context in
-            [try context.count(for: FetchRequest<KitAccount>()), try context.count(for: FetchRequest<KitEntry>())]
-        }
-        try kit.expectEqual(counts, [1, 0], "accounts and entries stored after the failed save")
     }
 }

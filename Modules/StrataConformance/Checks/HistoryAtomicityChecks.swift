@@ -89,24 +89,9 @@ enum HistoryAtomicityChecks {
 
     static func failsLate(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
-        let shared = try await container.makeAccount("Shared")
-        let stale = container.newBackgroundContext()
-        try await stale.perform { _ = try stale.existingObject(with: shared, as: KitAccount.self).balance }
-        try await container.performUnitOfWork { context in
-            try context.existingObject(with: shared, as: KitAccount.self).balance = 1
-            try context.save()
-        }
-        let start = try await container.currentHistoryToken()
-        _ = try await kit.expectStrataError("a large save that touches one stale row") {
-            try await stale.perform {
-                for index in 0..<200 {
-                    let account = KitAccount(context: stale)
-                    account.name = "bulk-\(index)"
-                    KitEntry(context: stale).account = account
-                }
-                try stale.existingObject(with: shared, as: KitAccount.self).balance = 2
-                try stale.save()
-            }
+        var start = HistoryToken.beginning
+        try await AtomicityChecks.failLargeStaleSave(kit, in: container) {
+            start = try await container.currentHistoryToken()
         }
         try kit.expectEqual(try await container.currentHistoryToken(), start, "the history token after the failure")
         try kit.expectEqual(try await recorded(container, after: start), [], "history after the failed save")
