@@ -125,6 +125,18 @@ public protocol StoreReader: AnyObject {
     ///   - key: the primary key whose links are wanted.
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64]
 
+    /// Calls `body(key, linked)` for every link of a many-to-many join whose `side` key is one of
+    /// `keys`: the links of ``linkedKeys(join:from:key:)`` for many keys in one pass, used to load a
+    /// relationship for a whole fetch result at once (batch faulting and prefetching).
+    ///
+    /// `keys` is ascending with no duplicates. Links arrive grouped by `key`, keys ascending, and
+    /// within a key by `linked` ascending. `body` must not call the reader. A default
+    /// implementation calls ``linkedKeys(join:from:key:)`` per key; engines that can read the
+    /// join once should implement it.
+    /// - Throws: the errors of ``linkedKeys(join:from:key:)``, and whatever `body` throws (reading
+    ///   stops).
+    func forEachLink(join: Int, from side: JoinSide, keys: [Int64], _ body: (Int64, Int64) throws -> Void) throws
+
     /// Ends the snapshot. Idempotent; the reader is not used afterwards.
     func close()
 }
@@ -137,4 +149,13 @@ extension StoreReader {
 
     /// Unknown: nil.
     public func expectedRowCount(for plan: FetchPlan) -> Int? { nil }
+
+    /// Reads the links of each key with ``linkedKeys(join:from:key:)``.
+    public func forEachLink(
+        join: Int, from side: JoinSide, keys: [Int64], _ body: (Int64, Int64) throws -> Void
+    ) throws {
+        for key in keys {
+            for linked in try linkedKeys(join: join, from: side, key: key) { try body(key, linked) }
+        }
+    }
 }

@@ -122,6 +122,11 @@ private final class ObservedReader: StoreReader {
         return try base.linkedKeys(join: join, from: side, key: key)
     }
 
+    func forEachLink(join: Int, from side: JoinSide, keys: [Int64], _ body: (Int64, Int64) throws -> Void) throws {
+        faults.record("links")
+        try base.forEachLink(join: join, from: side, keys: keys, body)
+    }
+
     func close() { base.close() }
 }
 

@@ -62,6 +62,14 @@ final class RegionRecordingReader: StoreReader {
         return try base.linkedKeys(join: join, from: side, key: key)
     }
 
+    func forEachLink(join: Int, from side: JoinSide, keys: [Int64], _ body: (Int64, Int64) throws -> Void) throws {
+        if join >= 0 && join < joins.count {
+            region.note(joins[join].leftEntity)
+            region.note(joins[join].rightEntity)
+        }
+        try base.forEachLink(join: join, from: side, keys: keys, body)
+    }
+
     func close() {
         base.close()
     }
