@@ -9,7 +9,7 @@
 /// 2. it is reached only through the accessors below, each one access at a time: no caller holds
 ///    an `inout` access to one list while it calls code that touches the same list.
 /// ``ObjectContext`` forwards its `registry`, `inserted`, `updated`, `deleted`, `touched`,
-/// `relationDirty` and `temporaries` here.
+/// `relationDirty`, `temporaries` and `fetchGroups` here.
 final class ContextObjects {
     @exclusivity(unchecked) private var _registry: [IdentityMap]
     @exclusivity(unchecked) private var _inserted: [ManagedObject] = []
@@ -18,10 +18,34 @@ final class ContextObjects {
     @exclusivity(unchecked) private var _touched: [ManagedObject] = []
     @exclusivity(unchecked) private var _relationDirty: [ManagedObject] = []
     @exclusivity(unchecked) private var _temporaries: TemporaryMap = [:]
+    @exclusivity(unchecked) private var _fetchGroups: [FetchGroup?]
+    /// Bumped by every change to `inserted`, `updated`, `deleted` or `relationDirty`.
+    @exclusivity(unchecked) private var _changeGeneration = 0
+    /// The entities with pending changes, as of `_changedModelsGeneration`.
+    @exclusivity(unchecked) private var _changedModels: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) private var _changedModelsGeneration = -1
 
     /// Empty state for a schema of `entityCount` entities.
     init(entityCount: Int) {
         unsafe _registry = Array(repeating: [:], count: entityCount)
+        unsafe _fetchGroups = Array(repeating: nil, count: entityCount)
+    }
+
+    /// Whether objects of `model` are inserted, updated, deleted or have changed to-one
+    /// relationships: O(1) while the lists do not change, whatever their length, so a loop of
+    /// relationship faults in a context with many changes does not scan them once per fault.
+    func hasChanges(to model: EntityModel) -> Bool {
+        if inserted.isEmpty && updated.isEmpty && deleted.isEmpty && relationDirty.isEmpty { return false }
+        let generation = unsafe _changeGeneration
+        if unsafe _changedModelsGeneration != generation {
+            var models = Set<ObjectIdentifier>()
+            for list in [inserted, updated, deleted, relationDirty] {
+                for object in list { if let model = object.model { models.insert(ObjectIdentifier(model)) } }
+            }
+            unsafe _changedModels = models
+            unsafe _changedModelsGeneration = generation
+        }
+        return unsafe _changedModels.contains(ObjectIdentifier(model))
     }
 
     /// The identity map: per entity number, the one instance of each row the context holds.
@@ -32,17 +56,26 @@ final class ContextObjects {
     /// Objects inserted since the last save.
     var inserted: [ManagedObject] {
         @inline(__always) get { unsafe _inserted }
-        @inline(__always) _modify { yield &(unsafe _inserted) }
+        @inline(__always) _modify {
+            unsafe _changeGeneration &+= 1
+            yield &(unsafe _inserted)
+        }
     }
     /// Saved objects whose attributes changed since the last save.
     var updated: [ManagedObject] {
         @inline(__always) get { unsafe _updated }
-        @inline(__always) _modify { yield &(unsafe _updated) }
+        @inline(__always) _modify {
+            unsafe _changeGeneration &+= 1
+            yield &(unsafe _updated)
+        }
     }
     /// Objects marked for deletion.
     var deleted: [ManagedObject] {
         @inline(__always) get { unsafe _deleted }
-        @inline(__always) _modify { yield &(unsafe _deleted) }
+        @inline(__always) _modify {
+            unsafe _changeGeneration &+= 1
+            yield &(unsafe _deleted)
+        }
     }
     /// Saved objects whose to-many relationships changed (their version is bumped at save).
     var touched: [ManagedObject] {
@@ -52,11 +85,19 @@ final class ContextObjects {
     /// Objects whose to-one relationships changed in memory since the last save.
     var relationDirty: [ManagedObject] {
         @inline(__always) get { unsafe _relationDirty }
-        @inline(__always) _modify { yield &(unsafe _relationDirty) }
+        @inline(__always) _modify {
+            unsafe _changeGeneration &+= 1
+            yield &(unsafe _relationDirty)
+        }
     }
     /// Inserted objects by temporary serial.
     var temporaries: TemporaryMap {
         @inline(__always) get { unsafe _temporaries }
         @inline(__always) _modify { yield &(unsafe _temporaries) }
+    }
+    /// Per entity number: the objects of the latest fetch of that entity, for batch faulting.
+    var fetchGroups: [FetchGroup?] {
+        @inline(__always) get { unsafe _fetchGroups }
+        @inline(__always) _modify { yield &(unsafe _fetchGroups) }
     }
 }

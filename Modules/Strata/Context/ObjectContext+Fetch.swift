@@ -26,6 +26,8 @@ extension ObjectContext {
         try checkInside("ObjectContext.fetch(_:)")
         let query = try FetchQuery(request, context: self)
         let objects = try run(query)
+        if objects.count > 1 && query.model.hasToMany { fetchGroups[query.number] = FetchGroup(objects) }
+        for relation in query.prefetch { try prefetch(relation, of: objects, group: fetchGroups[query.number]) }
         // Every object a query returns was made from the request's model, whose class is exactly
         // `Entity`. Working on `[ManagedObject]` keeps the per-row loop free of generic metadata.
         return ExactCast.array(objects, as: Entity.self)
@@ -53,27 +55,7 @@ extension ObjectContext {
             let limit = query.limit.map { min($0, Int.max - query.offset) }
             let plan = FetchPlan(
                 entity: number, filter: query.pushdown, sort: query.sortKeys, limit: limit, offset: query.offset)
-            let reader = try snapshot()
-            // The entity's map is moved out for the loop, so that registering each row touches a
-            // uniquely held local instead of the context's array of maps. Rows stream in: each
-            // becomes an object while its values are still in the cache.
-            var map = IdentityMap()
-            swap(&map, &registry[number])
-            defer { swap(&map, &registry[number]) }
-            var objects: [ManagedObject] = []
-            if let estimate = reader.expectedRowCount(for: plan) {
-                // An estimate from the engine: clamped, so a wild one cannot trap or exhaust memory.
-                let expected = min(max(estimate, 0), query.limit ?? Int.max, Self.largestReservation)
-                objects.reserveCapacity(expected)
-                map.reserveCapacity(map.count + expected)
-            }
-            let link = self.link
-            try reader.forEachRow(for: plan) { row in
-                try Self.checkShape(row, of: model)
-                let object = map.object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }
-                objects.append(object)
-            }
-            return objects
+            return try fetchExact(plan, model: model, limit: query.limit)
         }
         // Slow path: the store's candidates plus this context's changed objects, judged in memory.
         let plan = FetchPlan(entity: number, filter: query.pushdown, sort: query.sortKeys)
@@ -94,13 +76,40 @@ extension ObjectContext {
         return Array(matches[FetchPlan.windowRange(count: matches.count, offset: query.offset, limit: query.limit)])
     }
 
+    /// The objects for the rows of a plan that needs no correction by unsaved changes (no
+    /// changes to its entity in this context): rows stream from the engine straight into the
+    /// identity map, in the plan's order. Fetches and relationship faults both come here.
+    func fetchExact(_ plan: FetchPlan, model: EntityModel, limit: Int? = nil) throws -> [ManagedObject] {
+        let number = plan.entity
+        let reader = try snapshot()
+        // The entity's map is moved out for the loop, so that registering each row touches a
+        // uniquely held local instead of the context's array of maps. Rows stream in: each
+        // becomes an object while its values are still in the cache.
+        var map = IdentityMap()
+        swap(&map, &registry[number])
+        defer { swap(&map, &registry[number]) }
+        var objects: [ManagedObject] = []
+        if let estimate = reader.expectedRowCount(for: plan) {
+            // An estimate from the engine: clamped, so a wild one cannot trap or exhaust memory.
+            let expected = min(max(estimate, 0), limit ?? Int.max, Self.largestReservation)
+            objects.reserveCapacity(expected)
+            map.reserveCapacity(map.count + expected)
+        }
+        let link = self.link
+        try reader.forEachRow(for: plan) { row in
+            try Self.checkShape(row, of: model)
+            let object = map.object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) }
+            objects.append(object)
+        }
+        return objects
+    }
+
     /// The most results a fetch reserves room for up front, whatever the engine estimates.
     static let largestReservation = 1 << 20
 
     /// Whether this context holds unsaved changes to objects of an entity.
     func hasPendingChanges(_ model: EntityModel) -> Bool {
-        inserted.contains { $0.model === model } || updated.contains { $0.model === model }
-            || deleted.contains { $0.model === model } || relationDirty.contains { $0.model === model }
+        objects.hasChanges(to: model)
     }
 }
 
@@ -115,6 +124,8 @@ struct FetchQuery {
     let memorySort: ((ManagedObject, ManagedObject) -> ComparisonResult)?
     let limit: Int?
     let offset: Int
+    /// The relationships to load for every result (``FetchRequest/relationshipKeyPathsForPrefetching``).
+    let prefetch: [RelationModel]
     private let bindings: (ManagedObject) -> PredicateBindings
 
     var isExact: Bool { node == nil || node?.pureFilter != nil }
@@ -141,6 +152,19 @@ struct FetchQuery {
         }
         limit = request.fetchLimit
         offset = request.fetchOffset
+        prefetch = try request.relationshipKeyPathsForPrefetching.map { keyPath throws(StrataError) in
+            guard let property = model.propertyIndex(forKeyPath: keyPath), let relation = model.relations[property]
+            else {
+                let example = model.properties.first { $0.isRelationship }.map { " such as \\.\($0.name)" } ?? ""
+                throw StrataError.misuse(
+                    """
+                    FetchRequest<\(Entity.entityName)>.relationshipKeyPathsForPrefetching lists \(keyPath), which is \
+                    not a relationship of \(Entity.entityName); list only its relationship properties\(example).
+                    """
+                )
+            }
+            return relation
+        }
         if let predicate = request.predicate {
             let compiled = try PredicateCompiler.compile(predicate, model: model, checkingReferencesWith: context)
             node = compiled

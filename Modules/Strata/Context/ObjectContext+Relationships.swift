@@ -1,6 +1,21 @@
 import StrataStorage
 
 extension ObjectContext {
+    /// The loaded set of a to-many relationship, read on its first access (a fault).
+    ///
+    /// When `owner` is one of the results of the latest fetch of its entity, the relationship is
+    /// loaded for every result of that fetch in one read (batch faulting), and `owner`'s set is
+    /// among them; otherwise for `owner` alone.
+    func faultToMany(_ relation: RelationModel, of owner: ManagedObject) throws -> RelatedSet {
+        if owner.key > 0, let model = owner.model, let number = schema.number(of: model),
+            let group = fetchGroups[number], group.contains(owner), group.beginBatch(of: relation.property)
+        {
+            try prefetch(relation, of: group.objects, group: nil)
+            if let loaded = owner.loadedToMany(relation.property) { return loaded }
+        }
+        return RelatedSet(try loadRelated(relation, of: owner))
+    }
+
     /// Loads the members of a to-many relationship: the store's view from the snapshot,
     /// corrected by this context's unsaved relationship changes.
     func loadRelated(_ relation: RelationModel, of owner: ManagedObject) throws -> [ManagedObject] {
@@ -9,6 +24,13 @@ extension ObjectContext {
             return try loadLinked(relation, of: owner, targetNumber: targetNumber)
         }
         let inverseColumn = relation.target.properties[relation.inverseProperty].column!
+        if owner.key > 0 && !hasPendingChanges(relation.target) {
+            // Nothing of the target entity changed here: the members are exactly the rows whose
+            // foreign key names the owner, as the index gives them (no re-check, no merge).
+            let plan = FetchPlan(
+                entity: targetNumber, filter: .compare(column: inverseColumn, .equal, .integer(owner.key)))
+            return try fetchExact(plan, model: relation.target)
+        }
         var members: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         func pointsAtOwner(_ object: ManagedObject) -> Bool {
@@ -29,7 +51,7 @@ extension ObjectContext {
         return members
     }
 
-    private func loadLinked(
+    func loadLinked(
         _ relation: RelationModel, of owner: ManagedObject, targetNumber: Int
     ) throws -> [ManagedObject] {
         guard let joinName = relation.joinName, let join = schema.joinNumber(joinName) else { return [] }

@@ -19,6 +19,7 @@ extension ObjectContext {
             if !object.state.contains(.gone) { object.state.remove(.deleted) }
         }
         for entity in registry { for object in entity.values { object.relations = nil } }
+        fetchGroups = Array(repeating: nil, count: fetchGroups.count)
         clearChangeTracking()
     }
 
@@ -33,6 +34,7 @@ extension ObjectContext {
             }
         }
         registry = Array(repeating: [:], count: registry.count)
+        fetchGroups = Array(repeating: nil, count: fetchGroups.count)
         temporaries = [:]
         clearChangeTracking()
         endSnapshot()

@@ -195,6 +195,10 @@ extension ObjectContext {
         @inline(__always) get { objects.temporaries }
         @inline(__always) _modify { yield &objects.temporaries }
     }
+    var fetchGroups: [FetchGroup?] {
+        @inline(__always) get { objects.fetchGroups }
+        @inline(__always) _modify { yield &objects.fetchGroups }
+    }
 }
 
 /// Serial queues of unnamed contexts that were let go, handed to new contexts: a context per

@@ -41,15 +41,34 @@ public struct FetchRequest<Entity: ManagedObject>: Sendable {
     /// Skip this many results first. Any value from 0 to `Int.max` is valid (past the last
     /// result there is nothing); a negative one makes `fetch`/`count` throw `.misuse`.
     public var fetchOffset: Int
+    /// Relationships to load for every result as part of the fetch, in one read per
+    /// relationship instead of one fault per object (Core Data's and SwiftData's
+    /// `relationshipKeyPathsForPrefetching`).
+    ///
+    /// ```swift
+    /// var request = FetchRequest<Account>()
+    /// request.relationshipKeyPathsForPrefetching = [\.transactions]
+    /// for account in try context.fetch(request) {
+    ///     total += account.transactions.count  // loaded already: no read per account
+    /// }
+    /// ```
+    /// A to-many relationship is read for all results at once (one index scan, or one pass over
+    /// the join table for many-to-many); a to-one relationship's targets are registered in the
+    /// context. The results are exactly those of faulting each object: unsaved changes in the
+    /// context are included. List direct relationships of `Entity` only: any other key path
+    /// makes `fetch` throw `.misuse`. Even without prefetching, faulting a to-many on one result
+    /// of a fetch loads it for every result of that fetch (batch faulting).
+    public var relationshipKeyPathsForPrefetching: [any PartialKeyPath<Entity> & Sendable]
 
     /// A request for objects of `Entity`.
     public init(
         predicate: Predicate<Entity>? = nil, sortBy: [SortDescriptor<Entity>] = [], fetchLimit: Int? = nil,
-        fetchOffset: Int = 0
+        fetchOffset: Int = 0, relationshipKeyPathsForPrefetching: [any PartialKeyPath<Entity> & Sendable] = []
     ) {
         self.predicate = predicate
         self.sortBy = sortBy
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
+        self.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
     }
 }

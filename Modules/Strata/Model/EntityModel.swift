@@ -53,6 +53,9 @@ final class EntityModel: @unchecked Sendable {
 
     var columnCount: Int { columnProperties.count }
 
+    /// Whether the entity has a to-many relationship (whose faults a fetch result can batch).
+    var hasToMany: Bool { relations.contains { $0?.isToMany == true } }
+
     fileprivate init(type: ManagedObject.Type) throws(StrataError) {
         self.type = type
         self.name = type.entityName

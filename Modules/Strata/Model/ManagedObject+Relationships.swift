@@ -251,11 +251,23 @@ extension ManagedObject {
         let relation = relation(property)
         let set: RelatedSet
         do {
-            set = RelatedSet(try context.loadRelated(relation, of: self))
+            set = try context.faultToMany(relation, of: self)
         } catch {
             Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
         }
         relationState.toMany[property] = set
         return set
+    }
+
+    /// The set of a to-many property if it is loaded; nil when it is still a fault.
+    final func loadedToMany(_ property: Int) -> RelatedSet? {
+        relations?.toMany[property]
+    }
+
+    /// Installs the loaded set of a to-many property (batch faulting, prefetching), unless one
+    /// is loaded already: a loaded set may hold unsaved changes and is never replaced.
+    final func installToMany(_ property: Int, members: [ManagedObject]) {
+        if relations?.toMany[property] != nil { return }
+        relationState.toMany[property] = RelatedSet(members)
     }
 }

@@ -82,11 +82,12 @@ final class RelationState {
 /// ``RelationState``.
 final class RelatedSet {
     @exclusivity(unchecked) private var _members: [ManagedObject]
-    @exclusivity(unchecked) private var _identities: Set<ObjectIdentifier>
+    /// Built on the first `insert`, `remove` or `contains`: a set that is only iterated (most
+    /// faults) never hashes its members.
+    @exclusivity(unchecked) private var _identities: Set<ObjectIdentifier>?
 
     init(_ members: [ManagedObject]) {
         unsafe _members = members
-        unsafe _identities = Set(members.map(ObjectIdentifier.init))
     }
 
     /// The members, in order.
@@ -96,8 +97,16 @@ final class RelatedSet {
     }
     /// The members' identities.
     var identities: Set<ObjectIdentifier> {
-        @inline(__always) get { unsafe _identities }
-        @inline(__always) _modify { yield &(unsafe _identities) }
+        get {
+            if let built = unsafe _identities { return built }
+            let built = Set(members.lazy.map(ObjectIdentifier.init))
+            unsafe _identities = built
+            return built
+        }
+        _modify {
+            if unsafe _identities == nil { unsafe _identities = Set(members.lazy.map(ObjectIdentifier.init)) }
+            yield &(unsafe _identities)!
+        }
     }
 
     func insert(_ object: ManagedObject) {
