@@ -75,7 +75,7 @@ struct BenchmarkOptions: Sendable {
                 let list = try value(for: flag)
                 let chosen = list.split(separator: ",").map { Int($0).flatMap(Workload.init(rawValue:)) }
                 guard !chosen.isEmpty, chosen.allSatisfy({ $0 != nil }) else {
-                    throw .usage("--workloads takes numbers 1 to 12 separated by commas, not \(list)")
+                    throw .usage("--workloads takes numbers 1 to 13 separated by commas, not \(list)")
                 }
                 workloads = Set(chosen.compactMap { $0 })
             case "--clock":

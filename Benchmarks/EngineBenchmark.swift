@@ -16,7 +16,9 @@ struct EngineBenchmark {
     let progress: @Sendable (String) -> Void
 
     /// The workloads this type measures.
-    static let covered: Set<Workload> = [.insert, .fetchAll, .lookup, .predicate, .toMany, .freshContext, .migration]
+    static let covered: Set<Workload> = [
+        .insert, .fetchAll, .lookup, .predicate, .toMany, .toManyPrefetched, .freshContext, .migration,
+    ]
 
     func run() async throws -> [WorkloadResult] {
         let rawName = "raw \(engine.displayName)"
@@ -90,6 +92,9 @@ struct EngineBenchmark {
             .predicate, items: dataset.rowsInWindows, strata: { try await StrataWorkloads.predicate(store, windows) },
             raw: { try raw.predicate(windows) })
         try await compare(.toMany, items: rows, strata: { try await StrataWorkloads.toMany(store) }, raw: raw.toMany)
+        try await compare(
+            .toManyPrefetched, items: rows, strata: { try await StrataWorkloads.toManyPrefetched(store) },
+            raw: raw.toMany)
 
         if workloads.contains(.freshContext) {
             step(.freshContext)

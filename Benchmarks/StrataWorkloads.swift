@@ -60,11 +60,25 @@ enum StrataWorkloads {
         }
     }
 
-    /// 5. Fetches every account, faults in its to-many relationship and reads each amount.
+    /// 5. Fetches every account, faults in its to-many relationship and reads each amount. The
+    /// first fault loads the relationship for every account of the fetch (batch faulting).
     static func toMany(_ store: StrataStore) async throws -> (UInt64, Checksum?) {
         try await timedInFreshContext(store) { context in
             var sum = Checksum()
             for account in try context.fetch(FetchRequest<BenchAccount>()) {
+                for row in account.rows { sum.add(amount: row.amount) }
+            }
+            return sum
+        }
+    }
+
+    /// 13. Workload 5 with the relationship prefetched by the fetch
+    /// (`relationshipKeyPathsForPrefetching`) instead of faulted on the first account.
+    static func toManyPrefetched(_ store: StrataStore) async throws -> (UInt64, Checksum?) {
+        try await timedInFreshContext(store) { context in
+            var sum = Checksum()
+            let request = FetchRequest<BenchAccount>(relationshipKeyPathsForPrefetching: [\.rows])
+            for account in try context.fetch(request) {
                 for row in account.rows { sum.add(amount: row.amount) }
             }
             return sum

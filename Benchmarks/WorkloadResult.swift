@@ -4,7 +4,7 @@ import Foundation
 enum Workload: Int, CaseIterable, Codable, Sendable {
     case insert = 1
     case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall, migration
-    case historyInsert, deliveryInProcess, deliveryCrossProcess
+    case historyInsert, deliveryInProcess, deliveryCrossProcess, toManyPrefetched
 
     var title: String {
         switch self {
@@ -20,6 +20,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case .historyInsert: "insert N, history on vs off"
         case .deliveryInProcess: "commit → delivery, same process"
         case .deliveryCrossProcess: "commit → delivery, other process"
+        case .toManyPrefetched: "to-many prefetched, 1,000 accounts"
         }
     }
 

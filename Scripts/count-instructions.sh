@@ -6,6 +6,7 @@
 #   Scripts/count-instructions.sh 2 lmdb            # workload 2 (fetch-all) on LMDB
 #   Scripts/count-instructions.sh 3 sqlite 20000    # workload 3 (lookups), 20,000 rows
 #   Scripts/count-instructions.sh 5 lmdb            # workload 5 (to-many faults) on LMDB
+#   Scripts/count-instructions.sh 13 sqlite         # workload 13 (to-many prefetched) on SQLite
 #   Scripts/count-instructions.sh 9 lmdb 100000     # workload 9 (migration) on LMDB
 #   BENCH=/other/checkout/.build/release/strata-bench Scripts/count-instructions.sh 1 sqlite
 #   HISTORY=off Scripts/count-instructions.sh 1 lmdb    # workload 1 on stores without history
@@ -13,7 +14,7 @@
 #
 # Prints instructions per row for Strata's unit of work (the body inside `perform`), for the
 # context's teardown (its objects freed), for the raw baseline, and the ratio
-# (body + teardown) / raw. Needs valgrind; workloads 1 to 5 and 9. Takes 20–60 seconds. "Per row"
+# (body + teardown) / raw. Needs valgrind; workloads 1 to 5, 9 and 13. Takes 20–60 seconds. "Per row"
 # always divides by the rows in the store, also for workload 4 (predicate), whose windows
 # select only part of them: the numbers compare builds, and the ratio does not depend on it.
 #
@@ -39,7 +40,7 @@
 # read-only memory, as libdispatch does; a tiny preloaded wrapper passes it a copy instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=${1:?workload 1, 2, 3, 4, 5, 9 or 10}
+workload=${1:?workload 1, 2, 3, 4, 5, 9, 10 or 13}
 engine=${2:?sqlite or lmdb}
 rows=${3:-10000}
 bench=${BENCH:-.build/release/strata-bench}
@@ -59,11 +60,12 @@ case "$workload" in
     3) body='*StrataWorkloadsO6lookup*cfU_'; raw="*${raw_type}C6lookupyAA8ChecksumVSays5Int64VGKF" ;;
     4) body='*StrataWorkloadsO9predicate*cfU_'; raw="*${raw_type}C9predicateyAA8ChecksumVSaySnys5Int64VGGKF" ;;
     5) body='*StrataWorkloadsO6toMany*cfU_'; raw="*${raw_type}C6toManyAA8ChecksumVyKF" ;;
+    13) body='*StrataWorkloadsO16toManyPrefetched*cfU_'; raw="*${raw_type}C6toManyAA8ChecksumVyKF" ;;
     10) body='*no-body-toggle*'
        if [ "$engine" = lmdb ]; then raw="*${raw_type}C10insertRows*Tf4nnnd_n"; else raw="*${raw_type}C10insertRowsyyAA7DatasetVKF"; fi ;;
     9) if [ "$engine" = lmdb ]; then body='*LMDBCatalogV4open_*'; else body='*MigrationWorkloadO13openMigrating*'; fi
        raw="*${raw_type}CAA0C8BaselineA2aDP11migrateRows*" ;;
-    *) echo "workload must be 1, 2, 3, 4, 5, 9 or 10" >&2; exit 1 ;;
+    *) echo "workload must be 1, 2, 3, 4, 5, 9, 10 or 13" >&2; exit 1 ;;
 esac
 teardown='*ObjectContextCfD'
 [ "$workload" = 9 ] && teardown='*no-teardown-counted*'

@@ -79,6 +79,23 @@ final class SQLiteReader: StoreReader {
         }
     }
 
+    /// For a plan without a filter: the entity's largest primary key, trimmed by the plan's
+    /// offset and limit, from one descent of the table's b-tree. Keys are allocated ascending from
+    /// 1 with gaps only where rows were deleted or reserved keys went unused, so it bounds the row
+    /// count from above; nil when a filter makes the number unknown.
+    func expectedRowCount(for plan: FetchPlan) -> Int? {
+        guard plan.filter == nil, let connection, let table = try? engine.table(plan.entity),
+            let statement = try? connection.statement("SELECT max(\"id\") FROM \(table.table)")
+        else { return nil }
+        defer { statement.reset() }
+        guard (try? statement.step()) == true else { return nil }
+        let total = Int(max(statement.int64(at: 0), 0))
+        let offset = max(plan.offset, 0)
+        let afterOffset = max(total - offset, 0)
+        guard let limit = plan.limit else { return afterOffset }
+        return min(afterOffset, max(limit, 0))
+    }
+
     func count(entity: Int, filter: Filter?) throws -> Int {
         let connection = try open()
         let table = try engine.table(entity)

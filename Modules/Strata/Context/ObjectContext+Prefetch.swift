@@ -52,13 +52,14 @@ extension ObjectContext {
         let keys = owners.map(\.key)
         let positions = OwnerPositions(keys)
         let reader = try snapshot()
-        // When the owners are most rows of their entity, reading every row with a foreign key is
-        // cheaper than looking up each owner's; rows of other owners are skipped unread.
+        // When the owners are most rows of their entity, one pass over the whole target table
+        // is cheaper than looking up each owner's rows: rows of other owners, or of none, are
+        // skipped below before they become objects.
         let ownerTotal = try owners[0].model.map(entityNumber).flatMap {
             reader.expectedRowCount(for: FetchPlan(entity: $0))
         }
-        let filter: Filter =
-            if let ownerTotal, owners.count * 2 >= ownerTotal { .isNotNull(column: column) } else {
+        let filter: Filter? =
+            if let ownerTotal, owners.count * 2 >= ownerTotal { nil } else {
                 .isIn(column: column, values: keys.map(StoredValue.integer))
             }
         let plan = FetchPlan(entity: number, filter: filter)
