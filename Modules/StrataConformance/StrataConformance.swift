@@ -35,7 +35,7 @@ public enum StrataConformance {
         + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
         + RelationshipKeyChecks.all
         + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all + MigrationChecks.all
-        + HistoryChecks.all
+        + HistoryChecks.all + PrefetchChecks.all
 
     /// Runs every check against an engine, one after another.
     /// - Parameters:

@@ -112,6 +112,10 @@ private final class ObservedReader: StoreReader {
         try base.forEachRow(for: plan) { try body(faults.shape($0)) }
     }
 
+    func expectedRowCount(for plan: FetchPlan) -> Int? {
+        base.expectedRowCount(for: plan)
+    }
+
     func count(entity: Int, filter: Filter?) throws -> Int {
         faults.record("count")
         return try base.count(entity: entity, filter: filter)

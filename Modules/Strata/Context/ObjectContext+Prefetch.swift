@@ -77,7 +77,9 @@ extension ObjectContext {
         let link = self.link
         try reader.forEachRow(for: plan) { row in
             try Self.checkShape(row, of: model)
-            guard case .integer(let key) = row.values[column], let position = positions.position(of: key) else { return }
+            guard case .integer(let key) = row.values[column], let position = positions.position(of: key) else {
+                return
+            }
             found.append(map.object(forKey: row.key) { Self.makeObject(for: row, model: model, link: link) })
             owner.append(Int32(truncatingIfNeeded: position))
         }
