@@ -15,9 +15,14 @@ extension ObjectContext {
     /// `fetchLimit` is refused with `.misuse`.
     ///
     /// - Returns: objects valid only inside this `perform`; do not store them.
-    /// - Throws: `.misuse` outside `perform`, for a negative `fetchOffset` or `fetchLimit`, and for
-    ///   an entity class that is not in the container's schema (the message names the class and
-    ///   the schema's entities); ``StrataStorage/StrataError/invalidURI(_:reason:)`` for a relationship-key
+    /// Relationships listed in `relationshipKeyPathsForPrefetching` are loaded for every result
+    /// before it returns; a to-many faulted later on one result is loaded for all of them (batch
+    /// faulting). Either way the members are those one fault per object would load.
+    ///
+    /// - Throws: `.misuse` outside `perform`, for a negative `fetchOffset` or `fetchLimit`, for a
+    ///   prefetching key path that is not a relationship of the entity, and for an entity class
+    ///   that is not in the container's schema (the message names the class and the schema's
+    ///   entities); ``StrataStorage/StrataError/invalidURI(_:reason:)`` for a relationship-key
     ///   predicate (`$0.$account == id`, `ids.contains($0.$account)`) whose ID is of another
     ///   store (`.otherStore`), of an entity other than the relationship's target
     ///   (`.unknownEntity`), or unsaved (`.temporary`); errors a predicate throws while evaluated

@@ -48,6 +48,7 @@ public struct FetchRequest<Entity: ManagedObject>: Sendable {
     /// ```swift
     /// var request = FetchRequest<Account>()
     /// request.relationshipKeyPathsForPrefetching = [\.transactions]
+    /// var total = 0
     /// for account in try context.fetch(request) {
     ///     total += account.transactions.count  // loaded already: no read per account
     /// }
