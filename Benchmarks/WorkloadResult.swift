@@ -24,15 +24,17 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         }
     }
 
-    /// The target issue 5 sets, for this workload on this engine, if any.
+    /// The target issues 5, 15 and 16 set, for this workload on this engine, if any.
     func target(on engine: EngineChoice) -> Target? {
         switch (self, engine) {
         case (.insert, .sqlite): .ratio(1.5)
-        case (.fetchAll, .sqlite): .ratio(2)
+        case (.fetchAll, .sqlite): .ratio(1.3)
         case (.lookup, .sqlite): .ratio(1.5)
         case (.insert, .lmdb): .ratio(2)
-        case (.fetchAll, .lmdb): .ratio(3)
+        case (.fetchAll, .lmdb): .ratio(2)
         case (.lookup, .lmdb): .ratio(2)
+        case (.toMany, _): .ratio(2)
+        case (.toManyPrefetched, _): .ratio(1.5)
         case (.freshContext, _): .extraMicroseconds(2)
         case (.migration, .lmdb): .ratio(2)
         case (.historyInsert, _): .ratio(1.15)
