@@ -36,7 +36,7 @@ struct BenchmarkSmokeTests {
         #expect(run.status == 0, "strata-bench failed: \(run.errorOutput)")
 
         let lines = run.output.split(separator: "\n").map(String.init)
-        for workload in [1, 2, 3, 4, 5, 6, 9, 10] {
+        for workload in [1, 2, 3, 4, 5, 6, 9, 10, 13] {
             for engine in ["SQLite", "LMDB"] {
                 let line = lines.first { $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") }
                 #expect(line != nil, "no line for workload \(workload) on \(engine) in:\n\(run.output)")
@@ -67,8 +67,8 @@ struct BenchmarkSmokeTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let results = try #require(report["results"] as? [[String: Any]])
         let measured = results.filter { $0["status"] as? String == "measured" }
-        // 1–6, 9 and 10 on two engines (16); 7 four times, 8, 11 and 12 twice on each (20).
-        #expect(measured.count == 36)
+        // 1–6, 9, 10 and 13 on two engines (18); 7 four times, 8, 11 and 12 twice on each (20).
+        #expect(measured.count == 38)
         for result in measured {
             let workload = result["workload"] as? Int ?? 0
             #expect((result["strata"] as? Double ?? -1) >= 0, "\(result)")
