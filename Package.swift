@@ -65,7 +65,7 @@ let package = Package(
         ),
         .target(
             name: "ResponsivenessKit",
-            dependencies: ["Ledger", "Strata"],
+            dependencies: ["Ledger", "Strata", "StrataTestSupport"],
             path: "Examples/ResponsivenessKit"
         ),
         .executableTarget(

@@ -42,7 +42,9 @@ enum ReportTable {
         }
         let digits = unit == "µs/op" ? 2 : 1
         let comparison: String =
-            if result.workload == .freshContext {
+            if result.workload == .mainActorStall && result.ratio == nil {
+                "—"
+            } else if result.workload == .freshContext {
                 (result.difference.map { ($0 >= 0 ? "+" : "") + format($0, digits: 2) } ?? "—") + " µs"
             } else {
                 (result.ratio.map { format($0, digits: 2) } ?? "—") + "×"
@@ -61,7 +63,9 @@ enum ReportTable {
         fresh context per operation, Baseline one reused context, and Ratio their difference. For 7, \
         Strata is ledger transfers per second from that many tasks and Baseline the 1-task rate. For 8, \
         Strata is the main-actor heartbeat gap with fresh background contexts and Baseline with the \
-        @MainActor shared-context pattern (lower is better). For 9, Strata is the open that migrates a \
+        @MainActor shared-context pattern (lower is better), Ratio the pattern's gap / the background \
+        one (higher is better), and the idle floor the longest gap with no store work in the same run. \
+        For 9, Strata is the open that migrates a \
         store of N rows to the next model version and Baseline a raw copy of the rows into the new \
         layout in one transaction. For 10, Strata is workload 1's insert with persistent history on \
         and Baseline with it off; Ratio is history's overhead. For 11 and 12, Strata is the time \
@@ -94,7 +98,16 @@ enum ReportTable {
         }
         lines.append("")
         lines.append(footnote)
+        lines += stallSummaries(report)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A paragraph per engine with workload 8's whole measurement, after a blank line each.
+    static func stallSummaries(_ report: BenchmarkReport) -> [String] {
+        report.results.flatMap { result -> [String] in
+            guard let stall = result.stall, let engine = result.engine else { return [] }
+            return ["", stall.summary(on: engine)]
+        }
     }
 
     /// A Markdown table with the machine and command, for `Docs/Benchmarks.md`.
@@ -117,6 +130,7 @@ enum ReportTable {
         }
         lines.append("")
         lines.append(footnote)
+        lines += stallSummaries(report)
         return lines.joined(separator: "\n") + "\n"
     }
 }

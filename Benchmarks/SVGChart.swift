@@ -4,8 +4,11 @@ import Foundation
 /// with each target marked, plus the fresh-context results as text. Self-contained SVG.
 enum SVGChart {
     static func render(_ report: BenchmarkReport) -> String {
-        let bars = report.results.filter { $0.ratio != nil && $0.workload != .freshContext }
+        let bars = report.results.filter {
+            $0.ratio != nil && $0.workload != .freshContext && $0.workload != .mainActorStall
+        }
         let extras = report.results.filter { $0.workload == .freshContext && $0.isMeasured }
+        let stalls = report.results.filter { $0.stall != nil }
         let pending = report.results.filter { !$0.isMeasured }
         let width = 760.0
         let left = 290.0
@@ -19,7 +22,7 @@ enum SVGChart {
         let scale = (largest * 1.1).rounded(.up)
         let x = { (ratio: Double) in left + plotWidth * ratio / scale }
         let plotBottom = top + Double(bars.count) * (barHeight + gap)
-        let height = plotBottom + 40 + Double(extras.count + pending.count) * 18 + 20
+        let height = plotBottom + 40 + Double(extras.count + 2 * stalls.count + pending.count) * 18 + 20
 
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
@@ -87,6 +90,12 @@ enum SVGChart {
             svg += "<text x=\"16\" y=\"\(f(y))\">\(escape(text))</text>\n"
             y += 18
         }
+        for result in stalls {
+            for text in stallLines(result) {
+                svg += "<text x=\"16\" y=\"\(f(y))\">\(escape(text))</text>\n"
+                y += 18
+            }
+        }
         for result in pending {
             svg +=
                 """
@@ -96,6 +105,25 @@ enum SVGChart {
             y += 18
         }
         return svg + "</svg>\n"
+    }
+
+    /// Workload 8 as two lines of text: the ratio requirement, then the idle-floor requirement.
+    private static func stallLines(_ result: WorkloadResult) -> [String] {
+        guard let stall = result.stall else { return [] }
+        func ms(_ value: Double) -> String { format(value, digits: 1) + " ms" }
+        let engine = result.engine?.displayName ?? ""
+        return [
+            """
+            \(engine) · 8. main-actor stall: longest gap \(ms(stall.background.longestMilliseconds)) with background \
+            contexts vs \(ms(stall.mainActor.longestMilliseconds)) @MainActor \
+            (\(stall.longestRatio.map { format($0, digits: 1) } ?? "—")×; ≥ 5×: \(stall.ratioHolds ? "met" : "missed"))
+            """,
+            """
+            \(engine) · 8. background \(ms(stall.aboveFloor(stall.background))) above the idle floor of \
+            \(ms(stall.idleFloorMilliseconds)) (≤ 1 ms: \(stall.backgroundNearFloor ? "met" : "missed"); \
+            steal \(format(stall.stealPercent, digits: 1))%)
+            """,
+        ]
     }
 
     private static func f(_ value: Double) -> String { format(value, digits: 1) }

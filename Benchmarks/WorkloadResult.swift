@@ -78,7 +78,8 @@ struct WorkloadResult: Codable, Sendable {
     var strata: Double?
     /// Median baseline time per row (or operation).
     var baseline: Double?
-    /// Strata / baseline.
+    /// Strata / baseline; for workload 8, baseline / Strata (how many times longer the
+    /// `@MainActor` pattern's gap is than the background variant's).
     var ratio: Double?
     /// Strata − baseline, in ``unit``.
     var difference: Double?
@@ -96,6 +97,8 @@ struct WorkloadResult: Codable, Sendable {
     /// Anything else worth knowing about the measurement (workloads 11 and 12: deliveries that
     /// came before `save()` returned).
     var note: String?
+    /// Workload 8's whole measurement on this engine (on its longest-gap line only).
+    var stall: StallFigures?
 
     var isMeasured: Bool { strata != nil }
 

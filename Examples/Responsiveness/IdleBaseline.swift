@@ -18,15 +18,11 @@ enum IdleBaseline {
     @MainActor
     static func run(seconds: Int) async throws {
         let thread = PlainThreadBeat()
-        let heartbeat = Heartbeat()
-        let before = Machine.steal()
-        heartbeat.start()
+        let before = CPUTicks.now()
         thread.start()
-        try await Task.sleep(for: .seconds(seconds))
-        let gaps = GapSummary(await heartbeat.stop())
+        let gaps = try await IdleHeartbeat.measure(for: .seconds(seconds))
         let (plain, long) = thread.stop()
-        let after = Machine.steal()
-        let stolen = 100 * Double(after.steal - before.steal) / Double(max(1, after.total - before.total))
+        let stolen = CPUTicks.now().stolenPercent(since: before)
         print(
             "No store work for \(seconds) s. Machine CPU stolen by the hypervisor: \(String(format: "%.1f", stolen))%.")
         for (label, summary) in [
@@ -64,13 +60,13 @@ private final class PlainThreadBeat: Sendable {
             var long: [LongGap] = []
             var last = ContinuousClock.now
             var lastWait = Machine.runQueueWait()
-            var lastSteal = Machine.steal().steal
+            var lastSteal = CPUTicks.now().steal
             while !stopping.load(ordering: .relaxed) {
                 var interval = timespec(tv_sec: 0, tv_nsec: 1_000_000)
                 nanosleep(&interval, nil)
                 let now = ContinuousClock.now
                 let wait = Machine.runQueueWait()
-                let steal = Machine.steal().steal
+                let steal = CPUTicks.now().steal
                 gaps.append(now - last)
                 if now - last >= .milliseconds(3) {
                     long.append(
@@ -90,17 +86,8 @@ private final class PlainThreadBeat: Sendable {
     }
 }
 
-/// Scheduler figures from `/proc` (Linux; zeros elsewhere).
+/// The calling thread's scheduler figures from `/proc` (Linux; zeros elsewhere).
 private enum Machine {
-    /// The whole machine's stolen and total CPU ticks.
-    static func steal() -> (steal: Int, total: Int) {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-            let line = text.split(separator: "\n").first
-        else { return (0, 0) }
-        let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
-        return fields.count > 7 ? (fields[7], fields.reduce(0, +)) : (0, 0)
-    }
-
     /// Nanoseconds the calling thread has spent runnable but waiting for a CPU.
     static func runQueueWait() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8) else { return 0 }

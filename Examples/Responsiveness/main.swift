@@ -7,6 +7,7 @@
 //      `perform` (the main actor is free while the work runs).
 //
 // It prints the longest and the 99th-percentile gap between heartbeat ticks for each.
+// `strata-bench`'s workload 8 measures the same burst on the same stores (ResponsivenessKit).
 //
 //   swift run -c release responsiveness [--engine sqlite|lmdb] [--operations N] [--history N]
 //   swift run -c release responsiveness --idle SECONDS   (the heartbeat with no store work: the machine's floor)
@@ -15,6 +16,8 @@ import Foundation
 import Ledger
 import ResponsivenessKit
 import Strata
+import StrataLMDB
+import StrataSQLite
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -41,20 +44,12 @@ if let idle = option("--idle") {
 
 let burst = Burst(count: operations, seed: 2024)
 
-/// Runs the burst from the main actor while the heartbeat ticks; returns the gaps and the time taken.
-@MainActor
-func measure(_ step: @MainActor (Step) async throws -> Void) async throws -> (GapSummary, Duration) {
-    let heartbeat = Heartbeat()
-    heartbeat.start()
-    try await Task.sleep(for: .milliseconds(20))
-    let started = ContinuousClock.now
-    for item in burst.steps {
-        try await step(item)
-        await Task.yield() // between operations the main actor is free, as between taps
-    }
-    let elapsed = ContinuousClock.now - started
-    try await Task.sleep(for: .milliseconds(20))
-    return (GapSummary(await heartbeat.stop()), elapsed)
+/// A new store on the chosen engine in a temporary location, seeded with `history` transactions
+/// per account.
+func makeStore() async throws -> (PersistentContainer, [String]) {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "responsiveness-\(UUID().uuidString)\(engine == "lmdb" ? ".lmdb" : ".sqlite")")
+    return try await Burst.makeStore(engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url), history: history)
 }
 
 do {
@@ -62,26 +57,17 @@ do {
     print("the main actor. Each is a transfer, then the source account's history, over \(Burst.accountCount) accounts")
     print("that start with \(history) transactions each.\n")
 
-    let (sharedStore, sharedIDs) = try await Burst.makeStore(engine: engine, history: history)
-    let mainActorLedger = MainActorLedger(container: sharedStore)
-    let (blocked, blockedTime) = try await measure { step in
-        try mainActorLedger.transfer(
-            from: sharedIDs[step.from], to: sharedIDs[step.to], amount: step.amount, note: "burst")
-        _ = try mainActorLedger.transactions(for: sharedIDs[step.from])
-    }
+    let (sharedStore, sharedIDs) = try await makeStore()
+    let blocked = try await burst.measure(MainActorLedger(container: sharedStore), accounts: sharedIDs)
 
-    let (freshStore, freshIDs) = try await Burst.makeStore(engine: engine, history: history)
-    let transactions = TransactionService(contexts: freshStore)
-    let (free, freeTime) = try await measure { step in
-        try await transactions.transfer(
-            from: freshIDs[step.from], to: freshIDs[step.to], amount: step.amount, note: "burst")
-        _ = try await transactions.transactions(for: freshIDs[step.from])
-    }
+    let (freshStore, freshIDs) = try await makeStore()
+    let free = try await burst.measure(TransactionService(contexts: freshStore), accounts: freshIDs)
 
-    func row(_ label: String, _ summary: GapSummary, _ elapsed: Duration) -> String {
-        label.padding(toLength: 40, withPad: " ", startingAt: 0)
+    func row(_ label: String, _ run: BurstRun) -> String {
+        let summary = run.gaps
+        return label.padding(toLength: 40, withPad: " ", startingAt: 0)
             + [
-                elapsed.milliseconds, String(summary.ticks), summary.median.milliseconds, summary.p99.milliseconds,
+                run.elapsed.milliseconds, String(summary.ticks), summary.median.milliseconds, summary.p99.milliseconds,
                 summary.longest.milliseconds, String(summary.late),
             ]
             .map { $0.leftPadded(to: 13) }.joined()
@@ -91,16 +77,20 @@ do {
             + ["burst time", "ticks", "median gap", "p99 gap", "longest gap", "gaps ≥ 5 ms"].map {
                 $0.leftPadded(to: 13)
             }.joined())
-    print(row("@MainActor service, one shared context", blocked, blockedTime))
-    print(row("fresh background context + perform", free, freeTime))
+    print(row("@MainActor service, one shared context", blocked))
+    print(row("fresh background context + perform", free))
     print(
         """
-        \nLongest heartbeat gap: \(blocked.longest.milliseconds) on the main actor vs \
-        \(free.longest.milliseconds) with background contexts;
+        \nLongest heartbeat gap: \(blocked.gaps.longest.milliseconds) on the main actor vs \
+        \(free.gaps.longest.milliseconds) with background contexts;
         """
     )
     print(
-        "p99: \(blocked.p99.milliseconds) vs \(free.p99.milliseconds). An ideal heartbeat has gaps of just over 1 ms.")
+        """
+        p99: \(blocked.gaps.p99.milliseconds) vs \(free.gaps.p99.milliseconds). An ideal heartbeat has gaps of just \
+        over 1 ms.
+        """
+    )
 } catch {
     FileHandle.standardError.write(Data("responsiveness: error: \(error)\n".utf8))
     exit(1)

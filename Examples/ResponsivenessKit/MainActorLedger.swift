@@ -37,11 +37,15 @@ public final class MainActorLedger {
         }
     }
 
-    /// The same work as `TransactionService.transactions(for:)`: the article's fetch.
+    /// The same work as `TransactionService.transactions(for:)`: the article's fetch, run again
+    /// every time, as a screen's fetch is each time it loads. (Reading the account's relationship
+    /// instead would, after the first call, answer from the shared context's objects without
+    /// reading the store, and the two variants would no longer do the same work.)
     public func transactions(for accountURI: String) throws -> [TransactionRecord] {
         let records = try performAndWait { context in
-            let account = try Self.account(accountURI, in: context)
-            return account.transactions.allObjects.map {
+            let accountID = try Self.account(accountURI, in: context).objectID
+            let request = FetchRequest<Transaction>(predicate: #Predicate { $0.$account == accountID })
+            return try context.fetch(request).map {
                 TransactionRecord(
                     id: $0.objectID.uriString, accountID: accountURI, amount: $0.amount, note: $0.note, date: $0.date,
                     runningBalance: $0.runningBalance)

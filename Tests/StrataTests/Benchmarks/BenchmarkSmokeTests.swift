@@ -53,7 +53,16 @@ struct BenchmarkSmokeTests {
                 transfers.count == 4, "workload 7 on \(engine) should report 1, 2, 4 and 8 tasks in:\n\(run.output)")
             let stalls = lines.filter { $0.hasPrefix("8 ") && $0.contains("  \(engine)  ") && $0.contains(" ms") }
             #expect(
-                stalls.count == 2, "workload 8 on \(engine) should report the longest and p99 gaps in:\n\(run.output)")
+                stalls.count == 4 && stalls[0].contains("longest gap") && stalls[1].contains("p99 gap")
+                    && stalls[2].contains("above idle floor") && stalls[3].contains("idle floor"),
+                """
+                workload 8 on \(engine) should report the longest and p99 gaps, the gap above the idle floor and \
+                the floor in:\n\(run.output)
+                """
+            )
+            #expect(
+                run.output.contains("Workload 8 on \(engine): 200 operations"),
+                "no workload 8 summary for \(engine) in:\n\(run.output)")
             for workload in [11, 12] {
                 let latencies = lines.filter {
                     $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") && $0.contains(" ms")
@@ -67,8 +76,9 @@ struct BenchmarkSmokeTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let results = try #require(report["results"] as? [[String: Any]])
         let measured = results.filter { $0["status"] as? String == "measured" }
-        // 1–6, 9, 10 and 13 on two engines (18); 7 four times, 8, 11 and 12 twice on each (20).
-        #expect(measured.count == 38)
+        var stallFigures = 0
+        // 1–6, 9, 10 and 13 on two engines (18); 7 and 8 four times, 11 and 12 twice on each (24).
+        #expect(measured.count == 42)
         for result in measured {
             let workload = result["workload"] as? Int ?? 0
             #expect((result["strata"] as? Double ?? -1) >= 0, "\(result)")
@@ -76,10 +86,21 @@ struct BenchmarkSmokeTests {
                 // Latencies: no baseline; the p50 line keeps every commit's latency.
                 let samples = (result["strataSamples"] as? [String: Any])?["nanoseconds"] as? [Any]
                 #expect(result["baseline"] == nil && (samples == nil || samples?.count == 10), "\(result)")
+            } else if workload == 8 {
+                // Gaps; a gap above the idle floor may be 0, and the floor's line has no baseline.
+                #expect((result["baseline"] as? Double ?? 0) >= 0, "\(result)")
+                if let stall = result["stall"] as? [String: Any] {
+                    stallFigures += 1
+                    #expect(stall["historyPerAccount"] as? Int == 50, "\(stall)")
+                    #expect((stall["idleFloorMilliseconds"] as? Double ?? 0) > 0, "\(stall)")
+                    let background = stall["background"] as? [String: Any]
+                    #expect((background?["ticks"] as? Int ?? 0) > 0, "\(stall)")
+                }
             } else {
                 #expect((result["strata"] as? Double ?? 0) > 0 && (result["baseline"] as? Double ?? 0) > 0, "\(result)")
             }
         }
+        #expect(stallFigures == 2, "workload 8's figures should be in the JSON once per engine")
         #expect(report["rows"] as? Int == 1000)
         #expect(try String(contentsOf: svg, encoding: .utf8).hasPrefix("<svg"))
         #expect(try String(contentsOf: markdown, encoding: .utf8).contains("| 6 | fresh context vs reused"))
