@@ -110,7 +110,7 @@ final class LMDBReader: StoreReader {
         if needed == 0 { return [] }
         var matches: [StoredRow] = []
         try reading { txn in
-            try forEachMatch(txn, entity, filter) { row in
+            try forEachMatch(txn, entity, filter, anyOrder: plan.allowsAnyOrder) { row in
                 matches.append(row)
                 if let needed, matches.count >= needed { return false }
                 return true
@@ -155,11 +155,12 @@ final class LMDBReader: StoreReader {
         let entity = try entity(plan.entity)
         try Self.checkColumns(of: plan, in: entity)
         let filter = plan.filter
+        let anyOrder = plan.allowsAnyOrder
         // The body's own error stops the scan and reaches the caller as it was thrown, not
         // wrapped as an engine read failure.
         var bodyError: (any Error)?
         try reading { txn in
-            try forEachMatch(txn, entity, filter) { row in
+            try forEachMatch(txn, entity, filter, anyOrder: anyOrder) { row in
                 do {
                     try body(row)
                 } catch {
@@ -191,7 +192,8 @@ final class LMDBReader: StoreReader {
         return try reading { txn in
             guard let filter else { return try txn.count(entity.dbi) }
             var count = 0
-            try forEachMatch(txn, entity, filter) { _ in
+            // A count needs no order.
+            try forEachMatch(txn, entity, filter, anyOrder: true) { _ in
                 count += 1
                 return true
             }
@@ -247,27 +249,43 @@ final class LMDBReader: StoreReader {
     }
 
     /// Calls `body` with every row matching `filter` in primary-key order until it returns false.
+    /// - Parameter anyOrder: the rows may come in any order (``FetchPlan/allowsAnyOrder``).
     private func forEachMatch(
-        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, _ body: (StoredRow) throws -> Bool
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, anyOrder: Bool = false,
+        _ body: (StoredRow) throws -> Bool
     ) throws {
         let plan = LMDBFilterPlanner(entity: entity).plan(filter)
         // An exact index scan finds only matches (a fault's `fk == key`, a batch's `fk IN keys`):
         // nothing to check again. Otherwise prepared once per scan: membership constants are
         // hashed instead of compared one by one.
         guard !plan.isExact, let filter else {
-            try forEachCandidate(txn, entity, plan, body)
+            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder, body)
             return
         }
+        // A null test (a batch fault's `fk IS NOT NULL` over the whole entity) is one look at
+        // the decoded value, not an evaluator per row. The callers checked the column exists.
+        switch filter {
+        case .isNull(let column), .isNotNull(let column):
+            let wantsNull = if case .isNull = filter { true } else { false }
+            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder) { row in
+                if row.values[column].isNull != wantsNull { return true }
+                return try body(row)
+            }
+            return
+        default:
+            break
+        }
         let evaluator = FilterEvaluator(filter)
-        try forEachCandidate(txn, entity, plan) { row in
+        try forEachCandidate(txn, entity, plan, anyOrder: anyOrder) { row in
             if !evaluator.matches(row.values, key: row.key) { return true }
             return try body(row)
         }
     }
 
-    /// Calls `body` with every candidate row of `plan` in primary-key order until it returns false.
+    /// Calls `body` with every candidate row of `plan` in primary-key order (with `anyOrder`, in
+    /// index order where that saves sorting) until it returns false.
     private func forEachCandidate(
-        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ plan: LMDBFilterPlanner.Plan,
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ plan: LMDBFilterPlanner.Plan, anyOrder: Bool,
         _ body: (StoredRow) throws -> Bool
     ) throws {
         // One row for the whole read: its values' storage is reused for every row that the
@@ -283,9 +301,10 @@ final class LMDBReader: StoreReader {
                 try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
                 return try body(row)
             }
-        case .indexes(let scans) where scans.count == 1 && scans[0].isInKeyOrder:
+        case .indexes(let scans) where scans.count == 1 && (anyOrder || scans[0].isInKeyOrder):
             // One value of a single-column index: its entries are in primary-key order already,
-            // so each row is read as its entry is met, with no list of keys to sort.
+            // so each row is read as its entry is met, with no list of keys to sort. Without an
+            // order to keep, the same holds for any one scan (it never meets a row twice).
             let scan = scans[0]
             try txn.scan(scan.index.dbi, ranges: scan.ranges) { _, value in
                 let key = try Self.indexedKey(value, scan.index)

@@ -73,8 +73,9 @@ struct SQLiteQueryShape {
             return nil
         }
         guard columns.indices.contains(column) || kind == .all else { return nil }
-        // 4 bits of kind (compare uses 4...9), 24 bits of column, the entity above.
-        key = (table.entity.number << 28) | (column << 4) | (kind.rawValue + compareOffset)
+        // 4 bits of kind (compare uses 4...9), 1 of order, 23 of column, the entity above.
+        let order = plan.allowsAnyOrder ? 1 << 4 : 0
+        key = (table.entity.number << 28) | (column << 5) | order | (kind.rawValue + compareOffset)
     }
 
     /// The statement's SQL: the general path's for `plan`, or the `json_each` membership.
@@ -86,8 +87,8 @@ struct SQLiteQueryShape {
         return
             """
             SELECT \(table.selectList) FROM \(table.table) WHERE (\(name) IS NOT NULL AND \(name) IN \
-            (SELECT "value" FROM json_each(?1))) ORDER BY "id" ASC
-            """
+            (SELECT "value" FROM json_each(?1)))
+            """ + (plan.allowsAnyOrder ? "" : " ORDER BY \"id\" ASC")
     }
 
     /// Binds the shape's value, if any, to `?1`.

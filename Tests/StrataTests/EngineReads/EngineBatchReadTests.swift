@@ -121,6 +121,11 @@ struct EngineBatchReadTests {
             #expect(try Self.streamed(plan, reader).map(\.key) == expected, "\(name)")
             #expect(try reader.rows(for: plan).map(\.key) == expected, "\(name)")
             #expect(try reader.count(entity: Fixtures.txn, filter: plan.filter) == expected.count, "\(name)")
+            // Without key order: the same rows, each once, in any order.
+            var anyOrder = plan
+            anyOrder.inKeyOrder = false
+            #expect(try Self.streamed(anyOrder, reader).map(\.key).sorted() == expected, "\(name), any order")
+            #expect(try reader.rows(for: anyOrder).map(\.key).sorted() == expected, "\(name), any order")
         }
         let everyAccount = FetchPlan(
             entity: Fixtures.txn,
