@@ -20,6 +20,14 @@ struct LMDBFilterPlanner {
         /// Lower is better: 0 unique equality, 1 equality, 2 several equalities, 3 a range
         /// bounded by the filter on both sides, 4 a range bounded on one side.
         var rank: Int
+        /// Whether every entry the ranges hold matches the leaf the scan was planned for: an
+        /// equality or a membership of integers on a single-column index, whose fixed-width keys
+        /// make a prefix match an equal value. Set only by ``indexScan(_:)``.
+        var isExact = false
+
+        /// Whether the entries come in primary-key order as they are: one range of one value of
+        /// a single-column index (its keys are the value, then the primary key).
+        var isInKeyOrder: Bool { rank <= 1 && ranges.count == 1 && index.columns.count == 1 }
     }
 
     enum Plan {
@@ -29,6 +37,16 @@ struct LMDBFilterPlanner {
         case scan(lower: Int64, upper: Int64)
         /// The union of the keys these index scans find.
         case indexes([IndexScan])
+
+        /// Whether every candidate matches the filter the plan was made for, so the reader need not
+        /// evaluate it again: one exact index scan (see ``IndexScan/isExact``) of the whole filter.
+        var isExact: Bool {
+            switch self {
+            case .nothing: true
+            case .scan: false
+            case .indexes(let scans): scans.count == 1 && scans[0].isExact
+            }
+        }
     }
 
     let entity: LMDBCatalog.Entity
@@ -63,9 +81,47 @@ struct LMDBFilterPlanner {
             let bounds = Self.bounds(op, key)
             return bounds.lower > bounds.upper ? .nothing : .scan(lower: bounds.lower, upper: bounds.upper)
         default:
-            if let scan = indexScan(filter) { return .indexes([scan]) }
-            return .scan(lower: 1, upper: .max)
+            guard var scan = indexScan(filter) else { return .scan(lower: 1, upper: .max) }
+            // Only a leaf that is the whole filter may skip the reader's check.
+            scan.isExact = isExactLeaf(filter, index: scan.index)
+            return .indexes([scan])
         }
+    }
+
+    /// Whether an index scan of `leaf` on `index` finds exactly its matches: an equality with an
+    /// integer, or a membership of integers (other values, but reals, can never match an integer
+    /// column), on a single-column index of an integer column.
+    func isExactLeaf(_ leaf: Filter, index: LMDBCatalog.Index) -> Bool {
+        guard index.columns.count == 1, entity.layout.classes.indices.contains(index.columns[0]),
+            entity.layout.classes[index.columns[0]] == .integer
+        else { return false }
+        switch leaf {
+        case .compare(_, .equal, .integer): return true
+        case .isIn(_, let values): return values.allSatisfy { if case .real = $0 { false } else { true } }
+        default: return false
+        }
+    }
+
+    /// The distinct integers of a membership in ascending order, leaving out values that can
+    /// never equal an integer column's (null, text, blob); nil when a real is among them.
+    static func integerMembers(_ values: [StoredValue]) -> [Int64]? {
+        var integers: [Int64] = []
+        integers.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .integer(let n): integers.append(n)
+            case .real: return nil
+            case .null, .text, .blob: continue
+            }
+        }
+        integers.sort()
+        var kept = 0
+        for position in integers.indices where kept == 0 || integers[position] != integers[kept - 1] {
+            integers[kept] = integers[position]
+            kept += 1
+        }
+        integers.removeLast(integers.count - kept)
+        return integers
     }
 
     /// Conjuncts that each scan one range of the same index (`a >= x && a < y`) become one scan
@@ -108,8 +164,18 @@ struct LMDBFilterPlanner {
 
     /// The index whose first column is `column`, preferring unique and single-column ones.
     private func index(on column: Int) -> LMDBCatalog.Index? {
-        entity.indexes.filter { $0.columns.first == column }
-            .min { ($0.isUnique ? 0 : 1, $0.columns.count) < ($1.isUnique ? 0 : 1, $1.columns.count) }
+        // A loop, not filter + min: the planner runs once per fault, and this allocates nothing.
+        var best: LMDBCatalog.Index?
+        for index in entity.indexes where index.columns.first == column {
+            guard let current = best else {
+                best = index
+                continue
+            }
+            if (index.isUnique ? 0 : 1, index.columns.count) < (current.isUnique ? 0 : 1, current.columns.count) {
+                best = index
+            }
+        }
+        return best
     }
 
     /// Bytewise order of two index keys, shorter first on a common prefix.
@@ -159,6 +225,11 @@ struct LMDBFilterPlanner {
         case .isIn(let column, let values):
             guard let index = index(on: column), entity.layout.classes.indices.contains(column) else { return nil }
             let storageClass = entity.layout.classes[column]
+            if storageClass == .integer, let integers = Self.integerMembers(values) {
+                // Integers sort as their keys do: no byte arrays to hash or compare.
+                let ranges = integers.map { equalRange(.integer($0)) }
+                return IndexScan(index: index, ranges: ranges, rank: 2)
+            }
             guard values.allSatisfy({ !$0.isNull && storageClass.admits($0) }) else { return nil }
             let distinct = Set(values.map(encoded))
             // Sorted so the scans walk the index forward; the byte loop keeps a sort of

@@ -110,7 +110,7 @@ final class LMDBReader: StoreReader {
         if needed == 0 { return [] }
         var matches: [StoredRow] = []
         try reading { txn in
-            try forEachMatch(txn, entity, filter) { row in
+            try forEachMatch(txn, entity, filter, anyOrder: plan.allowsAnyOrder) { row in
                 matches.append(row)
                 if let needed, matches.count >= needed { return false }
                 return true
@@ -155,11 +155,12 @@ final class LMDBReader: StoreReader {
         let entity = try entity(plan.entity)
         try Self.checkColumns(of: plan, in: entity)
         let filter = plan.filter
+        let anyOrder = plan.allowsAnyOrder
         // The body's own error stops the scan and reaches the caller as it was thrown, not
         // wrapped as an engine read failure.
         var bodyError: (any Error)?
         try reading { txn in
-            try forEachMatch(txn, entity, filter) { row in
+            try forEachMatch(txn, entity, filter, anyOrder: anyOrder) { row in
                 do {
                     try body(row)
                 } catch {
@@ -191,7 +192,8 @@ final class LMDBReader: StoreReader {
         return try reading { txn in
             guard let filter else { return try txn.count(entity.dbi) }
             var count = 0
-            try forEachMatch(txn, entity, filter) { _ in
+            // A count needs no order.
+            try forEachMatch(txn, entity, filter, anyOrder: true) { _ in
                 count += 1
                 return true
             }
@@ -209,61 +211,145 @@ final class LMDBReader: StoreReader {
         }
     }
 
-    /// Calls `body` with every row matching `filter` in primary-key order until it returns false.
-    private func forEachMatch(
-        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, _ body: (StoredRow) throws -> Bool
+    /// One cursor pass over the join direction's database: a range of entries per key, keys
+    /// ascending (a caller's unsorted or repeated keys are sorted and made distinct first).
+    func forEachLink(
+        join number: Int, from side: JoinSide, keys: [Int64], _ body: (Int64, Int64) throws -> Void
     ) throws {
-        // Prepared once per scan: membership constants are hashed instead of compared one by one.
-        let evaluator = filter.map(FilterEvaluator.init)
-        try forEachCandidate(txn, entity, filter) { row in
-            if let evaluator, !evaluator.matches(row.values, key: row.key) { return true }
+        guard catalog.joins.indices.contains(number) else {
+            throw StrataError.misuse("no join number \(number) in this store's schema")
+        }
+        let join = catalog.joins[number]
+        let dbi = side == .left ? join.left : join.right
+        var ordered = keys
+        if zip(keys, keys.dropFirst()).contains(where: { $0 >= $1 }) {
+            ordered = Array(Set(keys)).sorted()
+        }
+        let ranges = ordered.map { key in
+            let prefix = IndexKeyCodec.primaryKey(key)
+            return LMDBFilterPlanner.KeyRange(start: prefix, end: IndexKeyCodec.successor(ofPrefix: prefix))
+        }
+        // The body's own error stops the pass and reaches the caller as it was thrown.
+        var bodyError: (any Error)?
+        try reading { txn in
+            try txn.scan(dbi, ranges: ranges) { pair, _ in
+                guard let key = IndexKeyCodec.readPrimaryKey(pair),
+                    let other = IndexKeyCodec.readPrimaryKey(pair, at: 8)
+                else { return true }
+                do {
+                    try body(key, other)
+                } catch {
+                    bodyError = error
+                    return false
+                }
+                return true
+            }
+        }
+        if let bodyError { throw bodyError }
+    }
+
+    /// Calls `body` with every row matching `filter` in primary-key order until it returns false.
+    /// - Parameter anyOrder: the rows may come in any order (``FetchPlan/allowsAnyOrder``).
+    private func forEachMatch(
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, anyOrder: Bool = false,
+        _ body: (StoredRow) throws -> Bool
+    ) throws {
+        let plan = LMDBFilterPlanner(entity: entity).plan(filter)
+        // An exact index scan finds only matches (a fault's `fk == key`, a batch's `fk IN keys`):
+        // nothing to check again. Otherwise prepared once per scan: membership constants are
+        // hashed instead of compared one by one.
+        guard !plan.isExact, let filter else {
+            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder, body)
+            return
+        }
+        // A null test (a batch fault's `fk IS NOT NULL` over the whole entity) is one look at
+        // the decoded value, not an evaluator per row. The callers checked the column exists.
+        switch filter {
+        case .isNull(let column), .isNotNull(let column):
+            let wantsNull = if case .isNull = filter { true } else { false }
+            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder) { row in
+                if row.values[column].isNull != wantsNull { return true }
+                return try body(row)
+            }
+            return
+        default:
+            break
+        }
+        let evaluator = FilterEvaluator(filter)
+        try forEachCandidate(txn, entity, plan, anyOrder: anyOrder) { row in
+            if !evaluator.matches(row.values, key: row.key) { return true }
             return try body(row)
         }
     }
 
-    /// Calls `body` with every candidate row of `filter` in primary-key order until it
-    /// returns false.
+    /// Calls `body` with every candidate row of `plan` in primary-key order (with `anyOrder`, in
+    /// index order where that saves sorting) until it returns false.
     private func forEachCandidate(
-        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, _ body: (StoredRow) throws -> Bool
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ plan: LMDBFilterPlanner.Plan, anyOrder: Bool,
+        _ body: (StoredRow) throws -> Bool
     ) throws {
-        switch LMDBFilterPlanner(entity: entity).plan(filter) {
+        // One row for the whole read: its values' storage is reused for every row that the
+        // consumer did not keep.
+        var row = StoredRow(key: 0, version: 0, values: [])
+        switch plan {
         case .nothing:
             return
         case .scan(let lower, let upper):
             let end = upper == .max ? nil : IndexKeyCodec.primaryKey(upper + 1)
-            // One row for the whole scan: its values' storage is reused for every row that the
-            // consumer did not keep.
-            var row = StoredRow(key: 0, version: 0, values: [])
             try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(max(lower, 1)), before: end) { keyBytes, value in
                 let key = try IndexKeyCodec.rowKey(keyBytes, entity: entity.name)
                 try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
                 return try body(row)
             }
+        case .indexes(let scans) where scans.count == 1 && (anyOrder || scans[0].isInKeyOrder):
+            // One value of a single-column index: its entries are in primary-key order already,
+            // so each row is read as its entry is met, with no list of keys to sort. Without an
+            // order to keep, the same holds for any one scan (it never meets a row twice).
+            let scan = scans[0]
+            try txn.scan(scan.index.dbi, ranges: scan.ranges) { _, value in
+                let key = try Self.indexedKey(value, scan.index)
+                try Self.read(txn, entity, key, into: &row)
+                return try body(row)
+            }
         case .indexes(let scans):
             var keys: [Int64] = []
             for scan in scans {
-                for range in scan.ranges {
-                    try txn.scan(scan.index.dbi, from: range.start, before: range.end) { _, value in
-                        guard let key = IndexKeyCodec.readPrimaryKey(value), value.byteCount == 8 else {
-                            throw StrataError.storeCorrupt("index \(scan.index.name) holds a malformed entry")
-                        }
-                        keys.append(key)
-                        return true
-                    }
+                try txn.scan(scan.index.dbi, ranges: scan.ranges) { _, value in
+                    keys.append(try Self.indexedKey(value, scan.index))
+                    return true
                 }
             }
             keys.sort()
             var previous: Int64?
             for key in keys where key != previous {
                 previous = key
-                let row = try txn.get(entity.dbi, primaryKey: key) {
-                    try RowCodec.decode($0, key: key, layout: entity.layout)
-                }
-                guard let row else {
-                    throw StrataError.storeCorrupt("index \(entity.name) points at row \(key), which does not exist")
-                }
+                try Self.read(txn, entity, key, into: &row)
                 if try !body(row) { return }
             }
+        }
+    }
+
+    /// The primary key an index entry's value holds.
+    /// - Throws: `.storeCorrupt` for a value that is not 8 bytes.
+    @inline(__always)
+    private static func indexedKey(_ value: RawSpan, _ index: LMDBCatalog.Index) throws(StrataError) -> Int64 {
+        guard value.byteCount == 8, let key = IndexKeyCodec.readPrimaryKey(value) else {
+            throw .storeCorrupt("index \(index.name) holds a malformed entry")
+        }
+        return key
+    }
+
+    /// Decodes the row `key` that an index entry points at into `row`.
+    /// - Throws: `.storeCorrupt` when the row does not exist or does not decode.
+    @inline(__always)
+    private static func read(
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ key: Int64, into row: inout StoredRow
+    ) throws {
+        let found: Void? = try txn.get(entity.dbi, primaryKey: key) {
+            try RowCodec.decode($0, key: key, layout: entity.layout, into: &row)
+        }
+        guard found != nil else {
+            throw StrataError.storeCorrupt("index \(entity.name) points at row \(key), which does not exist")
         }
     }
 }

@@ -141,6 +141,37 @@ import Foundation
         if rc != MDB_NOTFOUND { try lmdbCheck(rc) }
     }
 
+    /// ``scan(_:from:before:_:)`` over several ranges with one cursor: for each range in order,
+    /// the entries from its start while keys are below its end. `body` returns false to stop.
+    /// Ranges in ascending order make this one forward pass over the database.
+    func scan(
+        _ dbi: MDB_dbi, ranges: [LMDBFilterPlanner.KeyRange], _ body: (_ key: RawSpan, _ value: RawSpan) throws -> Bool
+    ) throws {
+        guard !ranges.isEmpty else { return }
+        var cursor: OpaquePointer?
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        defer { unsafe mdb_cursor_close(cursor) }
+        var key = unsafe MDB_val()
+        var data = unsafe MDB_val()
+        for range in ranges {
+            var rc = unsafe range.start.withUnsafeBytes { startBytes in
+                unsafe key = MDB_val(
+                    mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
+                return unsafe mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
+            }
+            while rc == 0 {
+                let keyBytes = unsafe UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+                if let end = range.end, unsafe Self.compare(keyBytes, end) >= 0 { break }
+                let keySpan = unsafe RawSpan(_unsafeBytes: keyBytes)
+                let valueSpan = unsafe RawSpan(
+                    _unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+                if try !body(keySpan, valueSpan) { return }
+                rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+            }
+            if rc != 0 && rc != MDB_NOTFOUND { try lmdbCheck(rc) }
+        }
+    }
+
     /// Deletes the entries from the first one up to (not including) the first key at or after
     /// `end`, walking one cursor (`mdb_cursor_del`, then `MDB_NEXT`, which after a delete lands on
     /// the entry that followed), without collecting keys. Returns how many it deleted.

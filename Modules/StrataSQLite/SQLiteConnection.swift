@@ -17,6 +17,9 @@ import StrataStorage
     /// from dynamic exclusivity checks: one thread at a time uses a connection, and every key
     /// lookup reads this.
     @exclusivity(unchecked) private var slots: [SQLiteStatement?] = []
+    /// Statements of read shapes (see ``SQLiteQueryShape``), keyed by the shape's number, so that
+    /// a fault or a batch read binds its values without building or hashing SQL text.
+    private var shapes: [Int: SQLiteStatement] = [:]
     /// Statements beyond this many are prepared uncached (filter shapes can be unbounded).
     private static let cacheLimit = 256
 
@@ -77,8 +80,10 @@ import StrataStorage
     func close() {
         for statement in cache.values { statement.finalize() }
         for statement in unsafe slots { statement?.finalize() }
+        for statement in shapes.values { statement.finalize() }
         cache.removeAll()
         unsafe slots.removeAll()
+        shapes.removeAll()
         if let db = unsafe db { unsafe sqlite3_close_v2(db) }
         unsafe db = nil
     }
@@ -117,6 +122,18 @@ import StrataStorage
     func forgetSlotStatements() {
         for statement in unsafe slots { statement?.finalize() }
         unsafe slots.removeAll()
+        for statement in shapes.values { statement.finalize() }
+        shapes.removeAll()
+    }
+
+    /// The prepared statement of read shape `shape` (see ``SQLiteQueryShape/key``), preparing
+    /// `sql()` on first use. A shape number always stands for the same SQL while the
+    /// connection's layouts stay the same (``forgetSlotStatements()`` forgets them with the slots).
+    func statement(shape: Int, _ sql: () throws(StrataError) -> String) throws(StrataError) -> SQLiteStatement {
+        if let statement = shapes[shape] { return statement }
+        let statement = try prepare(try sql())
+        if shapes.count < Self.cacheLimit { shapes[shape] = statement }
+        return statement
     }
 
     private func prepare(_ sql: String) throws(StrataError) -> SQLiteStatement {

@@ -168,7 +168,7 @@ struct SQLiteFilterSQL {
     }
 
     /// Whether SQLite compares a column of `storageClass` with `value` the way the reference does.
-    private static func comparable(_ storageClass: StorageClass, _ value: StoredValue) -> Bool {
+    static func comparable(_ storageClass: StorageClass, _ value: StoredValue) -> Bool {
         switch (storageClass, value) {
         case (.integer, .integer), (.integer, .real), (.real, .real), (.real, .integer), (.text, .text), (.blob, .blob):
             true

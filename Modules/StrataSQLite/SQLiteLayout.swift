@@ -16,11 +16,12 @@ extension String {
 
 /// Statement kinds with a fixed slot in each connection's statement table.
 enum SQLiteStatementSlot {
-    static let perOwner = 6
+    static let perOwner = 8
     // Entity statements.
     static let selectByKey = 0, insert = 1, update = 2, touch = 3, delete = 4, versionOf = 5
     // Join statements.
     static let link = 0, unlink = 1, deleteLeft = 2, deleteRight = 3, rightsOfLeft = 4, leftsOfRight = 5
+    static let linksOfLefts = 6, linksOfRights = 7
 }
 
 /// The SQL text for one entity's table, computed once at open.
@@ -124,6 +125,10 @@ final class SQLiteJoinLayout: Sendable {
     let deleteRight: String
     let rightsOfLeft: String
     let leftsOfRight: String
+    /// `(left, right)` of every link whose left key is in the JSON array `?1`, by left then right.
+    let linksOfLefts: String
+    /// `(right, left)` of every link whose right key is in the JSON array `?1`, by right then left.
+    let linksOfRights: String
 
     init(join: JoinSchema, entityCount: Int) {
         self.join = join
@@ -135,6 +140,18 @@ final class SQLiteJoinLayout: Sendable {
         deleteRight = "DELETE FROM \(table) WHERE \"right\" = ?1"
         rightsOfLeft = "SELECT \"right\" FROM \(table) WHERE \"left\" = ?1 ORDER BY \"right\""
         leftsOfRight = "SELECT \"left\" FROM \(table) WHERE \"right\" = ?1 ORDER BY \"left\""
+        // The IN list's keys are walked in order through the primary key or the right index,
+        // so neither query sorts.
+        linksOfLefts =
+            """
+            SELECT \"left\", \"right\" FROM \(table) WHERE \"left\" IN (SELECT \"value\" FROM json_each(?1)) \
+            ORDER BY \"left\", \"right\"
+            """
+        linksOfRights =
+            """
+            SELECT \"right\", \"left\" FROM \(table) WHERE \"right\" IN (SELECT \"value\" FROM json_each(?1)) \
+            ORDER BY \"right\", \"left\"
+            """
     }
 
     func create(schema: StoreSchema) -> [String] {

@@ -28,6 +28,8 @@ struct SQLiteQuery: Sendable, Equatable {
         if let filter = plan.filter {
             try query.appendWhere(filter, entity: table.entity, variableLimit: variableLimit - (hasWindow ? 2 : 0))
         }
+        // A plan that allows any order gets SQLite's own (no sorter for an `IN` over an index).
+        if plan.allowsAnyOrder { return query }
         query.sql += " ORDER BY "
         for key in plan.sort {
             guard table.entity.columns.indices.contains(key.column) else {

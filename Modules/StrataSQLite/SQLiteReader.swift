@@ -67,15 +67,30 @@ final class SQLiteReader: StoreReader {
     func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
         let connection = try open()
         let table = try engine.table(plan.entity)
-        let query = try SQLiteQuery.select(plan, table: table, variableLimit: connection.variableLimit)
-        try run(query, on: connection) { (statement) throws in
-            // One row for the whole query: its values' storage is reused for every row that the
-            // consumer did not keep.
-            var row = StoredRow(key: 0, version: 0, values: [])
-            while try statement.step() {
-                try statement.decodeRow(table, into: &row)
-                try body(row)
+        if let shape = SQLiteQueryShape(plan, table: table) {
+            // A fault or a batch read: the shape's statement is prepared once per connection.
+            let statement = try connection.statement(shape: shape.key) { () throws(StrataError) in
+                try shape.sql(for: plan, table: table, variableLimit: connection.variableLimit)
             }
+            defer { statement.reset() }
+            try shape.bind(to: statement)
+            try Self.stream(statement, table, body)
+            return
+        }
+        let query = try SQLiteQuery.select(plan, table: table, variableLimit: connection.variableLimit)
+        try run(query, on: connection) { (statement) throws in try Self.stream(statement, table, body) }
+    }
+
+    /// Steps `statement` to its end, handing each row to `body`.
+    private static func stream(
+        _ statement: SQLiteStatement, _ table: SQLiteTableLayout, _ body: (StoredRow) throws -> Void
+    ) throws {
+        // One row for the whole query: its values' storage is reused for every row that the
+        // consumer did not keep.
+        var row = StoredRow(key: 0, version: 0, values: [])
+        while try statement.step() {
+            try statement.decodeRow(table, into: &row)
+            try body(row)
         }
     }
 
@@ -111,8 +126,16 @@ final class SQLiteReader: StoreReader {
     /// - Throws: `.misuse` after ``close()``, and what the query itself would throw.
     func queryPlan(for plan: FetchPlan) throws -> [String] {
         let connection = try open()
-        var query = try SQLiteQuery.select(
-            plan, table: try engine.table(plan.entity), variableLimit: connection.variableLimit)
+        let table = try engine.table(plan.entity)
+        var query = try SQLiteQuery.select(plan, table: table, variableLimit: connection.variableLimit)
+        if let shape = SQLiteQueryShape(plan, table: table) {
+            // The statement forEachRow(for:) runs, with the shape's one parameter.
+            query.sql = try shape.sql(for: plan, table: table, variableLimit: connection.variableLimit)
+            query.membershipLists = []
+            if case .isIn(_, let values)? = plan.filter {
+                query.parameters = [.text(SQLiteQueryShape.jsonArray(values))]
+            }
+        }
         query.sql = "EXPLAIN QUERY PLAN " + query.sql
         return try run(query, on: connection) { (statement) throws(StrataError) in
             var details: [String] = []
@@ -147,6 +170,22 @@ final class SQLiteReader: StoreReader {
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int64(at: 0)) }
         return keys
+    }
+
+    /// One statement for all keys: they are bound as one JSON array (see ``SQLiteQueryShape``).
+    func forEachLink(
+        join: Int, from side: JoinSide, keys: [Int64], _ body: (Int64, Int64) throws -> Void
+    ) throws {
+        let connection = try open()
+        let layout = try engine.join(join)
+        guard !keys.isEmpty else { return }
+        let statement =
+            try side == .left
+            ? connection.statement(layout.linksOfLefts, slot: layout.slotBase + SQLiteStatementSlot.linksOfLefts)
+            : connection.statement(layout.linksOfRights, slot: layout.slotBase + SQLiteStatementSlot.linksOfRights)
+        defer { statement.reset() }
+        try statement.bind(.text(SQLiteQueryShape.jsonArray(integers: keys)), at: 1)
+        while try statement.step() { try body(statement.int64(at: 0), statement.int64(at: 1)) }
     }
 
     func close() {

@@ -103,13 +103,32 @@ public struct FetchPlan: Sendable, Hashable {
     public var limit: Int?
     /// Rows to skip first.
     public var offset: Int
+    /// Whether the rows must come in primary-key order (the default). False lets a plan with no
+    /// sort, limit or offset deliver its rows in any order, for a reader that orders or buckets
+    /// them itself (a batch fault's `fk IN keys`): engines then skip sorting by primary key.
+    /// Ignored when the plan has a sort, a limit or an offset.
+    public var inKeyOrder: Bool
 
     /// A plan for one entity.
-    public init(entity: Int, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
+    ///
+    /// ```swift
+    /// // The rows of many owners, in whatever order the index gives them.
+    /// let owners: [StoredValue] = [.integer(1), .integer(2)]
+    /// let plan = FetchPlan(entity: 1, filter: .isIn(column: 2, values: owners), inKeyOrder: false)
+    /// ```
+    public init(
+        entity: Int, filter: Filter? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0,
+        inKeyOrder: Bool = true
+    ) {
         self.entity = entity
         self.filter = filter
         self.sort = sort
         self.limit = limit
         self.offset = offset
+        self.inKeyOrder = inKeyOrder
     }
+
+    /// Whether the engine may deliver the rows in any order: ``inKeyOrder`` is false and the plan
+    /// has no sort, limit or offset.
+    public var allowsAnyOrder: Bool { !inKeyOrder && sort.isEmpty && limit == nil && offset <= 0 }
 }
