@@ -62,7 +62,9 @@ extension ObjectContext {
             if let ownerTotal, owners.count * 2 >= ownerTotal { nil } else {
                 .isIn(column: column, values: keys.map(StoredValue.integer))
             }
-        let plan = FetchPlan(entity: number, filter: filter)
+        // The engine may deliver the rows in any order (it need not sort by key); `bucket` puts
+        // each owner's members in key order.
+        let plan = FetchPlan(entity: number, filter: filter, inKeyOrder: false)
         var map = IdentityMap()
         swap(&map, &registry[number])
         defer { swap(&map, &registry[number]) }
@@ -130,8 +132,9 @@ extension ObjectContext {
         }
     }
 
-    /// `objects` split by owner position, keeping their order within each owner; every
-    /// owner's array is allocated once, at its final size.
+    /// `objects` split by owner position, each owner's in key order (the order one fault gives);
+    /// every owner's array is allocated once, at its final size. Engines deliver each owner's
+    /// rows in key order in practice, so the check for it is all the sorting costs.
     private static func bucket(_ objects: [ManagedObject], by owner: [Int32], count: Int) -> [[ManagedObject]] {
         var sizes = [Int](repeating: 0, count: count)
         for position in owner { sizes[Int(position)] += 1 }
@@ -141,6 +144,21 @@ extension ObjectContext {
             return bucket
         }
         for (object, position) in zip(objects, owner) { buckets[Int(position)].append(object) }
+        for index in buckets.indices where !buckets[index].isInKeyOrder {
+            buckets[index].sort { $0.key < $1.key }
+        }
         return buckets
+    }
+}
+
+extension Array where Element == ManagedObject {
+    /// Whether the objects' keys ascend.
+    fileprivate var isInKeyOrder: Bool {
+        var previous = Int64.min
+        for object in self {
+            if object.key < previous { return false }
+            previous = object.key
+        }
+        return true
     }
 }
