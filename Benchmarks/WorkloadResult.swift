@@ -1,10 +1,10 @@
 import Foundation
 
-/// The workloads of issues 5, 14 and 15, in report order.
+/// The workloads of issues 5, 14, 15 and 16, in report order.
 enum Workload: Int, CaseIterable, Codable, Sendable {
     case insert = 1
     case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall, migration
-    case historyInsert, deliveryInProcess, deliveryCrossProcess
+    case historyInsert, deliveryInProcess, deliveryCrossProcess, peakMemory
 
     var title: String {
         switch self {
@@ -20,6 +20,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case .historyInsert: "insert N, history on vs off"
         case .deliveryInProcess: "commit → delivery, same process"
         case .deliveryCrossProcess: "commit → delivery, other process"
+        case .peakMemory: "memory holding all N fetched"
         }
     }
 
@@ -35,6 +36,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case (.freshContext, _): .extraMicroseconds(2)
         case (.migration, .lmdb): .ratio(2)
         case (.historyInsert, _): .ratio(1.15)
+        case (.peakMemory, _): .ratio(1.5)
         default: nil
         }
     }
@@ -91,8 +93,10 @@ struct WorkloadResult: Codable, Sendable {
     var strataSamples: Samples?
     var baselineSamples: Samples?
     /// Anything else worth knowing about the measurement (workloads 11 and 12: deliveries that
-    /// came before `save()` returned).
+    /// came before `save()` returned; workload 13: the peak and file-page figures).
     var note: String?
+    /// Workload 13: both sides' memory figures in bytes.
+    var memory: PeakMemory.Figures?
 
     var isMeasured: Bool { strata != nil }
 
