@@ -70,7 +70,10 @@ enum ReportTable {
         layout in one transaction. For 10, Strata is workload 1's insert with persistent history on \
         and Baseline with it off; Ratio is history's overhead. For 11 and 12, Strata is the time \
         from save() returning to an observer of container.changes() having the transaction, in the \
-        same process (11) or with the commits made by a second process (12): p50 and p99 of C commits.
+        same process (11) or with the commits made by a second process (12): p50 and p99 of C commits. \
+        For 14, Strata and Baseline are the growth of anonymous memory per row while holding all N \
+        fetched rows (Strata's objects in one context; the raw baseline's array of rows), each side \
+        in a child process of its own; the peak and file-page figures are in the JSON's note.
         """
 
     /// A plain-text table with aligned columns.

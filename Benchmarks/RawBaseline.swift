@@ -14,6 +14,9 @@ protocol RawBaseline: AnyObject {
     func insertRows(_ data: Dataset) throws
     /// 2. Reads every row in key order.
     func fetchAll() throws -> Checksum
+    /// Reads every row in key order into one array, held while `body` runs (workload 14
+    /// measures the memory of holding them); ``fetchAll()`` is this with a checksum as `body`.
+    func withAllRows<T>(_ body: ([RawRow]) throws -> T) throws -> T
     /// 3. Reads the rows with these keys, one point lookup each.
     func lookup(_ keys: [Int64]) throws -> Checksum
     /// 4. For each window, the rows with `amount` in it (through the index), by date descending

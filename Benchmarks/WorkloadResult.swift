@@ -1,10 +1,10 @@
 import Foundation
 
-/// The workloads of issues 5, 14 and 15, in report order.
+/// The workloads of issues 5, 14, 15 and 16, in report order.
 enum Workload: Int, CaseIterable, Codable, Sendable {
     case insert = 1
     case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall, migration
-    case historyInsert, deliveryInProcess, deliveryCrossProcess, toManyPrefetched
+    case historyInsert, deliveryInProcess, deliveryCrossProcess, toManyPrefetched, peakMemory
 
     var title: String {
         switch self {
@@ -21,6 +21,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case .deliveryInProcess: "commit → delivery, same process"
         case .deliveryCrossProcess: "commit → delivery, other process"
         case .toManyPrefetched: "to-many prefetched, 1,000 accounts"
+        case .peakMemory: "memory holding all N fetched"
         }
     }
 
@@ -38,6 +39,7 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case (.freshContext, _): .extraMicroseconds(2)
         case (.migration, .lmdb): .ratio(2)
         case (.historyInsert, _): .ratio(1.15)
+        case (.peakMemory, _): .ratio(1.5)
         default: nil
         }
     }
@@ -95,10 +97,12 @@ struct WorkloadResult: Codable, Sendable {
     var strataSamples: Samples?
     var baselineSamples: Samples?
     /// Anything else worth knowing about the measurement (workloads 11 and 12: deliveries that
-    /// came before `save()` returned).
+    /// came before `save()` returned; workload 14: the peak and file-page figures).
     var note: String?
     /// Workload 8's whole measurement on this engine (on its longest-gap line only).
     var stall: StallFigures?
+    /// Workload 14: both sides' memory figures in bytes.
+    var memory: PeakMemory.Figures?
 
     var isMeasured: Bool { strata != nil }
 

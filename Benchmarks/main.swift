@@ -4,6 +4,7 @@
 //                                     [--json FILE] [--svg FILE] [--markdown FILE]
 //   swift run -c release strata-bench --row-decode    (the LMDB row decoder's cost per row)
 //   strata-bench --history-writer ENGINE DIR COMMITS   (workload 12's second process; not for people)
+//   strata-bench --peak-memory ENGINE strata|raw ROWS   (workload 14's child processes; not for people)
 //
 // See Docs/Benchmarks.md for the workloads, the method and the latest results.
 
@@ -16,6 +17,15 @@ if arguments == ["--row-decode"] {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == PeakMemory.flag {
+    do {
+        try await PeakMemory.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(PeakMemory.flag): \(error)\n".utf8))
         exit(1)
     }
 }

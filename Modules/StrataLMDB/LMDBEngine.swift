@@ -116,7 +116,8 @@ final class LMDBEngine: StorageEngine {
         let storeIdentifier = storeIdentifier
         let maxKeySize = environment.maxKeySize
         let schemaVersion = schemaVersion
-        try environment.write("committing to \(environment.path)") { txn in
+        let bytes = LMDBCommitter.estimatedBytes(changes, catalog)
+        try environment.write("committing to \(environment.path)", reserving: bytes) { txn in
             try catalog.checkSchemaVersion(txn, schemaVersion)
             var committer = LMDBCommitter(
                 txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)

@@ -69,6 +69,12 @@ import Synchronization
     /// read-only): a write waits for another process's write only until its deadline,
     /// `options.busyTimeout` after the write was asked for (see ``write(_:_:)``).
     private let writeLock: LMDBFileLock?
+    /// Times the map grew before a write because the write's estimate did not fit (for tests
+    /// and the benchmark).
+    let grownAhead = Atomic<Int>(0)
+    /// Times a write transaction hit `MDB_MAP_FULL`, was aborted and ran again on a grown map:
+    /// its estimate was short (for tests and the benchmark; the re-run is the slow path).
+    let rerunWrites = Atomic<Int>(0)
     /// Write transactions since dead processes' reader slots were last cleared (writer thread only).
     private var writesSinceReaderCheck = 0
     /// Every this many write transactions the writer clears reader slots left by dead processes:
@@ -277,13 +283,21 @@ import Synchronization
     /// waits for another process's write lock only until the deadline. Either way it throws
     /// `.busy` having written nothing.
     ///
-    /// Any error aborts the transaction. `MDB_MAP_FULL` aborts, doubles the map (up to
-    /// `maximumMapSize`, at most `maxMapGrowthRetries` times) and runs `body` again.
+    /// Map growth: when the pages in use plus `bytes` (the caller's estimate of what the write
+    /// adds) do not fit the map, the map grows *before* the transaction begins, to at least
+    /// twice what is needed (``growAhead(_:_:)``), so a large commit runs once. When the estimate
+    /// was short and a put or the commit still hits `MDB_MAP_FULL`, the transaction aborts, the
+    /// map grows fourfold (up to `maximumMapSize`, at most `maxMapGrowthRetries` times) and `body`
+    /// runs again (counted in ``rerunWrites``). Any other error aborts the transaction.
     /// - Throws: `StrataError` only: what `body` throws, `.busy`, `.storeFull`, `.io`, ...
-    func write<T>(_ context: String, _ body: @escaping (LMDBTransaction) throws -> T) throws(StrataError) -> T {
+    func write<T>(
+        _ context: String, reserving bytes: Int = 0, _ body: @escaping (LMDBTransaction) throws -> T
+    ) throws(StrataError) -> T {
         let deadline = DispatchTime.now() + options.busyTimeout.dispatchInterval
         do {
-            return try writer.perform(until: deadline) { [self] in try writeOnWriterThread(context, deadline, body) }
+            return try writer.perform(until: deadline) { [self] in
+                try writeOnWriterThread(context, deadline, bytes, body)
+            }
         } catch let passed as LMDBWriterThread.DeadlinePassed {
             throw .busy(
                 """
@@ -298,13 +312,16 @@ import Synchronization
     }
 
     private func writeOnWriterThread<T>(
-        _ context: String, _ deadline: DispatchTime, _ body: (LMDBTransaction) throws -> T
+        _ context: String, _ deadline: DispatchTime, _ bytes: Int, _ body: (LMDBTransaction) throws -> T
     ) throws -> T {
         try writeLock?.lock(
             until: deadline, timeout: options.busyTimeout, waitingFor: "another process writing the store")
         defer { writeLock?.unlock() }
         if writesSinceReaderCheck % Self.readerCheckInterval == 0 { clearDeadReaders() }
         writesSinceReaderCheck &+= 1
+        // Under the write lock: no other process commits meanwhile, so the last page read here
+        // is the one this transaction starts from.
+        try growAhead(bytes, context)
         var growths = 0
         var adoptions = 0
         while true {
@@ -325,6 +342,7 @@ import Synchronization
             } catch LMDBError.mapFull {
                 unsafe mdb_txn_abort(txn)
                 try grow(&growths, context, "mdb_put")
+                rerunWrites.add(1, ordering: .relaxed)
                 continue
             } catch {
                 unsafe mdb_txn_abort(txn)
@@ -333,6 +351,7 @@ import Synchronization
             rc = unsafe mdb_txn_commit(txn)
             if rc == MDB_MAP_FULL {
                 try grow(&growths, context, "mdb_txn_commit")
+                rerunWrites.add(1, ordering: .relaxed)
                 continue
             }
             // LMDB turns a short `pwrite` while flushing a commit's pages (what a full disk or the
@@ -347,7 +366,29 @@ import Synchronization
         }
     }
 
-    /// Doubles the map, or throws `.storeFull` (with `MDB_MAP_FULL` from `operation` as its
+    /// Grows the map before a write transaction when the pages in use (up to the last page of
+    /// the latest commit, from `mdb_env_info`, times the page size from `mdb_env_stat`) plus
+    /// `bytes` exceed it: to twice that sum or twice the map, whichever is larger, capped at
+    /// `maximumMapSize`. The map is address space only (a read-only shared mapping: the file
+    /// grows with the data, not with the map), so growing generously costs nothing. Writer
+    /// thread only, under the write lock.
+    private func growAhead(_ bytes: Int, _ context: String) throws {
+        guard bytes > 0 else { return }
+        var info = unsafe MDB_envinfo()
+        var stat = MDB_stat()
+        unsafe try lmdbCheck(mdb_env_info(raw, &info))
+        unsafe try lmdbCheck(mdb_env_stat(raw, &stat))
+        let current = unsafe info.me_mapsize
+        let used = unsafe (info.me_last_pgno + 1).multipliedReportingOverflow(by: Int(stat.ms_psize))
+        let needed = used.partialValue.addingReportingOverflow(bytes)
+        let limit = Self.roundToPages(options.maximumMapSize)
+        guard !used.overflow, !needed.overflow, needed.partialValue > current, current < limit else { return }
+        let target = max(current, needed.partialValue)
+        try replaceMap(size: target > limit / 2 ? limit : Self.roundToPages(target * 2))
+        grownAhead.add(1, ordering: .relaxed)
+    }
+
+    /// Grows the map fourfold, or throws `.storeFull` (with `MDB_MAP_FULL` from `operation` as its
     /// native cause) when it may not grow any more.
     private func grow(_ growths: inout Int, _ context: String, _ operation: String) throws {
         var info = unsafe MDB_envinfo()
@@ -362,8 +403,7 @@ import Synchronization
                 """,
                 native: LMDBError.mapFull.native(operation))
         }
-        let doubled = current > limit / 2 ? limit : current * 2
-        try replaceMap(size: min(doubled, limit))
+        try replaceMap(size: current > limit / 4 ? limit : current * 4)
         growths += 1
     }
 

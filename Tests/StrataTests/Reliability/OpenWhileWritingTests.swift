@@ -4,8 +4,11 @@ import Testing
 
 /// Opening an LMDB store while other processes keep growing it must never call the healthy
 /// store truncated (or anything else): the file check reads the meta pages before the size.
+/// Every process starts with a 1 MiB map, which the writers' data outgrows, so each process
+/// also keeps working while another grows the map under it.
 @Suite("open while writing", .serialized)
 struct OpenWhileWritingTests {
+    static let mapSize = "\(1 << 20)"
     static let rounds = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 10 : 2
 
     @Test("processes opening an LMDB store that two others are growing see no false damage")
@@ -17,13 +20,25 @@ struct OpenWhileWritingTests {
             let store = try TestStore(.lmdb)
             let location = store.configuration.location
             // The store exists before the race, so every open checks a populated, growing file.
-            _ = try LifetimeProbe("open-write", engine: "lmdb", store: location, ["name": "seed"]).remainingLines()
+            _ = try LifetimeProbe(
+                "open-write", engine: "lmdb", store: location, ["name": "seed", "map-size": Self.mapSize]
+            ).remainingLines()
             let writers = try (0..<2).map { index in
                 try LifetimeProbe(
-                    "write-loop", engine: "lmdb", store: location, ["name": "w\(index)", "count": "300", "batch": "8"])
+                    "write-loop", engine: "lmdb", store: location,
+                    [
+                        "name": "w\(index)", "count": "300", "batch": "8", "map-size": Self.mapSize,
+                    ])
             }
             let openers = try (0..<3).map { _ in
-                try LifetimeProbe("open-loop", engine: "lmdb", store: location, ["count": "120"])
+                try LifetimeProbe(
+                    "open-loop", engine: "lmdb", store: location, ["count": "120", "map-size": Self.mapSize])
+            }
+            defer {
+                // The file never exceeds the map: past 1 MiB, the writers grew the map under the others.
+                let data = location.appendingPathComponent("data.mdb").path
+                let size = (try? FileManager.default.attributesOfItem(atPath: data)[.size] as? Int) ?? 0
+                #expect(size > 1 << 20, "round \(round): the data file (\(size) bytes) never outgrew the first map")
             }
             for probe in openers + writers {
                 for line in probe.remainingLines() {
