@@ -9,7 +9,7 @@ import Testing
 /// bodies run on the caller's thread (the "inline perform" tried for issue 16), more blocked
 /// bodies than the pool has threads would leave no thread for the work they wait for.
 @Suite("blocking perform bodies")
-struct BlockingBodyTests {
+struct BlockingPerformBodyTests {
     /// How long a body waits before calling the wait a deadlock: a watchdog, so that a broken
     /// guarantee fails the test instead of hanging the suite. A working one answers at once.
     static let watchdog = DispatchTimeInterval.seconds(20)
