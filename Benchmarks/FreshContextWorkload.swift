@@ -4,9 +4,9 @@ import Strata
 /// inside `perform`; one variant makes a new context for every operation, the other reuses one.
 ///
 /// Both variants cross two threads per operation (into the context's queue and back), which
-/// costs far more than the context itself and varies with scheduling. So the operations run in
-/// pairs of small blocks (fresh, reused, reused, fresh, …: ABBA order), and each pair sees the
-/// same conditions.
+/// costs far more than the context itself and varies with scheduling ("Fresh contexts: the
+/// floor" in `Docs/Benchmarks.md` measures both). So the operations run in pairs of small
+/// blocks (fresh, reused, reused, fresh, …: ABBA order), and each pair sees the same conditions.
 ///
 /// Every pair counts: leaving out the slowest pairs was tried, but a tail cost that only one
 /// variant has (a queue made, a context freed on the worker) would go out with them.
