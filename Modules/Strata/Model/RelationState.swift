@@ -15,7 +15,7 @@ final class RelationState {
     @exclusivity(unchecked) private var _secondProperty = -1
     @exclusivity(unchecked) private var _secondTarget: ManagedObject?
     @exclusivity(unchecked) private var _overflow: [Int: ManagedObject?] = [:]
-    @exclusivity(unchecked) private var _toMany: [Int: RelatedSet] = [:]
+    @exclusivity(unchecked) private var _toMany = ToManySets()
 
     private var firstProperty: Int {
         @inline(__always) get { unsafe _firstProperty }
@@ -38,7 +38,7 @@ final class RelationState {
         @inline(__always) _modify { yield &(unsafe _overflow) }
     }
     /// Property → loaded to-many set.
-    var toMany: [Int: RelatedSet] {
+    var toMany: ToManySets {
         @inline(__always) get { unsafe _toMany }
         @inline(__always) _modify { yield &(unsafe _toMany) }
     }
@@ -73,6 +73,34 @@ final class RelationState {
         if firstProperty >= 0 { try body(firstProperty, firstTarget) }
         if secondProperty >= 0 { try body(secondProperty, secondTarget) }
         for (property, target) in overflow { try body(property, target) }
+    }
+}
+
+/// An object's loaded to-many sets by property. Most objects load one to-many relationship, so
+/// the first lives inline and a batch fault over thousands of owners allocates no hash table per
+/// owner; further ones go to a dictionary.
+struct ToManySets {
+    private var firstProperty = -1
+    private var first: RelatedSet?
+    private var overflow: [Int: RelatedSet] = [:]
+
+    /// The loaded set of `property`, or nil; assigning nil forgets it.
+    subscript(property: Int) -> RelatedSet? {
+        get {
+            if firstProperty == property { return first }
+            return overflow.isEmpty ? nil : overflow[property]
+        }
+        set {
+            if firstProperty == property {
+                first = newValue
+                if newValue == nil { firstProperty = -1 }
+            } else if firstProperty < 0 && newValue != nil && (overflow.isEmpty || overflow[property] == nil) {
+                firstProperty = property
+                first = newValue
+            } else {
+                overflow[property] = newValue
+            }
+        }
     }
 }
 
