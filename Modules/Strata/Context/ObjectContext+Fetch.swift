@@ -31,8 +31,12 @@ extension ObjectContext {
         try checkInside("ObjectContext.fetch(_:)")
         let query = try FetchQuery(request, context: self)
         let objects = try run(query)
-        if objects.count > 1 && query.model.hasToMany { fetchGroups[query.number] = FetchGroup(objects) }
-        for relation in query.prefetch { try prefetch(relation, of: objects, group: fetchGroups[query.number]) }
+        var group: FetchGroup?
+        if objects.count > 1 && query.model.hasToMany {
+            group = FetchGroup(objects)
+            fetchGroups[query.number] = group
+        }
+        for relation in query.prefetch { try prefetch(relation, of: objects, group: group) }
         // Every object a query returns was made from the request's model, whose class is exactly
         // `Entity`. Working on `[ManagedObject]` keeps the per-row loop free of generic metadata.
         return ExactCast.array(objects, as: Entity.self)

@@ -22,14 +22,7 @@ extension ObjectContext {
         // twice; unsaved owners (no key yet) come first and have no stored members.
         var stored: [ManagedObject] = []
         for owner in pending where owner.key > 0 && owner.key != stored.last?.key { stored.append(owner) }
-        let changed: Bool
-        if relation.inverseIsToMany {
-            let join = relation.joinName.flatMap(schema.joinNumber)
-            changed = join.map { join in pendingLinks.values.contains { $0.join == join } } ?? true
-        } else {
-            changed = hasPendingChanges(relation.target)
-        }
-        if changed || stored.count < 2 {
+        if hasPendingChanges(affecting: relation) || stored.count < 2 {
             for owner in pending {
                 owner.installToMany(relation.property, members: try loadRelated(relation, of: owner))
             }
@@ -40,6 +33,14 @@ extension ObjectContext {
             relation.inverseIsToMany
             ? try linkedMembers(relation, of: stored) : try referencingMembers(relation, of: stored)
         for (owner, members) in zip(stored, buckets) { owner.installToMany(relation.property, members: members) }
+    }
+
+    /// Whether unsaved changes in this context can change what a to-many loads: changed objects
+    /// of its target entity, or pending links of its many-to-many join.
+    func hasPendingChanges(affecting relation: RelationModel) -> Bool {
+        guard relation.inverseIsToMany else { return hasPendingChanges(relation.target) }
+        guard let join = relation.joinName.flatMap(schema.joinNumber) else { return true }
+        return pendingLinks.values.contains { $0.join == join }
     }
 
     /// The members of a to-many whose foreign key is on the target, for owners with permanent

@@ -5,10 +5,12 @@ extension ObjectContext {
     ///
     /// When `owner` is one of the results of the latest fetch of its entity, the relationship is
     /// loaded for every result of that fetch in one read (batch faulting), and `owner`'s set is
-    /// among them; otherwise for `owner` alone.
+    /// among them; otherwise, and while unsaved changes affect the relationship (which a batch
+    /// could only merge owner by owner), for `owner` alone.
     func faultToMany(_ relation: RelationModel, of owner: ManagedObject) throws -> RelatedSet {
         if owner.key > 0, let model = owner.model, let number = schema.number(of: model),
-            let group = fetchGroups[number], group.contains(owner), group.beginBatch(of: relation.property)
+            let group = fetchGroups[number], !hasPendingChanges(affecting: relation), group.contains(owner),
+            group.beginBatch(of: relation.property)
         {
             try prefetch(relation, of: group.objects, group: nil)
             if let loaded = owner.loadedToMany(relation.property) { return loaded }

@@ -70,6 +70,30 @@ struct BatchFaultReadTests {
     }
 
     @Test(
+        "with unsaved changes to the target, a fault reads its own object's members only, merged",
+        arguments: EngineKind.allCases)
+    func faultWithPendingChanges(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        try await Self.seed(store.open())
+        let faults = FaultController()
+        let container = try PersistentContainer(
+            schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
+        let (faultReads, memos) = try await Self.reads(container, faults) { context, reads in
+            let accounts = try context.fetch(FetchRequest<Account>())
+            let a5 = try #require(accounts.first { $0.name == "a5" })
+            let entry = Entry(context: context)
+            entry.memo = "unsaved"
+            entry.account = a5
+            let before = reads()
+            let memos = a5.entries.map(\.memo)
+            return (reads() - before, memos)
+        }
+        // A batch would have to merge the unsaved entry owner by owner: one read per account.
+        #expect(faultReads == 1, "\(kind): the faulted account's entries only")
+        #expect(memos == ["a5e0", "a5e1", "unsaved"], "\(kind)")
+    }
+
+    @Test(
         "prefetching reads each relationship once; faulting objects one by one reads once per object",
         arguments: EngineKind.allCases)
     func prefetchAndOneByOne(kind: EngineKind) async throws {
