@@ -58,7 +58,8 @@ public struct FetchRequest<Entity: ManagedObject>: Sendable {
     /// context. The results are exactly those of faulting each object: unsaved changes in the
     /// context are included. List direct relationships of `Entity` only: any other key path
     /// makes `fetch` throw `.misuse`. Even without prefetching, faulting a to-many on one result
-    /// of a fetch loads it for every result of that fetch (batch faulting).
+    /// of a fetch loads it for every result of that fetch (batch faulting), unless unsaved
+    /// changes in the context affect it: then each object's fault reads its own members.
     public var relationshipKeyPathsForPrefetching: [any PartialKeyPath<Entity> & Sendable]
 
     /// A request for objects of `Entity`.
