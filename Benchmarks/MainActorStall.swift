@@ -26,9 +26,9 @@ enum MainActorStall {
     /// Steps of the untimed warm-up of each variant.
     static let warmUpOperations = 10
 
-    /// Transactions seeded per account: 5,000 from N = 100,000 up, N / 20 below (50 at the
+    /// Transactions seeded per account: 20,000 from N = 100,000 up, N / 5 below (200 at the
     /// smoke test's N = 1,000).
-    static func historySize(rows: Int) -> Int { min(5_000, rows / 20) }
+    static func historySize(rows: Int) -> Int { min(20_000, rows / 5) }
 
     static func measure(_ engine: EngineChoice, in directory: URL, rows: Int) async throws -> [WorkloadResult] {
         let started = ContinuousClock.now

@@ -97,7 +97,7 @@ struct BenchmarkSmokeTests {
                 #expect((result["baseline"] as? Double ?? 0) >= 0, "\(result)")
                 if let stall = result["stall"] as? [String: Any] {
                     stallFigures += 1
-                    #expect(stall["historyPerAccount"] as? Int == 50, "\(stall)")
+                    #expect(stall["historyPerAccount"] as? Int == 200, "\(stall)")
                     #expect((stall["idleFloorMilliseconds"] as? Double ?? 0) > 0, "\(stall)")
                     let background = stall["background"] as? [String: Any]
                     #expect((background?["ticks"] as? Int ?? 0) > 0, "\(stall)")
