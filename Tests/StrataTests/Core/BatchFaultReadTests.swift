@@ -33,6 +33,19 @@ struct BatchFaultReadTests {
         }
     }
 
+    /// A seeded store of `kind`, and a container on it whose engine calls `faults` counts (the
+    /// store is returned so that its files outlive the container).
+    static func seededStore(
+        _ kind: EngineKind
+    ) async throws -> (TestStore, PersistentContainer, FaultController) {
+        let store = try TestStore(kind)
+        try await seed(store.open())
+        let faults = FaultController()
+        let container = try PersistentContainer(
+            schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
+        return (store, container, faults)
+    }
+
     /// The engine reads `body` makes, and what it returns.
     static func reads<T: Sendable>(
         _ container: PersistentContainer, _ faults: FaultController,
@@ -48,11 +61,8 @@ struct BatchFaultReadTests {
     @Test(
         "faulting a to-many on one result of a fetch reads it for every result at once", arguments: EngineKind.allCases)
     func batchFault(kind: EngineKind) async throws {
-        let store = try TestStore(kind)
-        try await Self.seed(store.open())
-        let faults = FaultController()
-        let container = try PersistentContainer(
-            schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
+        let (store, container, faults) = try await Self.seededStore(kind)
+        defer { withExtendedLifetime(store) {} }
         let (afterFetch, afterFirst, afterAll, members) = try await Self.reads(container, faults) { context, reads in
             let accounts = try context.fetch(FetchRequest<Account>())
             let afterFetch = reads()
@@ -73,11 +83,8 @@ struct BatchFaultReadTests {
         "with unsaved changes to the target, a fault reads its own object's members only, merged",
         arguments: EngineKind.allCases)
     func faultWithPendingChanges(kind: EngineKind) async throws {
-        let store = try TestStore(kind)
-        try await Self.seed(store.open())
-        let faults = FaultController()
-        let container = try PersistentContainer(
-            schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
+        let (store, container, faults) = try await Self.seededStore(kind)
+        defer { withExtendedLifetime(store) {} }
         let (faultReads, memos) = try await Self.reads(container, faults) { context, reads in
             let accounts = try context.fetch(FetchRequest<Account>())
             let a5 = try #require(accounts.first { $0.name == "a5" })
@@ -97,11 +104,8 @@ struct BatchFaultReadTests {
         "prefetching reads each relationship once; faulting objects one by one reads once per object",
         arguments: EngineKind.allCases)
     func prefetchAndOneByOne(kind: EngineKind) async throws {
-        let store = try TestStore(kind)
-        try await Self.seed(store.open())
-        let faults = FaultController()
-        let container = try PersistentContainer(
-            schema: TestModels.schema, engine: .faultInjecting(store.configuration, faults: faults))
+        let (store, container, faults) = try await Self.seededStore(kind)
+        defer { withExtendedLifetime(store) {} }
         let (prefetchReads, afterUse) = try await Self.reads(container, faults) { context, reads in
             let request = FetchRequest<Account>(relationshipKeyPathsForPrefetching: [\.entries, \.tags])
             let accounts = try context.fetch(request)
