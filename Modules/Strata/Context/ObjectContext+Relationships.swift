@@ -26,11 +26,11 @@ extension ObjectContext {
             return try loadLinked(relation, of: owner, targetNumber: targetNumber)
         }
         let inverseColumn = relation.target.properties[relation.inverseProperty].column!
+        let plan = FetchPlan(
+            entity: targetNumber, filter: .compare(column: inverseColumn, .equal, .integer(owner.key)))
         if owner.key > 0 && !hasPendingChanges(relation.target) {
             // Nothing of the target entity changed here: the members are exactly the rows whose
             // foreign key names the owner, as the index gives them (no re-check, no merge).
-            let plan = FetchPlan(
-                entity: targetNumber, filter: .compare(column: inverseColumn, .equal, .integer(owner.key)))
             return try fetchExact(plan, model: relation.target)
         }
         var members: [ManagedObject] = []
@@ -40,8 +40,6 @@ extension ObjectContext {
             return owner.key > 0 && object.values[inverseColumn] == .integer(owner.key)
         }
         if owner.key > 0 {
-            let plan = FetchPlan(
-                entity: targetNumber, filter: .compare(column: inverseColumn, .equal, .integer(owner.key)))
             for row in try snapshot().rows(for: plan) {
                 let object = try materialize(row, model: relation.target, number: targetNumber)
                 if pointsAtOwner(object) && seen.insert(ObjectIdentifier(object)).inserted { members.append(object) }
