@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "StrataStorage", targets: ["StrataStorage"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataTestSupport", targets: ["StrataTestSupport"]),
         .library(name: "Ledger", targets: ["Ledger"]),
@@ -40,6 +41,12 @@ let package = Package(
             path: "Modules/CLMDB",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        .systemLibrary(
+            name: "CPostgres",
+            path: "Modules/CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
         .target(name: "StrataStorage", path: "Modules/StrataStorage", swiftSettings: strictMemorySafety),
         .target(name: "Strata", dependencies: ["StrataStorage"], path: "Modules/Strata", swiftSettings: strictMemorySafety),
@@ -52,6 +59,10 @@ let package = Package(
             swiftSettings: strictMemorySafety
         ),
         .target(
+            name: "StrataPostgres", dependencies: ["StrataStorage", "CPostgres"], path: "Modules/StrataPostgres",
+            swiftSettings: strictMemorySafety
+        ),
+        .target(
             name: "StrataConformance",
             dependencies: ["Strata", "StrataStorage", "StrataTestSupport"],
             path: "Modules/StrataConformance"
@@ -60,7 +71,7 @@ let package = Package(
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
         .executableTarget(
             name: "ledger",
-            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB"],
+            dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres"],
             path: "Examples/Ledger"
         ),
         .target(
@@ -76,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "strata-bench",
             dependencies: [
-                "Ledger", "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB",
+                "Ledger", "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CSQLite", "CLMDB", "CPostgres",
                 "ResponsivenessKit", "StrataTestSupport",
             ],
             path: "Benchmarks"
@@ -84,12 +95,12 @@ let package = Package(
         .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/CrashModels"),
         .executableTarget(
             name: "strata-crash-writer",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "CrashModels", "StrataTestSupport"],
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport"],
             path: "Tests/CrashWriter"
         ),
         .executableTarget(
             name: "strata-conformance-peer",
-            dependencies: ["StrataConformance", "Strata", "StrataSQLite", "StrataLMDB"],
+            dependencies: ["StrataConformance", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres"],
             path: "Tests/ConformancePeer"
         ),
         .executableTarget(
@@ -105,8 +116,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataConformance", "StrataTestSupport",
-                "Ledger", "CSQLite", "CLMDB", "CrashModels",
+                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataConformance", "StrataTestSupport",
+                "Ledger", "CSQLite", "CLMDB", "CPostgres", "CrashModels",
             ],
             path: "Tests/StrataTests"
         ),

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs the system libraries Strata builds against (and the LMDB tools the tests use)
-# when they are missing. Debian/Ubuntu only; uses sudo when not root.
+# Installs the system libraries Strata builds against (and the LMDB tools and the PostgreSQL
+# server the tests use) when they are missing. Debian/Ubuntu only; uses sudo when not root.
 set -euo pipefail
 
-packages=(libsqlite3-dev liblmdb-dev lmdb-utils)
+packages=(libsqlite3-dev liblmdb-dev lmdb-utils libpq-dev postgresql)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -11,7 +11,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "Strata needs: ${missing[*]} (SQLite and LMDB development files). Install them with your package manager." >&2
+    echo "Strata needs: ${missing[*]} (SQLite, LMDB and libpq development files, the PostgreSQL server). Install them with your package manager." >&2
     exit 1
 fi
 sudo=""

@@ -1,0 +1,75 @@
+/// Tuning for a PostgreSQL store, passed to
+/// ``StrataStorage/EngineConfiguration/postgres(url:schema:options:)``.
+///
+/// Every timeout is on by default, so a dead server or a lost network never hangs a caller:
+/// the operation in flight fails with a typed error instead.
+///
+/// ```swift
+/// let options = PostgresOptions(poolSize: 16, lockTimeout: .seconds(2))
+/// let engine = EngineConfiguration.postgres(
+///     url: "postgresql://app@db.internal:5432/ledger", schema: "books", options: options)
+/// ```
+public struct PostgresOptions: Sendable, Hashable {
+    /// The most connections the engine holds open to the server at once (readers, commits and
+    /// key reservations each lease one while they run). Default: 8.
+    public var poolSize: Int
+    /// How long opening one connection may take before it fails with `StrataError.io`. libpq
+    /// counts whole seconds and waits at least 2 seconds; shorter values are rounded up to 2.
+    /// Default: 5 seconds.
+    public var connectTimeout: Duration
+    /// How long one statement may run on the server (`statement_timeout`) before it is
+    /// cancelled with `StrataError.busy`. Default: 30 seconds.
+    public var statementTimeout: Duration
+    /// How long a commit may wait for a row or table lock another transaction holds
+    /// (`lock_timeout`) before it fails with `StrataError.busy` having written nothing.
+    /// The analogue of the embedded engines' busy timeout. Default: 5 seconds.
+    public var lockTimeout: Duration
+    /// How long an operation may wait for a free pooled connection before it fails with
+    /// `StrataError.busy`. Default: 5 seconds.
+    public var checkoutTimeout: Duration
+    /// What opening does when the schema does not exist yet. Default: ``Creation/createSchema``.
+    public var creation: Creation
+    /// The `application_name` the server shows for the engine's connections (in
+    /// `pg_stat_activity`). Default: `"strata"`.
+    public var applicationName: String
+
+    /// What opening a store does when its schema is missing.
+    public enum Creation: Sendable, Hashable {
+        /// Create the schema and the store in it (like a missing SQLite file, the store is made).
+        case createSchema
+        /// Refuse: a missing schema is `StrataError.notAStore`. For deployments where a
+        /// migration tool or a DBA creates the store and the service must never make one.
+        case requireExistingSchema
+    }
+
+    /// Creates options; every parameter has a safe default.
+    ///
+    /// ```swift
+    /// let strict = PostgresOptions(creation: .requireExistingSchema)
+    /// ```
+    /// - Parameters:
+    ///   - poolSize: the most connections held open at once (default 8, at least 2).
+    ///   - connectTimeout: the longest wait for one new connection (default 5 s, at least 2 s).
+    ///   - statementTimeout: the longest run of one statement (default 30 s).
+    ///   - lockTimeout: the longest wait of a commit for a lock (default 5 s).
+    ///   - checkoutTimeout: the longest wait for a pooled connection (default 5 s).
+    ///   - creation: what to do when the schema is missing (default `.createSchema`).
+    ///   - applicationName: the name the server shows for the connections (default `"strata"`).
+    public init(
+        poolSize: Int = 8,
+        connectTimeout: Duration = .seconds(5),
+        statementTimeout: Duration = .seconds(30),
+        lockTimeout: Duration = .seconds(5),
+        checkoutTimeout: Duration = .seconds(5),
+        creation: Creation = .createSchema,
+        applicationName: String = "strata"
+    ) {
+        self.poolSize = max(poolSize, 2)
+        self.connectTimeout = connectTimeout
+        self.statementTimeout = statementTimeout
+        self.lockTimeout = lockTimeout
+        self.checkoutTimeout = checkoutTimeout
+        self.creation = creation
+        self.applicationName = applicationName
+    }
+}
