@@ -49,7 +49,8 @@ let package = Package(
         ),
         .target(name: "CStrataCRC", path: "Modules/CStrataCRC"),
         .target(name: "StrataStorage", path: "Modules/StrataStorage", swiftSettings: strictMemorySafety),
-        .target(name: "Strata", dependencies: ["StrataStorage"], path: "Modules/Strata", swiftSettings: strictMemorySafety),
+        .target(
+            name: "Strata", dependencies: ["StrataStorage"], path: "Modules/Strata", swiftSettings: strictMemorySafety),
         .target(
             name: "StrataSQLite", dependencies: ["StrataStorage", "CSQLite"], path: "Modules/StrataSQLite",
             swiftSettings: strictMemorySafety
@@ -67,7 +68,10 @@ let package = Package(
             dependencies: ["Strata", "StrataStorage", "StrataTestSupport"],
             path: "Modules/StrataConformance"
         ),
-        .target(name: "StrataTestSupport", dependencies: ["Strata", "StrataStorage"], path: "Modules/StrataTestSupport"),
+        .target(
+            name: "StrataTestSupport", dependencies: ["Strata", "StrataStorage", "StrataPostgres"],
+            path: "Modules/StrataTestSupport"
+        ),
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
         .executableTarget(
             name: "ledger",
@@ -87,7 +91,8 @@ let package = Package(
         .executableTarget(
             name: "strata-bench",
             dependencies: [
-                "Ledger", "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CSQLite", "CLMDB", "CPostgres",
+                "Ledger", "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CSQLite", "CLMDB",
+                "CPostgres",
                 "ResponsivenessKit", "StrataTestSupport",
             ],
             path: "Benchmarks"
@@ -95,12 +100,16 @@ let package = Package(
         .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/CrashModels"),
         .executableTarget(
             name: "strata-crash-writer",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport"],
+            dependencies: [
+                "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport",
+            ],
             path: "Tests/CrashWriter"
         ),
         .executableTarget(
             name: "strata-conformance-peer",
-            dependencies: ["StrataConformance", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres"],
+            dependencies: [
+                "StrataConformance", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport",
+            ],
             path: "Tests/ConformancePeer"
         ),
         .executableTarget(
@@ -116,7 +125,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataConformance", "StrataTestSupport",
+                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataConformance",
+                "StrataTestSupport",
                 "Ledger", "CSQLite", "CLMDB", "CPostgres", "CrashModels",
             ],
             path: "Tests/StrataTests"

@@ -31,7 +31,9 @@ extension EngineConfiguration {
     ///   tables that are not a Strata store, and the same schema errors as the other engines
     ///   (`.schemaMismatch`, `.storeNewerThanModel`, migration errors). Every error keeps the
     ///   server's SQLSTATE and message in its `NativeError`.
-    public static func postgres(url: String, schema: String, options: PostgresOptions = .init())
+    public static func postgres(
+        url: String, schema: String, options: PostgresOptions = .init()
+    )
         -> EngineConfiguration
     {
         EngineConfiguration(name: "postgres", location: PostgresLocation.url(redacting: url, schema: schema)) {

@@ -5,7 +5,7 @@
 // each transfer inserts two entries and a memo, updates two accounts and the previous memo, and
 // deletes the memo that left the window, so the test can replay the history against the data.
 //
-//   strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]
+//   strata-crash-writer --engine sqlite|lmdb|postgres --store PATH [--seed N]
 //
 // With `--seed N` the transfers (accounts and amounts) are the same on every run with that seed.
 //
@@ -29,11 +29,16 @@ func argument(_ name: String) -> String? {
 
 guard let storePath = argument("--store"), let engineName = argument("--engine") else {
     FileHandle.standardError.write(
-        Data("usage: strata-crash-writer --engine sqlite|lmdb --store PATH [--seed N]\n".utf8))
+        Data("usage: strata-crash-writer --engine sqlite|lmdb|postgres --store PATH [--seed N]\n".utf8))
     exit(2)
 }
 let url = URL(fileURLWithPath: storePath)
-let engine: EngineConfiguration = engineName == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
+let engine: EngineConfiguration =
+    switch engineName {
+    case "lmdb": .lmdb(at: url)
+    case "postgres": TestPostgres.configuration(at: url)
+    default: .sqlite(at: url)
+    }
 if let mode = argument("--mode") { await runMigrationMode(mode, engine: engine) }
 let seedArgument = argument("--seed")
 guard seedArgument == nil || UInt64(seedArgument!) != nil else {
