@@ -15,7 +15,7 @@ extension LedgerTests {
             try await LedgerV1Store.write(to: store.configuration)
             let options = Self.options(kind, store)
 
-            let first = try BenchmarkBinary.run(binary, options + ["history", "Checking"])
+            let first = try await BenchmarkBinary.run(binary, options + ["history", "Checking"])
             #expect(first.status == 0, "ledger failed: \(first.errorOutput)")
             #expect(first.errorOutput.hasPrefix("\rmigrating store: 0%"), "\(String(reflecting: first.errorOutput))")
             #expect(first.errorOutput.contains("\rmigrating store: 100%"))
@@ -28,7 +28,8 @@ extension LedgerTests {
             #expect(rent?.contains("housing") == true, "\(first.output)")
             #expect(first.output.contains("Checking: 4,009.40 USD after 5 transaction(s)"), "\(first.output)")
 
-            let second = try BenchmarkBinary.run(binary, options + ["transfer", "Checking", "Wallet", "20", "Top up"])
+            let second = try await BenchmarkBinary.run(
+                binary, options + ["transfer", "Checking", "Wallet", "20", "Top up"])
             #expect(second.status == 0, "ledger failed: \(second.errorOutput)")
             #expect(second.errorOutput.isEmpty, "the store was migrated again: \(second.errorOutput)")
             #expect(second.output.contains("3,989.40 USD"), "\(second.output)")
@@ -40,7 +41,7 @@ extension LedgerTests {
             let store = try TestStore(.lmdb)
             try await LedgerV1Store.writeBulk(count: 12_000, to: store.configuration)
 
-            let run = try BenchmarkBinary.run(binary, Self.options(.lmdb, store) + ["account", "list"])
+            let run = try await BenchmarkBinary.run(binary, Self.options(.lmdb, store) + ["account", "list"])
             #expect(run.status == 0, "ledger failed: \(run.errorOutput)")
             let percents = run.errorOutput.split(separator: "\r").compactMap { part in
                 part.wholeMatch(of: /migrating store: ([0-9]+)%/).flatMap { Int($0.1) }

@@ -11,22 +11,22 @@ extension LedgerTests {
         @Test(
             "ledger watch prints a transfer made by a second ledger process as it happens; SIGINT ends it, status 0",
             arguments: EngineKind.allCases)
-        func watchShowsAnotherProcessTransfer(kind: EngineKind) throws {
+        func watchShowsAnotherProcessTransfer(kind: EngineKind) async throws {
             let binary = try LedgerCLIMigrationTests.ledgerBinary()
             let store = try TestStore(kind)
             let options = LedgerCLIMigrationTests.options(kind, store)
-            try Self.ledger(binary, options + ["init"])
-            try Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
-            try Self.ledger(binary, options + ["account", "add", "Savings"])
+            try await Self.ledger(binary, options + ["init"])
+            try await Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
+            try await Self.ledger(binary, options + ["account", "add", "Savings"])
 
             let watch = try WatchProcess(binary, options + ["watch"], in: store)
             // The watcher has its start token once it says so: everything committed after is shown.
             try #require(
-                watch.waitForLine { $0.hasPrefix("Watching the ledger at ") } != nil, "\(watch.transcript)")
-            try Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
-            try #require(watch.waitForLine { $0.contains("Savings") } != nil, "\(watch.transcript)")
-            try Self.ledger(binary, options + ["add", "Savings", "-20", "Coffee"])
-            try #require(watch.waitForLine { $0.contains("Coffee") } != nil, "\(watch.transcript)")
+                await watch.waitForLine { $0.hasPrefix("Watching the ledger at ") } != nil, "\(watch.transcript)")
+            try await Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
+            try #require(await watch.waitForLine { $0.contains("Savings") } != nil, "\(watch.transcript)")
+            try await Self.ledger(binary, options + ["add", "Savings", "-20", "Coffee"])
+            try #require(await watch.waitForLine { $0.contains("Coffee") } != nil, "\(watch.transcript)")
 
             let changes = watch.changeLines
             #expect(
@@ -39,7 +39,7 @@ extension LedgerTests {
             let tokens = changes.map(\.token)
             #expect(tokens.count == 3 && tokens[0] == tokens[1] && tokens[2] == tokens[1] + 1, "\(tokens)")
 
-            let end = watch.stop(signal: SIGINT)
+            let end = await watch.stop(signal: SIGINT)
             #expect(end.reason == .exit && end.status == 0, "\(end) \(watch.transcript)")
             #expect(watch.lines.last == "Stopped. Resume with: ledger watch --after \(tokens.last ?? -1)")
         }
@@ -47,19 +47,19 @@ extension LedgerTests {
         @Test(
             "ledger watch --from-start replays the history and --after resumes where it stopped; SIGTERM ends it",
             arguments: EngineKind.allCases)
-        func watchReplaysAndResumes(kind: EngineKind) throws {
+        func watchReplaysAndResumes(kind: EngineKind) async throws {
             let binary = try LedgerCLIMigrationTests.ledgerBinary()
             let store = try TestStore(kind)
             let options = LedgerCLIMigrationTests.options(kind, store)
-            try Self.ledger(binary, options + ["init"])
-            try Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
-            try Self.ledger(binary, options + ["account", "add", "Savings"])
-            try Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
+            try await Self.ledger(binary, options + ["init"])
+            try await Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
+            try await Self.ledger(binary, options + ["account", "add", "Savings"])
+            try await Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
 
             let replay = try WatchProcess(binary, options + ["watch", "--from-start"], in: store)
             try #require(
-                replay.waitForLine { $0.contains("Savings  +200.00") } != nil, "\(replay.transcript)")
-            let end = replay.stop(signal: SIGTERM)
+                await replay.waitForLine { $0.contains("Savings  +200.00") } != nil, "\(replay.transcript)")
+            let end = await replay.stop(signal: SIGTERM)
             #expect(end.reason == .exit && end.status == 0, "\(end) \(replay.transcript)")
             #expect(
                 replay.changeLines.map(\.text) == [
@@ -75,30 +75,30 @@ extension LedgerTests {
             #expect(resumeToken == replay.changeLines.last?.token)
 
             // Committed while nobody watches, then seen by a watcher resuming after the token.
-            try Self.ledger(binary, options + ["transfer", "Savings", "Checking", "50", "Back"])
+            try await Self.ledger(binary, options + ["transfer", "Savings", "Checking", "50", "Back"])
             let resumed = try WatchProcess(binary, options + ["watch", "--after", String(resumeToken)], in: store)
-            try #require(resumed.waitForLine { $0.contains("Checking  +50.00") } != nil, "\(resumed.transcript)")
-            #expect(resumed.stop(signal: SIGTERM).status == 0)
+            try #require(await resumed.waitForLine { $0.contains("Checking  +50.00") } != nil, "\(resumed.transcript)")
+            #expect(await resumed.stop(signal: SIGTERM).status == 0)
             #expect(
                 resumed.changeLines.map(\.text) == [
                     "Savings  -50.00 USD  balance 150.00 USD  \"Back\"",
                     "Checking  +50.00 USD  balance 1,350.00 USD  \"Back\"",
                 ], "\(resumed.transcript)")
 
-            let badToken = try BenchmarkBinary.run(binary, options + ["watch", "--after", "soon"])
+            let badToken = try await BenchmarkBinary.run(binary, options + ["watch", "--after", "soon"])
             #expect(badToken.status == 64 && badToken.errorOutput.contains("--after needs a token"))
             // A token past the store's last commit is refused, not waited for (the watchdog ends a wait).
             let future = try WatchProcess(binary, options + ["watch", "--after", "999"], in: store)
-            #expect(future.finish().status == 65, "\(future.transcript)")
+            #expect(await future.finish().status == 65, "\(future.transcript)")
             #expect(future.transcript.contains("past this store's last commit"), "\(future.transcript)")
-            let both = try BenchmarkBinary.run(binary, options + ["watch", "--from-start", "--after", "3"])
+            let both = try await BenchmarkBinary.run(binary, options + ["watch", "--from-start", "--after", "3"])
             #expect(both.status == 64 && both.errorOutput.contains("not both"), "\(both.errorOutput)")
         }
 
         /// Runs a `ledger` command to completion and requires it to succeed.
         @discardableResult
-        static func ledger(_ binary: URL, _ arguments: [String]) throws -> String {
-            let run = try BenchmarkBinary.run(binary, arguments)
+        static func ledger(_ binary: URL, _ arguments: [String]) async throws -> String {
+            let run = try await BenchmarkBinary.run(binary, arguments)
             try #require(run.status == 0, "ledger \(arguments.joined(separator: " ")) failed: \(run.errorOutput)")
             return run.output
         }
@@ -160,11 +160,13 @@ final class WatchProcess {
     }
 
     /// Reads until a line matching `predicate` has been printed and returns it; nil when the
-    /// output ends first (the watcher exited or was killed).
-    func waitForLine(_ predicate: (String) -> Bool) -> String? {
+    /// output ends first (the watcher exited or was killed). Each read blocks a thread of its
+    /// own (``Blocking``), not the test's.
+    func waitForLine(_ predicate: (String) -> Bool) async -> String? {
+        let reading = output.fileHandleForReading
         while true {
             if let line = lines.first(where: predicate) { return line }
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = (try? await Blocking.run { reading.availableData }) ?? Data()
             if chunk.isEmpty { return nil }
             pending += chunk
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -175,19 +177,19 @@ final class WatchProcess {
     }
 
     /// Reads the output to its end and waits for the process to exit by itself.
-    func finish() -> (reason: Process.TerminationReason, status: Int32) {
-        _ = waitForLine { _ in false }
-        process.waitUntilExit()
+    func finish() async -> (reason: Process.TerminationReason, status: Int32) {
+        _ = await waitForLine { _ in false }
+        await Blocking.waitForExit(process)
         watchdog.cancel()
         return (process.terminationReason, process.terminationStatus)
     }
 
     /// Sends `signal`, reads the output up to the watcher's last line ("Stopped. …", or the end of
     /// the output if it never says it) and waits for the process to end.
-    func stop(signal: Int32) -> (reason: Process.TerminationReason, status: Int32) {
+    func stop(signal: Int32) async -> (reason: Process.TerminationReason, status: Int32) {
         kill(process.processIdentifier, signal)
-        _ = waitForLine { $0.hasPrefix("Stopped.") }
-        process.waitUntilExit()
+        _ = await waitForLine { $0.hasPrefix("Stopped.") }
+        await Blocking.waitForExit(process)
         watchdog.cancel()
         return (process.terminationReason, process.terminationStatus)
     }

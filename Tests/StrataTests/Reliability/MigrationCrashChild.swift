@@ -27,7 +27,8 @@ enum MigrationCrashChild {
     }
 
     /// Starts the crash writer with `arguments`, reads its output up to the line `waitFor`, then
-    /// sends SIGKILL `killAfter` later (or lets it finish) and collects the rest.
+    /// sends SIGKILL `killAfter` later (or lets it finish) and collects the rest. The reads and
+    /// the wait for the exit block threads of their own (``Blocking``), not the test's.
     static func run(
         kind: EngineKind, store: TestStore, arguments: [String], waitFor: String?, killAfter: Duration?
     ) async throws -> Run {
@@ -43,7 +44,7 @@ enum MigrationCrashChild {
         var text = Data()
         if let waitFor {
             while lines(text).contains(waitFor) == false {
-                let chunk = handle.availableData
+                let chunk = try await Blocking.run { handle.availableData }
                 if chunk.isEmpty { break }
                 text += chunk
             }
@@ -61,16 +62,16 @@ enum MigrationCrashChild {
                 if untilMigrating == nil, lines(text).contains("migrating") {
                     untilMigrating = started.duration(to: .now)
                 }
-                let chunk = handle.availableData
+                let chunk = try await Blocking.run { handle.availableData }
                 if chunk.isEmpty { break }
                 text += chunk
             }
             if untilMigrating == nil, lines(text).contains("migrating") { untilMigrating = started.duration(to: .now) }
             sinceOpen = started.duration(to: .now)
         }
-        process.waitUntilExit()
+        await Blocking.waitForExit(process)
         sinceOpen = sinceOpen ?? started.duration(to: .now)
-        text += handle.readDataToEndOfFile()
+        text += try await Blocking.run { handle.readDataToEndOfFile() }
         return Run(
             lines: lines(text), status: process.terminationStatus, sinceOpen: sinceOpen ?? .zero,
             untilMigrating: untilMigrating)
