@@ -58,10 +58,9 @@ public struct NativeError: Sendable, Hashable, CustomStringConvertible {
     /// For example `sqlite code 2067 "UNIQUE constraint failed: Account.name" in INSERT INTO …`.
     /// SQL past 300 characters is shortened.
     public var description: String {
-        var text =
-            if let sqlState { "\(engine) SQLSTATE \(sqlState) \(String(reflecting: message))" } else {
-                "\(engine) code \(code) \(String(reflecting: message))"
-            }
+        var text = "\(engine) code \(code)"
+        if let sqlState { text += " (SQLSTATE \(sqlState))" }
+        text += " \(String(reflecting: message))"
         if let operation { text += " during \(operation)" }
         if let sql { text += " in \(Self.excerpt(sql))" }
         return text
