@@ -5,11 +5,10 @@ import StrataStorage
 /// store's advisory lock) is open, handed to
 /// ``StoreSchema/reconcileRecorded(storeVersion:recordedJSON:path:session:)``.
 ///
-/// The seam for the migration work (design notes §11): `apply` runs each step's DDL and fills in
-/// this transaction through ``session`` (``PostgresSession/run(_:_:phase:)``, binary parameters),
-/// with the layout of the target schema from ``PostgresTableLayout``/``PostgresJoinLayout``; the
-/// open commits afterwards, or rolls back when anything throws. Not built yet: every migration
-/// is refused with `.misuse`, having changed nothing.
+/// Each stage's steps are applied by ``PostgresMigration`` with the tables and joins of that
+/// stage's schema; a custom stage's closures get a ``PostgresTransactionEngine``. Everything is
+/// written in the one transaction (PostgreSQL's DDL is transactional), which the open commits, or
+/// rolls back when anything throws: a failed migration leaves the store exactly as it was.
 struct PostgresMigrationSession: StoreMigrationSession {
     /// The open's session, inside its transaction.
     let session: PostgresSession
@@ -20,14 +19,13 @@ struct PostgresMigrationSession: StoreMigrationSession {
     func apply(
         _ plan: SchemaMigrationPlan, to schema: StoreSchema, progress: MigrationRowProgress
     ) throws(StrataError) {
-        throw .misuse(
-            """
-            \(session.store): this store needs a migration to schema version \(schema.version), and migrations are \
-            not built yet for PostgreSQL stores; nothing was changed
-            """)
+        try validatePostgresLayout(schema)
+        try PostgresMigration(session: session, schemaName: schemaName, schema: schema)
+            .apply(plan, to: schema, progress: progress)
     }
 
     func transactionEngine(for schema: StoreSchema) throws(StrataError) -> any StorageEngine {
-        throw .misuse("\(session.store): migrations are not built yet for PostgreSQL stores; nothing was changed")
+        try PostgresTransactionEngine(
+            session: session, schemaName: schemaName, schema: schema, storeIdentifier: storeIdentifier)
     }
 }
