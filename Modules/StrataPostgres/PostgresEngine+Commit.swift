@@ -22,7 +22,7 @@ extension PostgresEngine {
     }
 
     /// Refuses a change set that does not fit the schema, before anything is sent.
-    private func checkShape(_ changes: ChangeSet) throws(StrataError) {
+    func checkShape(_ changes: ChangeSet) throws(StrataError) {
         for row in changes.inserts + changes.updates {
             let table = try table(row.entity)
             guard row.key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(row.key)") }

@@ -43,7 +43,9 @@ final class PostgresEngine: StorageEngine {
             metadata: metadata, schema: storeSchema, pool: pool, tables: tables, joins: joins, names: names)
     }
 
-    private init(
+    /// An engine over `pool`, once its store is open (also the layout behind a migration's
+    /// ``PostgresTransactionEngine``, over a pool of its own that never connects).
+    init(
         metadata: StoreMetadata, schema: StoreSchema, pool: PostgresPool, tables: [PostgresTableLayout],
         joins: [PostgresJoinLayout], names: PostgresStoreNames
     ) {

@@ -8,9 +8,13 @@ import StrataStorage
 final class PostgresReader: StoreReader {
     private let engine: PostgresEngine
     private var session: PostgresSession?
+    /// False inside a transaction someone else holds (a migration's): `close` then leaves the
+    /// transaction and the connection alone, and the reader closes with its engine's pool.
+    private let ownsTransaction: Bool
 
     init(engine: PostgresEngine, connection: PGConnection) throws(StrataError) {
         self.engine = engine
+        ownsTransaction = true
         let session = PostgresSession(connection: connection, pool: engine.pool)
         try session.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do throws(StrataError) {
@@ -22,10 +26,20 @@ final class PostgresReader: StoreReader {
         self.session = session
     }
 
+    /// A reader inside the transaction open on `session` (a migration's): no `BEGIN`, no version
+    /// check; it sees the transaction's writes so far.
+    init(insideTransactionOf engine: PostgresEngine, session: PostgresSession) {
+        self.engine = engine
+        self.session = session
+        ownsTransaction = false
+    }
+
     deinit { close() }
 
     private func open() throws(StrataError) -> PostgresSession {
-        guard let session else { throw .misuse("this store reader was closed; make a new one") }
+        guard let session, ownsTransaction || !engine.pool.isClosed else {
+            throw .misuse("this store reader was closed; make a new one")
+        }
         return session
     }
 
@@ -142,6 +156,7 @@ final class PostgresReader: StoreReader {
     func close() {
         guard let session else { return }
         self.session = nil
+        guard ownsTransaction else { return }
         session.rollbackQuietly()
         engine.pool.checkIn(session.connection, .reader)
     }
