@@ -114,7 +114,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-probe",
-            dependencies: ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
+            dependencies: [
+                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport", "CSQLite",
+                "CLMDB",
+            ],
             path: "Tests/StrataProbe"
         ),
         .executableTarget(

@@ -15,6 +15,7 @@ import CrashModels
 import Foundation
 import Strata
 import StrataLMDB
+import StrataPostgres
 import StrataSQLite
 import StrataTestSupport
 
@@ -36,7 +37,11 @@ let url = URL(fileURLWithPath: storePath)
 let engine: EngineConfiguration =
     switch engineName {
     case "lmdb": .lmdb(at: url)
-    case "postgres": TestPostgres.configuration(at: url)
+    // The application name carries the pid, so the test can tell the server sessions of a
+    // killed writer from a live one's (pg_stat_activity.application_name).
+    case "postgres":
+        TestPostgres.configuration(
+            at: url, options: PostgresOptions(poolSize: 4, applicationName: "strata-crash-writer \(getpid())"))
     default: .sqlite(at: url)
     }
 if let mode = argument("--mode") { await runMigrationMode(mode, engine: engine) }

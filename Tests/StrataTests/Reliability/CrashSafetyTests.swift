@@ -105,7 +105,7 @@ struct CrashSafetyTests {
         kind: EngineKind, location: URL, acknowledged: Int64, replay: inout CrashHistoryReplay
     ) async throws -> [String] {
         var problems: [String] = []
-        if FileManager.default.fileExists(atPath: location.path) == false {
+        if kind != .postgres && FileManager.default.fileExists(atPath: location.path) == false {
             return acknowledged > 0 ? ["lost: the store vanished"] : []
         }
         let container: PersistentContainer
@@ -146,7 +146,7 @@ struct CrashSafetyTests {
         problems += snapshot.memoProblems(highest: highest)
         problems += await historyProblems(of: container, replay: &replay)
         problems += replay.problems(against: snapshot, acknowledged: acknowledged)
-        problems += integrityProblems(kind: kind, location: location)
+        problems += await integrityProblems(kind: kind, location: location)
         return problems
     }
 
@@ -183,9 +183,13 @@ struct CrashSafetyTests {
     }
 
     /// SQLite's integrity check; for LMDB, the full scan above already verified every row's
-    /// checksum, so check that no stale reader slot survived the reopen.
-    static func integrityProblems(kind: EngineKind, location: URL) -> [String] {
+    /// checksum, so check that no stale reader slot survived the reopen; for PostgreSQL, the row
+    /// checks above are the integrity check (the server rolled back the killed writer's open
+    /// transaction), and no server session of a dead writer may linger.
+    static func integrityProblems(kind: EngineKind, location: URL) async -> [String] {
         switch kind {
+        case .postgres:
+            return await leftoverSessions()
         case .sqlite:
             var db: OpaquePointer?
             defer { sqlite3_close(db) }
@@ -219,6 +223,34 @@ struct CrashSafetyTests {
                 return Foundation.kill(pid, 0) == 0 ? nil : pid
             }
             return stale.isEmpty ? [] : ["stale reader slots of dead processes: \(stale)"]
+        }
+    }
+
+    /// Server sessions of crash writers that are no longer alive (each writer names its sessions
+    /// `strata-crash-writer <pid>`). The server ends a dead client's session when it sees the
+    /// socket close, which takes a moment after the kill: wait up to 5 s before calling one a
+    /// leftover.
+    static func leftoverSessions() async -> [String] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let stale: [Int32]
+            do {
+                let rows = try PostgresSQL().execute(
+                    "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'strata-crash-writer %'")
+                stale = rows.compactMap { row in
+                    guard let name = row.first ?? nil, let pid = Int32(name.split(separator: " ").last ?? "") else {
+                        return nil
+                    }
+                    return Foundation.kill(pid, 0) == 0 ? nil : pid
+                }
+            } catch {
+                return ["pg_stat_activity did not read: \(error)"]
+            }
+            if stale.isEmpty { return [] }
+            if ContinuousClock.now > deadline {
+                return ["server sessions of dead writers still open 5 s after the kill: pids \(Set(stale).sorted())"]
+            }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 }

@@ -24,14 +24,14 @@ enum MigrationCrashStore {
         }
     }
 
-    /// The columns a fresh SQLite store has at each version (nil for LMDB, whose rows carry
-    /// their column count and fail to decode with the wrong one).
+    /// The columns a fresh SQLite or PostgreSQL store has at each version (nil for LMDB, whose
+    /// rows carry their column count and fail to decode with the wrong one).
     struct Shapes {
         var version1: Set<String>?
         var version2: Set<String>?
 
         init(kind: EngineKind, target: MigrationCrash.Target) async throws {
-            guard kind == .sqlite else { return }
+            guard kind != .lmdb else { return }
             let one = try TestStore(kind)
             try await makeVersion1(one, rows: 0)
             version1 = try columns(one)
@@ -181,6 +181,12 @@ enum MigrationCrashStore {
 
     /// The names of the SQLite store's `Item` columns.
     static func columns(_ store: TestStore) throws -> Set<String> {
+        if store.kind == .postgres {
+            let names = try PostgresSQL().execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'Item'",
+                [store.postgresSchema])
+            return Set(names.compactMap { $0.first ?? nil })
+        }
         let raw = try RawSQLite(path: store.configuration.location.path)
         return Set(try raw.strings("SELECT name FROM pragma_table_info('Item')"))
     }
