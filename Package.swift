@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "strata-crash-writer",
             dependencies: [
-                "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport",
+                "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport", "Ledger",
             ],
             path: "Tests/CrashWriter"
         ),

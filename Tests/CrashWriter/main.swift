@@ -9,7 +9,8 @@
 //
 // With `--seed N` the transfers (accounts and amounts) are the same on every run with that seed.
 //
-// `--mode migrate|open-old` runs a migration mode instead (MigrationModes.swift).
+// `--mode migrate|open-old` runs a migration mode instead (MigrationModes.swift); `--mode bank`
+// moves money through the ledger's TransactionService (BankMode.swift).
 
 import CrashModels
 import Foundation
@@ -44,6 +45,7 @@ let engine: EngineConfiguration =
             at: url, options: PostgresOptions(poolSize: 4, applicationName: "strata-crash-writer \(getpid())"))
     default: .sqlite(at: url)
     }
+if argument("--mode") == "bank" { await runBankMode(engine: engine) }
 if let mode = argument("--mode") { await runMigrationMode(mode, engine: engine) }
 let seedArgument = argument("--seed")
 guard seedArgument == nil || UInt64(seedArgument!) != nil else {

@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 import StrataTestSupport
 import Testing
 

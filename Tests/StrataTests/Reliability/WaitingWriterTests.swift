@@ -101,7 +101,6 @@ struct WaitingWriterTests {
     func queuedSavesShareNoTimeout(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(kind)
-        let location = store.configuration.location
         let configuration = Self.configuration(kind, store, timeout: Self.queuedTimeout)
         let container = try PersistentContainer(schema: TestModels.schema, engine: configuration)
         // One account per save, saved beforehand: each queued save is then one commit of an

@@ -135,3 +135,42 @@ extension PostgresSQL {
         return (columns + indexes).sorted()
     }
 }
+
+extension PostgresSQL {
+    /// A PostgreSQL client program (`pg_dump`, `psql`) of the newest installed version.
+    static func tool(_ name: String) -> String {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
+            let path = "/usr/lib/postgresql/\(version)/bin/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return "/usr/bin/" + name
+    }
+
+    /// Replaces schema `destination` with a copy of schema `source` (tables, rows, indexes,
+    /// sequences: what `pg_dump -n` writes, renamed), the analogue of copying a store's files.
+    /// Both stores must be closed.
+    static func copySchema(from source: String, to destination: String, url: String? = TestPostgres.url) throws {
+        guard let url else { throw PostgresSQLError(message: "\(TestPostgres.variable) is not set") }
+        try PostgresSQL(url: url).execute("DROP SCHEMA IF EXISTS \(identifier(destination)) CASCADE")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // Schema names are `s_` and 16 hex digits, so the textual rename touches nothing else.
+        process.arguments = [
+            "-c",
+            """
+            set -o pipefail; "$1" --no-owner --no-privileges -n "$2" --dbname="$4" \
+            | sed "s/$2/$3/g" | "$5" -X -q -v ON_ERROR_STOP=1 --dbname="$4" >/dev/null
+            """,
+            "copy-schema", tool("pg_dump"), source, destination, url, tool("psql"),
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PostgresSQLError(message: "copying schema \(source) to \(destination) failed: \(message)")
+        }
+    }
+}
