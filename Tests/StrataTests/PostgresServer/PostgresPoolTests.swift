@@ -5,11 +5,12 @@ import StrataTestSupport
 import Testing
 
 /// On PostgreSQL a snapshot is a transaction on one of the pool's connections, so `poolSize`
-/// bounds how many performs hold one at once: the next waits for a connection and gets `.busy`
-/// after `checkoutTimeout`, never a hang, and reads again once a connection is free.
+/// bounds how many performs hold one at once (`poolSize - 1`: the pool keeps its last connection
+/// for commits and key reservations): the next waits for a connection and gets `.busy` after
+/// `checkoutTimeout`, never a hang, and reads again once a connection is free.
 @Suite("PostgreSQL: the pool")
 struct PostgresPoolTests {
-    @Test("more simultaneous snapshots than poolSize: the extra one gets busy after checkoutTimeout")
+    @Test("more simultaneous snapshots than the pool gives readers: the extra one gets busy after checkoutTimeout")
     func exhaustedPool() async throws {
         let store = try TestStore(.postgres)
         let checkoutTimeout = Duration.seconds(1)
@@ -17,11 +18,11 @@ struct PostgresPoolTests {
             schema: TestModels.schema,
             engine: TestPostgres.configuration(
                 at: store.directory.appendingPathComponent("store.postgres"),
-                options: PostgresOptions(poolSize: 2, checkoutTimeout: checkoutTimeout)))
+                options: PostgresOptions(poolSize: 3, checkoutTimeout: checkoutTimeout)))
         defer { container.close() }
         let release = DispatchSemaphore(value: 0)
         let holding = DispatchSemaphore(value: 0)
-        // Two performs take a snapshot each and keep it (on their contexts' queues, not on
+        // Two performs (poolSize - 1) take a snapshot each and keep it (on their contexts' queues, not on
         // Swift-concurrency threads) until released.
         let holders = (0..<2).map { _ in
             Task {
@@ -37,7 +38,13 @@ struct PostgresPoolTests {
             let held = await withCheckedContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(returning: holding.wait(timeout: .now() + 30)) }
             }
-            try #require(held == .success, "the two holding performs never took their snapshots")
+            if held != .success {
+                release.signal()
+                release.signal()
+                let results = await holders.asyncMap { await $0.result }
+                Issue.record("the two holding performs never took their snapshots: \(results)")
+                return
+            }
         }
         let context = container.newBackgroundContext()
         let started = ContinuousClock.now
@@ -53,12 +60,21 @@ struct PostgresPoolTests {
         for holder in holders { try await holder.value }
         print("exhausted pool: the third snapshot waited \(waited): \(outcome)")
         guard case .failure(StrataError.busy(let message, _)) = outcome else {
-            Issue.record("expected .busy from a third snapshot on a pool of 2, got \(outcome)")
+            Issue.record("expected .busy from a third snapshot on a pool of 3, got \(outcome)")
             return
         }
         #expect(waited >= checkoutTimeout - .milliseconds(50), "busy before checkoutTimeout: \(message)")
         #expect(waited < checkoutTimeout + .seconds(3), "busy long after checkoutTimeout: \(waited)")
         let again = try await context.perform { try context.count(for: FetchRequest<Account>()) }
         #expect(again == 0)
+    }
+}
+
+extension Array {
+    /// The elements transformed in order by an async function.
+    func asyncMap<T>(_ transform: (Element) async -> T) async -> [T] {
+        var results: [T] = []
+        for element in self { results.append(await transform(element)) }
+        return results
     }
 }
