@@ -167,6 +167,7 @@ final class BankWriter: @unchecked Sendable {
     // `process` is configured in init and then only read.
     let process = Process()
     private let output: LineStream
+    private let errorOutput: LineStream
 
     init(url: String, path: URL, transfers: Int, seed: UInt64) throws {
         process.executableURL = CrashSafetyTests.writerURL
@@ -177,10 +178,24 @@ final class BankWriter: @unchecked Sendable {
         environment[TestPostgres.variable] = url
         process.environment = environment
         let pipe = Pipe()
+        let errors = Pipe()
         process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
         output = LineStream(pipe.fileHandleForReading)
+        errorOutput = LineStream(errors.fileHandleForReading)
+    }
+
+    /// What the process wrote to its standard error (a crash's report), and how it ended.
+    var diagnostics: String {
+        let ending =
+            process.isRunning
+            ? "running" : "exit \(process.terminationStatus) (\(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))"
+        // A crash report's cause and the frames in this project's code.
+        let report = errorOutput.lines.map(\.line).filter {
+            $0.contains("crashed") || $0.contains("Fatal") || $0.contains(" at /work") || $0.contains("error")
+        }
+        return "\(ending): " + report.prefix(16).joined(separator: " | ")
     }
 
     /// Every line so far, with its arrival.

@@ -47,7 +47,7 @@ struct PostgresAppServerTests {
             """)
         #expect(ended.allSatisfy { $0 }, "a writer did not finish within 300 s: \(ended)")
         #expect(writers.flatMap(\.otherLines).isEmpty, "\(writers.flatMap(\.otherLines).prefix(3))")
-        #expect(summaries.allSatisfy { $0 != nil }, "a writer printed no summary")
+        #expect(summaries.allSatisfy { $0 != nil }, "a writer printed no summary: \(writers.map(\.diagnostics))")
         #expect(failures.isEmpty, "transfers failed: \(failures)")
         #expect(acknowledged.count == 2 * Self.processes * Self.transfersEach)
         #expect(stored == acknowledged.count, "lost or extra transactions: \(stored) stored")
