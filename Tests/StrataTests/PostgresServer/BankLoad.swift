@@ -193,7 +193,8 @@ final class BankWriter: @unchecked Sendable {
             ? "running" : "exit \(process.terminationStatus) (\(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))"
         // A crash report's cause and the frames in this project's code.
         let report = errorOutput.lines.map(\.line).filter {
-            $0.contains("crashed") || $0.contains("Fatal") || $0.contains(" at /work") || $0.contains("error")
+            $0.contains("crashed") || $0.contains("Fatal") || $0.contains(" at /") || $0.contains("error")
+                || $0.contains(" in lib")
         }
         return "\(ending): " + report.prefix(16).joined(separator: " | ")
     }
