@@ -35,7 +35,8 @@ func runBankMode(engine: EngineConfiguration) async -> Never {
         FileHandle.standardError.write(Data("strata-crash-writer: --mode bank needs --count N\n".utf8))
         exit(2)
     }
-    var generator = SeededGenerator(seed: argument("--seed").flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max))
+    var generator = SeededGenerator(
+        seed: argument("--seed").flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max))
     let container: PersistentContainer
     let accountIDs: [String]
     do {
@@ -64,7 +65,8 @@ func runBankMode(engine: EngineConfiguration) async -> Never {
                 say("ack \(number) \(receipt.withdrawal.id) \(receipt.deposit.id)")
             } catch {
                 failed += 1
-                say("fail \(number) \(failureKind(error)) \(String(describing: error).replacingOccurrences(of: "\n", with: " "))")
+                let message = String(describing: error).replacingOccurrences(of: "\n", with: " ")
+                say("fail \(number) \(failureKind(error)) \(message)")
             }
         }
     }

@@ -68,11 +68,15 @@ struct BankLoad {
                 report.snapshots += 1
                 if balances != Self.total || amounts != 0 {
                     report.violations.append(
-                        "snapshot \(report.snapshots): balances total \(balances) (not \(Self.total)), \(count) transactions total \(amounts)")
+                        "snapshot \(report.snapshots): balances total \(balances) (not \(Self.total)), "
+                            + "\(count) transactions total \(amounts)"
+                    )
                 }
             } catch {
                 report.errors[failureKind(error), default: 0] += 1
-                if case StrataError.busy = error {} else if case StrataError.io = error {} else {
+                if case StrataError.busy = error {
+                } else if case StrataError.io = error {
+                } else {
                     report.violations.append("a read failed with an untyped or unexpected error: \(error)")
                 }
                 try? await Task.sleep(for: .milliseconds(20))
@@ -101,10 +105,13 @@ struct BankLoad {
             if total != Self.total { problems.append("the balances total \(total), not \(Self.total)") }
             let missing = acknowledged.subtracting(stored)
             if !missing.isEmpty {
-                problems.append("\(missing.count) acknowledged transactions are missing, e.g. \(missing.sorted().prefix(3))")
+                problems.append(
+                    "\(missing.count) acknowledged transactions are missing, e.g. \(missing.sorted().prefix(3))")
             }
             let count = try context.count(for: FetchRequest<Ledger.Transaction>())
-            if count != stored.count { problems.append("\(count) transactions, of which \(stored.count) have an account") }
+            if count != stored.count {
+                problems.append("\(count) transactions, of which \(stored.count) have an account")
+            }
             return (count, problems)
         }
     }
@@ -172,7 +179,8 @@ final class BankWriter: @unchecked Sendable {
     init(url: String, path: URL, transfers: Int, seed: UInt64) throws {
         process.executableURL = CrashSafetyTests.writerURL
         process.arguments = [
-            "--mode", "bank", "--engine", "postgres", "--store", path.path, "--count", "\(transfers)", "--seed", "\(seed)",
+            "--mode", "bank", "--engine", "postgres", "--store", path.path, "--count", "\(transfers)", "--seed",
+            "\(seed)",
         ]
         var environment = ProcessInfo.processInfo.environment
         environment[TestPostgres.variable] = url
@@ -190,7 +198,8 @@ final class BankWriter: @unchecked Sendable {
     var diagnostics: String {
         let ending =
             process.isRunning
-            ? "running" : "exit \(process.terminationStatus) (\(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))"
+            ? "running"
+            : "exit \(process.terminationStatus) (\(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))"
         // A crash report's cause and the frames in this project's code.
         let report = errorOutput.lines.map(\.line).filter {
             $0.contains("crashed") || $0.contains("Fatal") || $0.contains(" at /") || $0.contains("error")

@@ -24,7 +24,8 @@ struct PostgresBadInputTests {
     /// Opens a ledger-free fixture store with `url` and `schema`; returns the error and how long
     /// the open took.
     static func open(
-        url: String, schema: String = "s_bad_input", options: PostgresOptions = PostgresOptions(connectTimeout: connectTimeout)
+        url: String, schema: String = "s_bad_input",
+        options: PostgresOptions = PostgresOptions(connectTimeout: connectTimeout)
     ) async -> (error: StrataError?, other: (any Error)?, took: Duration) {
         // On a Dispatch thread: a connect may wait up to the connect timeout. The time is the
         // open's own, not the wait for a thread on a busy machine.
@@ -55,8 +56,9 @@ struct PostgresBadInputTests {
         sourceLocation: SourceLocation = #_sourceLocation, _ isExpected: (StrataError) -> Bool
     ) {
         guard let error = outcome.error else {
+            let got = outcome.other.map { String(reflecting: $0) } ?? "a store that opened"
             Issue.record(
-                "\(what): expected a StrataError, got \(outcome.other.map { String(reflecting: $0) } ?? "a store that opened")",
+                "\(what): expected a StrataError, got \(got)",
                 sourceLocation: sourceLocation)
             return
         }
@@ -88,9 +90,13 @@ struct PostgresBadInputTests {
         let sql = try PostgresSQL()
         try sql.execute("CREATE ROLE \(PostgresSQL.identifier(role)) LOGIN PASSWORD \(PostgresSQL.literal(right))")
         try sql.execute("GRANT CREATE ON DATABASE strata TO \(PostgresSQL.identifier(role))")
-        defer { _ = try? sql.execute("DROP OWNED BY \(PostgresSQL.identifier(role)); DROP ROLE \(PostgresSQL.identifier(role))") }
+        defer {
+            _ = try? sql.execute(
+                "DROP OWNED BY \(PostgresSQL.identifier(role)); DROP ROLE \(PostgresSQL.identifier(role))")
+        }
 
-        let outcome = await Self.open(url: "postgresql://\(role):\(wrong)@127.0.0.1:\(port)/strata", schema: "s_\(role)")
+        let outcome = await Self.open(
+            url: "postgresql://\(role):\(wrong)@127.0.0.1:\(port)/strata", schema: "s_\(role)")
         Self.expectTyped(outcome, "wrong password", secret: wrong) {
             if case .io = $0 { true } else { false }
         }
@@ -98,7 +104,9 @@ struct PostgresBadInputTests {
         #expect(outcome.error?.description.contains("password") == true, "the message should point at the password")
         // The same role, over the same TCP path, with the right password: the failure above was the password's.
         let opened = await Self.open(url: "postgresql://\(role):\(right)@127.0.0.1:\(port)/strata", schema: "s_\(role)")
-        #expect(opened.error == nil && opened.other == nil, "the right password did not open: \(String(describing: opened.error))")
+        #expect(
+            opened.error == nil && opened.other == nil,
+            "the right password did not open: \(String(describing: opened.error))")
     }
 
     @Test("a closed loopback port is an io error at once")
@@ -139,7 +147,8 @@ struct PostgresBadInputTests {
         let url = try #require(TestPostgres.url)
         let schema = "s_missing_\(UInt32.random(in: 0...UInt32.max))"
         let outcome = await Self.open(
-            url: url, schema: schema, options: PostgresOptions(connectTimeout: Self.connectTimeout, creation: .requireExistingSchema))
+            url: url, schema: schema,
+            options: PostgresOptions(connectTimeout: Self.connectTimeout, creation: .requireExistingSchema))
         Self.expectTyped(outcome, "missing schema") {
             if case .notAStore = $0 { true } else { false }
         }

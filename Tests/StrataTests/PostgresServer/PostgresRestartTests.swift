@@ -65,14 +65,16 @@ struct PostgresRestartTests {
             print("server restart failures: \(writers.flatMap(\.failureLines).prefix(8))")
             #expect(status == 0, "pg_ctl restart failed with status \(status)")
             #expect(ended.allSatisfy { $0 }, "a writer did not finish within 300 s: \(ended)")
-            #expect(writers.allSatisfy { $0.summary != nil }, "a writer printed no summary: \(writers.map(\.diagnostics))")
+            #expect(
+                writers.allSatisfy { $0.summary != nil }, "a writer printed no summary: \(writers.map(\.diagnostics))")
             #expect(writers.flatMap(\.otherLines).isEmpty, "\(writers.flatMap(\.otherLines).prefix(3))")
             let untyped = failures.keys.filter { !["busy", "io", "retriesExhausted"].contains($0) }
             #expect(untyped.isEmpty, "failures of other types: \(writers.flatMap(\.failureLines).prefix(5))")
             #expect(problems.isEmpty, "\(problems)")
             #expect(
                 stored >= acknowledged.count && stored <= acknowledged.count + 2 * unknown,
-                "\(stored) transactions stored for \(acknowledged.count) acknowledged and \(unknown) of unknown outcome")
+                "\(stored) transactions stored for \(acknowledged.count) acknowledged and \(unknown) of unknown outcome"
+            )
             #expect(recoveries.allSatisfy { $0 != nil }, "a process acknowledged nothing after the restart")
             #expect(reader.violations.isEmpty, "\(reader.violations.prefix(5))")
         }

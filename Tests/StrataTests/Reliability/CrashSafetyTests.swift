@@ -78,6 +78,23 @@ struct CrashSafetyTests {
         #expect(replay.lastTransfer >= acknowledgedTotal, "the history replayed no acknowledged transfer")
     }
 
+    /// The PostgreSQL check for sessions of dead writers is not vacuous: a session named after a
+    /// process that has exited is reported, and no longer once it closed.
+    @Test("the leftover-session check reports a server session of a dead writer")
+    func leftoverSessionCheckSeesADeadWritersSession() async throws {
+        let url = try #require(TestPostgres.url, "\(TestPostgres.variable) is not set: run with Scripts/test.sh")
+        let exited = Process()
+        exited.executableURL = URL(fileURLWithPath: "/bin/true")
+        try exited.run()
+        exited.waitUntilExit()
+        let pid = exited.processIdentifier
+        var session: PostgresSQL? = try PostgresSQL(url: url + "&application_name=strata-crash-writer%20\(pid)")
+        let reported = await Self.leftoverSessions(patience: .zero)
+        #expect(reported.count == 1 && reported.first?.contains("\(pid)") == true, "\(reported)")
+        withExtendedLifetime(session) { session = nil }
+        #expect(await Self.leftoverSessions() == [], "the session stayed after it closed")
+    }
+
     /// Starts the writer, lets it run, kills it, and returns the last sequence it acknowledged.
     static func runAndKill(
         kind: EngineKind, location: URL, writerSeed: UInt64, after delay: Duration
@@ -228,10 +245,10 @@ struct CrashSafetyTests {
 
     /// Server sessions of crash writers that are no longer alive (each writer names its sessions
     /// `strata-crash-writer <pid>`). The server ends a dead client's session when it sees the
-    /// socket close, which takes a moment after the kill: wait up to 5 s before calling one a
-    /// leftover.
-    static func leftoverSessions() async -> [String] {
-        let deadline = ContinuousClock.now + .seconds(5)
+    /// socket close, which takes a moment after the kill: wait up to `patience` before calling
+    /// one a leftover.
+    static func leftoverSessions(patience: Duration = .seconds(5)) async -> [String] {
+        let deadline = ContinuousClock.now + patience
         while true {
             let stale: [Int32]
             do {
@@ -248,7 +265,9 @@ struct CrashSafetyTests {
             }
             if stale.isEmpty { return [] }
             if ContinuousClock.now > deadline {
-                return ["server sessions of dead writers still open 5 s after the kill: pids \(Set(stale).sorted())"]
+                return [
+                    "server sessions of dead writers still open \(patience) after the kill: pids \(Set(stale).sorted())"
+                ]
             }
             try? await Task.sleep(for: .milliseconds(50))
         }

@@ -41,7 +41,8 @@ struct NativeCauseTests {
     /// A SQLSTATE as one integer, six bits a character (PostgreSQL's `MAKE_SQLSTATE`), which is
     /// how the PostgreSQL engine fills `NativeError.code`.
     static func packedSQLState(_ state: String) -> Int {
-        state.utf8.enumerated().reduce(0) { code, next in code | (Int(next.element) - 0x30) & 0x3F << (6 * next.offset) }
+        state.utf8.enumerated().reduce(0) { code, next in code | (Int(next.element) - 0x30) & 0x3F << (6 * next.offset)
+        }
     }
 
     @Test("a stored duplicate is the same constraintViolation on every engine, with each engine's native code")

@@ -14,7 +14,9 @@ struct WaitingWriterTests {
 
     /// The store's configuration with `timeout` as its busy timeout (PostgreSQL: its lock
     /// timeout, which bounds a wait for another client's lock the same way).
-    static func configuration(_ kind: EngineKind, _ store: TestStore, timeout: Duration = timeout) -> EngineConfiguration {
+    static func configuration(
+        _ kind: EngineKind, _ store: TestStore, timeout: Duration = timeout
+    ) -> EngineConfiguration {
         let location = store.configuration.location
         return switch kind {
         case .sqlite: .sqlite(at: location, options: SQLiteOptions(busyTimeout: timeout))

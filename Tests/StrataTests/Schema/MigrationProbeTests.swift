@@ -1,11 +1,11 @@
 import Foundation
 import Strata
 import StrataLMDB
+import StrataPostgres
 import StrataSQLite
 import StrataStorage
-import Synchronization
-import StrataPostgres
 import StrataTestSupport
+import Synchronization
 import Testing
 
 /// Schema evolution probed from the outside: plans, data and callers that a careful test of

@@ -48,7 +48,8 @@ struct MigrationStepStoreTests {
             try fresh.open(schema: model).close()
             let sql = try PostgresSQL()
             #expect(
-                try sql.definitions(schema: store.postgresSchema) == (try sql.definitions(schema: fresh.postgresSchema)),
+                try sql.definitions(schema: store.postgresSchema)
+                    == (try sql.definitions(schema: fresh.postgresSchema)),
                 sourceLocation: sourceLocation)
             return
         }

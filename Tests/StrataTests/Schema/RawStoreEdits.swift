@@ -34,7 +34,8 @@ enum RawStoreEdits {
             return try raw.strings("SELECT value FROM strata_metadata WHERE key = 'schema'").first
         case .postgres:
             return try PostgresSQL().value(
-                "SELECT value FROM \(PostgresSQL.identifier(store.postgresSchema)).strata_metadata WHERE key = 'schema'")
+                "SELECT value FROM \(PostgresSQL.identifier(store.postgresSchema)).strata_metadata WHERE key = 'schema'"
+            )
         case .lmdb:
             var text: String?
             try withMeta(store) { txn, meta in

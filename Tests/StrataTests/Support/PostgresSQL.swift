@@ -113,7 +113,9 @@ extension PostgresSQL {
         var lines: [String] = []
         for table in tables {
             let qualified = Self.identifier(schema) + "." + Self.identifier(table)
-            lines += try execute("SELECT t::text FROM \(qualified) t ORDER BY 1").map { "\(table): \($0.first.flatMap { $0 } ?? "")" }
+            lines += try execute("SELECT t::text FROM \(qualified) t ORDER BY 1").map {
+                "\(table): \($0.first.flatMap { $0 } ?? "")"
+            }
         }
         return lines
     }
@@ -129,7 +131,10 @@ extension PostgresSQL {
             """, [schema]
         ).compactMap { $0.first ?? nil }
         let indexes = try execute(
-            "SELECT replace(indexdef, $2, 'S') FROM pg_indexes WHERE schemaname = $1 AND tablename NOT LIKE 'strata\\_%'",
+            """
+            SELECT replace(indexdef, $2, 'S') FROM pg_indexes
+            WHERE schemaname = $1 AND tablename NOT LIKE 'strata\\_%'
+            """,
             [schema, Self.identifier(schema)]
         ).compactMap { $0.first ?? nil }
         return (columns + indexes).sorted()
