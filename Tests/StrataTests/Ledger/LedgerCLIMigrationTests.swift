@@ -1,4 +1,6 @@
 import Foundation
+import StrataStorage
+import StrataTestSupport
 import Testing
 
 extension LedgerTests {
@@ -62,8 +64,13 @@ extension LedgerTests {
 
         /// `--engine` and `--store` for the store that `TestStore` makes.
         static func options(_ kind: EngineKind, _ store: TestStore) -> [String] {
-            let path = store.directory.appendingPathComponent(kind == .sqlite ? "store.sqlite" : "store.lmdb").path
-            return ["--engine", kind.rawValue, "--store", path]
+            switch kind {
+            case .sqlite, .lmdb:
+                return ["--engine", kind.rawValue, "--store", store.configuration.location.path]
+            case .postgres:
+                // The ledger takes a server URL, with the store's schema as its fragment.
+                return ["--engine", "postgres", "--store", "\(TestPostgres.url ?? "")#\(store.postgresSchema)"]
+            }
         }
     }
 }
