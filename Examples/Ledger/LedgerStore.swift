@@ -44,8 +44,9 @@ struct LedgerStore {
             // Only `init` and `demo` make a store; every other command needs an existing one.
             let options = PostgresOptions(creation: create ? .createSchema : .requireExistingSchema)
             configuration = .postgres(url: path, schema: schema, options: options)
-            location = "schema \(schema) of \(configuration.location.absoluteString)"
-            reopenOptions = "--engine postgres --store '\(configuration.location.absoluteString)' --schema \(schema)"
+            // The engine's location: the URL without its password, with the schema.
+            location = configuration.location.absoluteString
+            reopenOptions = "--engine postgres --store '\(Self.serverURL(configuration.location))' --schema \(schema)"
         } else {
             let url = URL(fileURLWithPath: path)
             if !create && !FileManager.default.fileExists(atPath: url.path) { throw CLIError.noStore(path: path) }
@@ -65,6 +66,17 @@ struct LedgerStore {
         progressLine.finish()
         accounts = AccountService(contexts: container)
         transactions = TransactionService(contexts: container)
+    }
+
+    /// The server URL of a PostgreSQL store's location: the location without the `schema`
+    /// query item the engine adds to it (libpq would refuse it).
+    private static func serverURL(_ location: URL) -> String {
+        guard var components = URLComponents(url: location, resolvingAgainstBaseURL: false) else {
+            return location.absoluteString
+        }
+        let items = components.queryItems?.filter { $0.name != "schema" } ?? []
+        components.queryItems = items.isEmpty ? nil : items
+        return components.string ?? location.absoluteString
     }
 
     /// Opens the store the command line names (`--engine`, `--store`, `--schema`), or the
