@@ -39,7 +39,7 @@ extension EngineConfiguration {
         var configuration = EngineConfiguration(
             name: "postgres", location: PostgresLocation.url(redacting: url, schema: schema)
         ) { storeSchema in
-            try PostgresEngine(url: url, schema: schema, storeSchema: storeSchema, options: options)
+            try PostgresEngine.open(url: url, schema: schema, storeSchema: storeSchema, options: options)
         }
         configuration.storeContents = PostgresStoreContents.contents(url: url, schema: schema, options: options)
         return configuration

@@ -18,19 +18,19 @@ extension PostgresEngine {
     static func openStore(
         pool: PostgresPool, schema: StoreSchema, tables: [PostgresTableLayout], joins: [PostgresJoinLayout],
         names: PostgresStoreNames
-    ) throws(StrataError) -> StoreMetadata {
+    ) throws -> StoreMetadata {
         let connection = try pool.checkOut(.short, phase: .opening)
         defer { pool.checkIn(connection, .short) }
         let session = PostgresSession(connection: connection, pool: pool)
         let store = pool.settings.location
         let encoding = connection.parameter("server_encoding")
         guard encoding == "UTF8" else {
-            throw .misuse(
+            throw StrataError.misuse(
                 "\(store): the database's encoding is \(encoding ?? "unknown"); Strata stores need a UTF8 database")
         }
         let schemaName = pool.settings.schema
         try session.run("BEGIN", phase: .opening)
-        do throws(StrataError) {
+        do {
             try session.run(
                 "SELECT pg_advisory_xact_lock($1::int4, hashtext($2))",
                 [.int8(openLockClass), .rawText(schemaName)], phase: .opening)
@@ -47,12 +47,12 @@ extension PostgresEngine {
     private static func openLocked(
         _ session: PostgresSession, schema: StoreSchema, schemaName: String, tables: [PostgresTableLayout],
         joins: [PostgresJoinLayout], names: PostgresStoreNames
-    ) throws(StrataError) -> StoreMetadata {
+    ) throws -> StoreMetadata {
         let store = session.store
         let exists = try session.run("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.rawText(schemaName)])
         if exists.rowCount == 0 {
             guard session.pool.options.creation == .createSchema else {
-                throw .notAStore(
+                throw StrataError.notAStore(
                     path: store,
                     reason:
                         "schema \(schemaName) does not exist and PostgresOptions.creation is .requireExistingSchema; create the store first")
@@ -71,27 +71,27 @@ extension PostgresEngine {
         var relationNames: Set<String> = []
         for row in 0..<relations.rowCount { if let name = relations.text(row, 0) { relationNames.insert(name) } }
         guard relationNames.contains("strata_metadata") else {
-            throw .notAStore(
+            throw StrataError.notAStore(
                 path: store,
                 reason:
                     "schema \(schemaName) holds tables that are not a Strata store (no strata_metadata): \(relationNames.sorted().prefix(5).joined(separator: ", "))")
         }
         let values = try readMetadata(session, names: names)
         guard values["format"] == format else {
-            throw .notAStore(
+            throw StrataError.notAStore(
                 path: store,
                 reason:
                     "its strata_metadata has no format \(String(reflecting: format)) (found \(values["format"].map { String(reflecting: String($0.prefix(40))) } ?? "none")): not a Strata PostgreSQL store, or damaged")
         }
         guard let identifier = values["store_identifier"].flatMap(UUID.init(uuidString:)) else {
-            throw .notAStore(path: store, reason: "its strata_metadata has no valid store_identifier")
+            throw StrataError.notAStore(path: store, reason: "its strata_metadata has no valid store_identifier")
         }
         guard let version = values["schema_version"].flatMap({ Int($0) }) else {
-            throw .notAStore(path: store, reason: "its strata_metadata has no integer schema_version")
+            throw StrataError.notAStore(path: store, reason: "its strata_metadata has no integer schema_version")
         }
         for table in ["strata_key_counters", "strata_history", "strata_history_cursors", "strata_history_clock"]
         where !relationNames.contains(table) {
-            throw .notAStore(path: store, reason: "its schema lacks Strata's table \(table)")
+            throw StrataError.notAStore(path: store, reason: "its schema lacks Strata's table \(table)")
         }
         let migration = PostgresMigrationSession(session: session, schemaName: schemaName, storeIdentifier: identifier)
         let outcome = try schema.reconcileRecorded(
@@ -102,7 +102,7 @@ extension PostgresEngine {
         case .migrated: metadata.schemaVersion = schema.version
         case .recordNow:
             for table in tables where !relationNames.contains(table.entity.name) {
-                throw .schemaMismatch(
+                throw StrataError.schemaMismatch(
                     storeVersion: version, modelVersion: schema.version,
                     differences: [.unrecordedStoreDiffers("the store has no table \(table.entity.name)")])
             }
@@ -112,7 +112,7 @@ extension PostgresEngine {
         var counted: Set<String> = []
         for row in 0..<counters.rowCount { if let name = counters.text(row, 0) { counted.insert(name) } }
         for entity in schema.entities where !counted.contains(entity.name) {
-            throw .storeCorrupt("\(store): strata_key_counters has no row for entity \(entity.name)")
+            throw StrataError.storeCorrupt("\(store): strata_key_counters has no row for entity \(entity.name)")
         }
         return metadata
     }

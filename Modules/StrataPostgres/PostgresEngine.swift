@@ -23,18 +23,37 @@ final class PostgresEngine: StorageEngine {
     /// Opens or creates the store.
     /// - Throws: `.misuse` (URL, schema name), `.io` (server unreachable, login refused),
     ///   `.notAStore`, `.schemaMismatch`, `.storeNewerThanModel`, `.invalidSchema`, `.busy`.
-    init(url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions) throws {
+    static func open(url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions) throws
+        -> PostgresEngine
+    {
         let settings = try PostgresConnectionSettings(url: url, schema: schema, options: options)
         try validatePostgresLayout(storeSchema)
-        self.schema = storeSchema
-        pool = PostgresPool(settings: settings, options: options)
-        tables = storeSchema.entities.map { PostgresTableLayout(entity: $0, schemaName: schema) }
-        joins = storeSchema.joins.map { PostgresJoinLayout(join: $0, schemaName: schema) }
-        names = PostgresStoreNames(schema: schema)
-        let metadata = try Self.openStore(
-            pool: pool, schema: storeSchema, tables: tables, joins: joins, names: names)
+        let pool = PostgresPool(settings: settings, options: options)
+        let tables = storeSchema.entities.map { PostgresTableLayout(entity: $0, schemaName: schema) }
+        let joins = storeSchema.joins.map { PostgresJoinLayout(join: $0, schemaName: schema) }
+        let names = PostgresStoreNames(schema: schema)
+        let metadata: StoreMetadata
+        do {
+            metadata = try openStore(pool: pool, schema: storeSchema, tables: tables, joins: joins, names: names)
+        } catch {
+            pool.close()
+            throw error
+        }
+        return PostgresEngine(
+            metadata: metadata, schema: storeSchema, pool: pool, tables: tables, joins: joins, names: names)
+    }
+
+    private init(
+        metadata: StoreMetadata, schema: StoreSchema, pool: PostgresPool, tables: [PostgresTableLayout],
+        joins: [PostgresJoinLayout], names: PostgresStoreNames
+    ) {
         storeIdentifier = metadata.identifier
         schemaVersion = metadata.schemaVersion
+        self.schema = schema
+        self.pool = pool
+        self.tables = tables
+        self.joins = joins
+        self.names = names
     }
 
     deinit { close() }

@@ -21,7 +21,7 @@ enum PostgresError {
         guard let sqlState, sqlState.utf8.count == 5 else { return 0 }
         var code = 0
         for (position, byte) in sqlState.utf8.enumerated() {
-            code |= (Int(byte) - 0x30) & 0x3F << (6 * position)
+            code |= ((Int(byte) - 0x30) & 0x3F) << (6 * position)
         }
         return code
     }

@@ -8,8 +8,9 @@ import StrataStorage
 /// The seam for the migration work (design notes §11): `apply` runs each step's DDL and fills in
 /// this transaction through ``session`` (``PostgresSession/run(_:_:phase:)``, binary parameters),
 /// with the layout of the target schema from ``PostgresTableLayout``/``PostgresJoinLayout``; the
-/// open commits afterwards, or rolls back when anything throws. Not built yet: every migration
-/// is refused with `.misuse`, having changed nothing.
+/// open commits afterwards, or rolls back when anything throws. Built so far: the steps that store
+/// nothing (defaults, delete rules, column order) and the recording of the target schema and
+/// version; every other step is refused with `.misuse`, having changed nothing.
 struct PostgresMigrationSession: StoreMigrationSession {
     /// The open's session, inside its transaction.
     let session: PostgresSession
@@ -20,11 +21,29 @@ struct PostgresMigrationSession: StoreMigrationSession {
     func apply(
         _ plan: SchemaMigrationPlan, to schema: StoreSchema, progress: MigrationRowProgress
     ) throws(StrataError) {
-        throw .misuse(
+        try validatePostgresLayout(schema)
+        for step in plan.steps {
+            switch step {
+            case .changeDefault, .changeDeleteRule, .reorderColumns:
+                continue  // nothing stored: every statement names its columns
+            default:
+                throw .misuse(
+                    """
+                    \(session.store): this store needs a migration to schema version \(plan.target.version) \
+                    (\(step)), and migrations that change tables are not built yet for PostgreSQL stores; nothing \
+                    was changed
+                    """)
+            }
+        }
+        let names = PostgresStoreNames(schema: schemaName)
+        try session.run(
+            "UPDATE \(names.metadata) SET value = $2 WHERE key = $1",
+            [.rawText("schema_version"), .rawText(String(plan.target.version))])
+        try session.run(
             """
-            \(session.store): this store needs a migration to schema version \(schema.version), and migrations are \
-            not built yet for PostgreSQL stores; nothing was changed
-            """)
+            INSERT INTO \(names.metadata) (key, value) VALUES ('schema', $1) \
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, [.text(try plan.target.jsonText())])
     }
 
     func transactionEngine(for schema: StoreSchema) throws(StrataError) -> any StorageEngine {
