@@ -9,7 +9,7 @@ import Testing
 /// for commits and key reservations): the next waits for a connection and gets `.busy` after
 /// `checkoutTimeout`, never a hang, and reads again once a connection is free.
 @Suite("PostgreSQL: the pool")
-struct PostgresPoolTests {
+struct PostgresPoolExhaustionTests {
     @Test("more simultaneous snapshots than the pool gives readers: the extra one gets busy after checkoutTimeout")
     func exhaustedPool() async throws {
         let store = try TestStore(.postgres)
