@@ -64,11 +64,11 @@ enum PGTransactionState {
     deinit { unsafe PQfinish(conn) }
 
     /// Calls `body` with a NULL-terminated array of C strings that live for the call.
-    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T
-    {
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
         let duplicated: [UnsafeMutablePointer<CChar>?] = unsafe strings.map { unsafe strdup($0) }
         defer { unsafe duplicated.forEach { unsafe free($0) } }
-        let constant: [UnsafePointer<CChar>?] = unsafe duplicated.map { unsafe $0.map { unsafe UnsafePointer($0) } } + [nil]
+        let constant: [UnsafePointer<CChar>?] =
+            unsafe duplicated.map { unsafe $0.map { unsafe UnsafePointer($0) } } + [nil]
         return unsafe constant.withUnsafeBufferPointer { unsafe body($0.baseAddress!) }
     }
 
@@ -126,11 +126,12 @@ enum PGTransactionState {
                 lengths.append(0)
             }
         }
-        storage.append(0)  // never empty, so the base address is never nil
+        storage.append(0) // never empty, so the base address is never nil
         let formats = [Int32](repeating: 1, count: max(parameters.count, 1))
         let sent: Int32 = unsafe storage.withUnsafeBufferPointer { storage in
             let base = unsafe UnsafeRawPointer(storage.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = unsafe offsets.map { offset in unsafe offset.map { unsafe base + $0 } }
+            let values: [UnsafePointer<CChar>?] = unsafe offsets.map { offset in unsafe offset.map { unsafe base + $0 }
+            }
             return unsafe values.withUnsafeBufferPointer { values in
                 unsafe lengths.withUnsafeBufferPointer { lengths in
                     unsafe formats.withUnsafeBufferPointer { formats in
@@ -196,7 +197,8 @@ enum PGTransactionState {
                     message: "the server did not answer within the statement's deadline", connectionBroken: true,
                     timedOut: true)
             }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             var descriptor = pollfd(fd: socket, events: events, revents: 0)
             let ready = unsafe poll(&descriptor, 1, min(milliseconds, 1000))
             if ready > 0 { return }
