@@ -21,7 +21,8 @@ extension PostgresMigration {
         let total = Int(try session.int64("SELECT count(*) FROM \(table) WHERE true\(condition)") ?? 0)
         guard total > 0 else { return }
         let update = """
-            WITH batch AS (SELECT "id" FROM \(table) WHERE "id" > $2\(condition) ORDER BY "id" LIMIT \(Self.fillBatch)) \
+            WITH batch AS (SELECT "id" FROM \(table) WHERE "id" > $2\(condition) ORDER BY "id" \
+            LIMIT \(Self.fillBatch)) \
             UPDATE \(table) AS target SET \(name) = $1 FROM batch WHERE target."id" = batch."id" \
             RETURNING target."id"
             """
