@@ -62,6 +62,7 @@ struct PostgresMigration: SchemaMigrationApplier {
         case .makeRequired(let entity, let attribute, let fill):
             let column = try self.column(attribute, of: entity)
             if fill != .null {
+                try checkUniqueAfterFilling(entity: entity, column: column, with: fill)
                 try fillColumn(entity: entity, column: column, with: fill, onlyNulls: true, progress: progress)
             }
             try session.run("ALTER TABLE \(qualified(entity)) ALTER COLUMN \(pgQuoted(attribute)) SET NOT NULL")
