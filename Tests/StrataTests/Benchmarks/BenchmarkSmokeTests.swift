@@ -133,8 +133,10 @@ struct BenchmarkSmokeTests {
     func runsOnPostgres() throws {
         let url = try #require(
             ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            "STRATA_POSTGRES_URL is not set: run the tests under bash Scripts/with-postgres.sh "
-                + "(bash Scripts/with-postgres.sh swift test), which starts a server"
+            """
+            STRATA_POSTGRES_URL is not set: run the tests under bash Scripts/with-postgres.sh \
+            (bash Scripts/with-postgres.sh swift test), which starts a server
+            """
         )
         let binary = try #require(BenchmarkBinary.locate())
         let run = try BenchmarkBinary.run(

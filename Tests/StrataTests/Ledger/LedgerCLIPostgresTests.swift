@@ -90,8 +90,10 @@ extension LedgerTests {
         static func serverURL() throws -> String {
             try #require(
                 TestPostgres.url,
-                "\(TestPostgres.variable) is not set: run the tests under bash Scripts/with-postgres.sh "
-                    + "(bash Scripts/with-postgres.sh swift test), which starts a server"
+                """
+                \(TestPostgres.variable) is not set: run the tests under bash Scripts/with-postgres.sh \
+                (bash Scripts/with-postgres.sh swift test), which starts a server
+                """
             )
         }
 
