@@ -22,7 +22,7 @@ extension LedgerTests {
             let created = try BenchmarkBinary.run(binary, options + ["init"])
             #expect(created.status == 0, "\(created.errorOutput)")
             #expect(created.output.hasPrefix("Created the ledger store at "), "\(created.output)")
-            #expect(created.output.contains("schema=\(schema)") && created.output.contains("0 account(s)"))
+            #expect(created.output.contains(schema) && created.output.contains("0 account(s)"), "\(created.output)")
             let opened = try BenchmarkBinary.run(binary, options + ["init"])
             #expect(opened.output.hasPrefix("Opened the ledger store at "), "\(opened.output)")
 
