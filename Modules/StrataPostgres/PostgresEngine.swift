@@ -23,7 +23,9 @@ final class PostgresEngine: StorageEngine {
     /// Opens or creates the store.
     /// - Throws: `.misuse` (URL, schema name), `.io` (server unreachable, login refused),
     ///   `.notAStore`, `.schemaMismatch`, `.storeNewerThanModel`, `.invalidSchema`, `.busy`.
-    static func open(url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions) throws
+    static func open(
+        url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions
+    ) throws
         -> PostgresEngine
     {
         let settings = try PostgresConnectionSettings(url: url, schema: schema, options: options)

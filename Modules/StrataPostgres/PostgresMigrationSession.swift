@@ -25,7 +25,7 @@ struct PostgresMigrationSession: StoreMigrationSession {
         for step in plan.steps {
             switch step {
             case .changeDefault, .changeDeleteRule, .reorderColumns:
-                continue  // nothing stored: every statement names its columns
+                continue // nothing stored: every statement names its columns
             default:
                 throw .misuse(
                     """

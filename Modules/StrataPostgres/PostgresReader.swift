@@ -108,7 +108,9 @@ final class PostgresReader: StoreReader {
         if !translated.isExact {
             return try rows(for: FetchPlan(entity: entity, filter: filter)).count
         }
-        return Int(try session.int64("SELECT count(*) FROM \(table.table) WHERE \(translated.sql)", translated.parameters) ?? 0)
+        return Int(
+            try session.int64("SELECT count(*) FROM \(table.table) WHERE \(translated.sql)", translated.parameters) ?? 0
+        )
     }
 
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
@@ -161,15 +163,27 @@ struct PostgresRowDecoder {
         self.store = store
         guard result.columnCount == table.decoding.count + 2 else {
             throw .storeCorrupt(
-                "\(store): table \(table.entity.name) has \(result.columnCount - 2) columns where the model has \(table.decoding.count)")
+                """
+                \(store): table \(table.entity.name) has \(result.columnCount - 2) columns where the model has \
+                \(table.decoding.count)
+                """
+            )
         }
-        guard result.rowCount == 0 || (result.type(ofColumn: 0) == PGParameter.int8OID && result.type(ofColumn: 1) == PGParameter.int8OID) else {
+        guard
+            result.rowCount == 0
+                || (result.type(ofColumn: 0) == PGParameter.int8OID && result.type(ofColumn: 1) == PGParameter.int8OID)
+        else {
             throw .storeCorrupt("\(store): the id or version column of \(table.entity.name) is not int8")
         }
         for (column, decoding) in table.decoding.enumerated()
         where result.type(ofColumn: column + 2) != PostgresTableLayout.typeOID(decoding.storageClass) {
             throw .storeCorrupt(
-                "\(store): column \(table.entity.columns[column].name) of \(table.entity.name) has type OID \(result.type(ofColumn: column + 2)), not \(PostgresTableLayout.sqlType(decoding.storageClass)); it was altered outside Strata")
+                """
+                \(store): column \(table.entity.columns[column].name) of \(table.entity.name) has type OID \
+                \(result.type(ofColumn: column + 2)), not \(PostgresTableLayout.sqlType(decoding.storageClass)); it \
+                was altered outside Strata
+                """
+            )
         }
     }
 
@@ -190,7 +204,11 @@ struct PostgresRowDecoder {
                 if result.isNull(index, column2) {
                     guard place.isOptional else {
                         throw .storeCorrupt(
-                            "\(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
+                            """
+                            \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) is \
+                            NULL in a required column
+                            """
+                        )
                     }
                     values.append(.null)
                     continue
@@ -201,11 +219,17 @@ struct PostgresRowDecoder {
                     guard let v = result.int64(index, column2) else { throw Self.bad(store, table, column, key) }
                     if place.isBool && v != 0 && v != 1 {
                         throw .storeCorrupt(
-                            "\(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) holds \(v), but a Bool column holds only 0 or 1")
+                            """
+                            \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) holds \
+                            \(v), but a Bool column holds only 0 or 1
+                            """
+                        )
                     }
                     value = .integer(v)
                 case .real:
-                    guard let v = result.double(index, column2), !v.isNaN else { throw Self.bad(store, table, column, key) }
+                    guard let v = result.double(index, column2), !v.isNaN else {
+                        throw Self.bad(store, table, column, key)
+                    }
                     value = .real(v)
                 case .text:
                     guard let v = result.text(index, column2) else { throw Self.bad(store, table, column, key) }
@@ -222,6 +246,10 @@ struct PostgresRowDecoder {
 
     private static func bad(_ store: String, _ table: PostgresTableLayout, _ column: Int, _ key: Int64) -> StrataError {
         .storeCorrupt(
-            "\(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) does not decode as its type")
+            """
+            \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) does not decode as its \
+            type
+            """
+        )
     }
 }

@@ -61,7 +61,11 @@ public struct NativeError: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var text = "\(engine) code \(code)"
         // A server's message quotes names itself ("… constraint "Seat_row_unique""): kept verbatim.
-        if let sqlState { text += " (SQLSTATE \(sqlState)): \(message);" } else { text += " \(String(reflecting: message))" }
+        if let sqlState {
+            text += " (SQLSTATE \(sqlState)): \(message);"
+        } else {
+            text += " \(String(reflecting: message))"
+        }
         if let operation { text += " during \(operation)" }
         if let sql { text += " in \(Self.excerpt(sql))" }
         return text

@@ -23,7 +23,8 @@ struct PostgresCodecTests {
             let encodedB = PostgresTextEscape.encode(b)
             #expect(PostgresTextEscape.decode(encodedA) == a)
             #expect(!encodedA.contains(0))
-            #expect(encodedA.lexicographicallyPrecedes(encodedB) == Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)))
+            #expect(
+                encodedA.lexicographicallyPrecedes(encodedB) == Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)))
             #expect(encodedA.starts(with: encodedB) == Array(a.utf8).starts(with: Array(b.utf8)))
         }
         #expect(PostgresTextEscape.encode("a\u{0}\u{1}b") == [0x61, 0x01, 0x01, 0x01, 0x02, 0x62])
@@ -74,7 +75,7 @@ struct PostgresCodecTests {
             Issue.record("57014 should be .busy")
         }
         #expect(map("55P03").withoutNative.isBusy)
-        #expect(map(nil).withoutNative.isBusy)  // lost, nothing written
+        #expect(map(nil).withoutNative.isBusy) // lost, nothing written
         if case .io = map(nil, .committing) {} else { Issue.record("a connection lost in COMMIT is .io") }
         if case .notAStore = map("3D000") {} else { Issue.record("3D000 is .notAStore") }
         if case .storeFull = map("53100") {} else { Issue.record("53100 is .storeFull") }
@@ -84,7 +85,9 @@ struct PostgresCodecTests {
         } else {
             Issue.record("28P01 is .io")
         }
-        if case .engineFailure(let native) = map("XX000") { #expect(native.sqlState == "XX000") } else {
+        if case .engineFailure(let native) = map("XX000") {
+            #expect(native.sqlState == "XX000")
+        } else {
             Issue.record("XX000 is .engineFailure")
         }
     }

@@ -63,7 +63,7 @@ struct PostgresPoolTests {
             return (first, second, failures, token)
         }
         #expect(pids.3 == 0)
-        #expect(pids.2 == 1)  // the call that met the dead connection, which was then dropped
+        #expect(pids.2 == 1) // the call that met the dead connection, which was then dropped
         #expect(pids.0 != pids.1)
     }
 
@@ -71,7 +71,7 @@ struct PostgresPoolTests {
     func checkoutTimeout() async throws {
         let outcome = try await Self.withEngine(PostgresOptions(poolSize: 2, checkoutTimeout: .milliseconds(200))) {
             engine in
-            let reader = try engine.makeReader()  // readers may take poolSize - 1 connections
+            let reader = try engine.makeReader() // readers may take poolSize - 1 connections
             defer { reader.close() }
             let start = ContinuousClock.now
             do {
@@ -135,7 +135,11 @@ struct PostgresPoolTests {
                                 try configuration.open(Self.schema).close()
                                 outcomes.append("opened")
                             } catch let error as StrataError {
-                                if case .notAStore = error { outcomes.append("notAStore") } else { outcomes.append("\(error)") }
+                                if case .notAStore = error {
+                                    outcomes.append("notAStore")
+                                } else {
+                                    outcomes.append("\(error)")
+                                }
                             }
                             outcomes.append(try contents.read() == written ? "unchanged" : "changed")
                             try contents.write(parts)
