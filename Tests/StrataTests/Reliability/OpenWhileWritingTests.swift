@@ -20,7 +20,7 @@ struct OpenWhileWritingTests {
             let store = try TestStore(.lmdb)
             let location = store.configuration.location
             // The store exists before the race, so every open checks a populated, growing file.
-            _ = await try LifetimeProbe(
+            _ = try await LifetimeProbe(
                 "open-write", engine: "lmdb", store: location, ["name": "seed", "map-size": Self.mapSize]
             ).collectRemainingLines()
             let writers = try (0..<2).map { index in
