@@ -68,8 +68,10 @@ extension LedgerTests {
             case .sqlite, .lmdb:
                 return ["--engine", kind.rawValue, "--store", store.configuration.location.path]
             case .postgres:
-                // The ledger takes a server URL, with the store's schema as its fragment.
-                return ["--engine", "postgres", "--store", "\(TestPostgres.url ?? "")#\(store.postgresSchema)"]
+                // The ledger takes the server's URL and the store's schema.
+                return [
+                    "--engine", "postgres", "--store", TestPostgres.url ?? "", "--schema", store.postgresSchema,
+                ]
             }
         }
     }
