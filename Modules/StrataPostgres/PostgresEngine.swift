@@ -79,6 +79,7 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` with a short lease, returned afterwards (rolled back if a transaction is left open).
+    @discardableResult
     func withSession<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
         let connection = try pool.checkOut(.short)
         defer { pool.checkIn(connection, .short) }
@@ -86,6 +87,7 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` in a `READ COMMITTED` transaction on a short lease, committed when it returns.
+    @discardableResult
     func withTransaction<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
         try withSession { (session) throws(StrataError) -> T in
             try session.run("BEGIN")
