@@ -105,7 +105,11 @@ final class PostgresEngine: StorageEngine {
 
     /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
     func checkSchemaVersion(_ session: PostgresSession) throws(StrataError) {
-        let result = try session.run(names.selectMetadataValue, [.rawText("schema_version")])
+        try checkSchemaVersion(try session.run(names.selectMetadataValue, [.rawText("schema_version")]))
+    }
+
+    /// Checks the `schema_version` value a query returned (one row, one text column, binary or text).
+    func checkSchemaVersion(_ result: PGResult) throws(StrataError) {
         guard result.rowCount == 1, let text = result.text(0, 0), let stored = Int(text) else {
             throw .storeCorrupt("\(location): strata_metadata has no integer schema_version")
         }
