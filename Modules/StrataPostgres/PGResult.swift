@@ -24,8 +24,15 @@ import Foundation
     /// The rows a command affected (`PQcmdTuples`), 0 when it does not say.
     var affectedRows: Int { Int(unsafe String(cString: PQcmdTuples(result))) ?? 0 }
 
-    /// Whether a value is NULL.
-    func isNull(_ row: Int, _ column: Int) -> Bool { unsafe PQgetisnull(result, Int32(row), Int32(column)) == 1 }
+    /// Whether a value is NULL. Every value read starts here, so this is where a row or column
+    /// outside the result stops the program (in release builds too) instead of reading libpq's
+    /// memory out of bounds.
+    func isNull(_ row: Int, _ column: Int) -> Bool {
+        precondition(
+            row >= 0 && row < rowCount && column >= 0 && column < columnCount,
+            "no cell (\(row), \(column)) in a result of \(rowCount) × \(columnCount)")
+        return unsafe PQgetisnull(result, Int32(row), Int32(column)) == 1
+    }
 
     /// A binary `int8` (or `int4`) value; nil for NULL or another length.
     func int64(_ row: Int, _ column: Int) -> Int64? {
