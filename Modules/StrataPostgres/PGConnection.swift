@@ -38,6 +38,9 @@ enum PGTransactionState {
     private let conn: OpaquePointer
     /// Set when the connection was abandoned (a deadline passed mid-statement): never reused.
     private(set) var abandoned = false
+    /// Statements prepared on this connection: SQL text → statement name. Statements with
+    /// parameters are prepared at their first run (one extra round trip) and then executed by name.
+    private var prepared: [String: String] = [:]
 
     /// Connects with libpq keywords (`expand_dbname` lets `dbname` carry a whole URL).
     /// - Throws: ``PGFailure`` with libpq's message (no SQLSTATE: libpq gives none at connect).
@@ -64,11 +67,11 @@ enum PGTransactionState {
     deinit { unsafe PQfinish(conn) }
 
     /// Calls `body` with a NULL-terminated array of C strings that live for the call.
-    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T
-    {
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
         let duplicated: [UnsafeMutablePointer<CChar>?] = unsafe strings.map { unsafe strdup($0) }
         defer { unsafe duplicated.forEach { unsafe free($0) } }
-        let constant: [UnsafePointer<CChar>?] = unsafe duplicated.map { unsafe $0.map { unsafe UnsafePointer($0) } } + [nil]
+        let constant: [UnsafePointer<CChar>?] =
+            unsafe duplicated.map { unsafe $0.map { unsafe UnsafePointer($0) } } + [nil]
         return unsafe constant.withUnsafeBufferPointer { unsafe body($0.baseAddress!) }
     }
 
@@ -100,7 +103,8 @@ enum PGTransactionState {
     /// The backend's process id, for tests that terminate it.
     var backendPID: Int { Int(unsafe PQbackendPID(conn)) }
 
-    /// Runs one statement: parameters in binary, results in binary (`binaryResults`) or text.
+    /// Runs one statement: parameters in binary, results in binary (`binaryResults`) or text. A
+    /// statement with parameters is prepared once per connection and executed by name afterwards.
     ///
     /// Waits at most until `deadline`; past it, asks the server to cancel, abandons the
     /// connection and throws a failure with `timedOut` set.
@@ -111,12 +115,25 @@ enum PGTransactionState {
         guard !abandoned else {
             throw PGFailure(message: "the connection was abandoned after a timeout", connectionBroken: true)
         }
+        let types = parameters.map(\.typeOID)
+        var name: String?
+        if !parameters.isEmpty {
+            name = prepared[sql]
+            if name == nil, prepared.count < Self.preparedLimit {
+                let fresh = "strata_\(prepared.count + 1)"
+                let sent = unsafe types.withUnsafeBufferPointer { types in
+                    unsafe PQsendPrepare(conn, fresh, sql, Int32(types.count), types.baseAddress)
+                }
+                guard sent == 1 else { throw connectionFailure() }
+                _ = try collect(deadline: deadline)
+                prepared[sql] = fresh
+                name = fresh
+            }
+        }
         var storage: [UInt8] = []
         var offsets: [Int?] = []
         var lengths: [Int32] = []
-        var types: [UInt32] = []
         for parameter in parameters {
-            types.append(parameter.typeOID)
             if let bytes = parameter.encoded() {
                 offsets.append(storage.count)
                 lengths.append(Int32(bytes.count))
@@ -126,24 +143,59 @@ enum PGTransactionState {
                 lengths.append(0)
             }
         }
-        storage.append(0)  // never empty, so the base address is never nil
+        storage.append(0) // never empty, so the base address is never nil
         let formats = [Int32](repeating: 1, count: max(parameters.count, 1))
+        let count = Int32(parameters.count)
+        let resultFormat: Int32 = binaryResults ? 1 : 0
         let sent: Int32 = unsafe storage.withUnsafeBufferPointer { storage in
             let base = unsafe UnsafeRawPointer(storage.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = unsafe offsets.map { offset in unsafe offset.map { unsafe base + $0 } }
+            let values: [UnsafePointer<CChar>?] = unsafe offsets.map { offset in
+                unsafe offset.map { unsafe base + $0 }
+            }
             return unsafe values.withUnsafeBufferPointer { values in
                 unsafe lengths.withUnsafeBufferPointer { lengths in
                     unsafe formats.withUnsafeBufferPointer { formats in
                         unsafe types.withUnsafeBufferPointer { types in
-                            unsafe PQsendQueryParams(
-                                conn, sql, Int32(parameters.count), types.baseAddress, values.baseAddress,
-                                lengths.baseAddress, formats.baseAddress, binaryResults ? 1 : 0)
+                            if let name {
+                                unsafe PQsendQueryPrepared(
+                                    conn, name, count, values.baseAddress, lengths.baseAddress, formats.baseAddress,
+                                    resultFormat)
+                            } else {
+                                unsafe PQsendQueryParams(
+                                    conn, sql, count, types.baseAddress, values.baseAddress, lengths.baseAddress,
+                                    formats.baseAddress, resultFormat)
+                            }
                         }
                     }
                 }
             }
         }
         guard sent == 1 else { throw connectionFailure() }
+        do {
+            return try collect(deadline: deadline)
+        } catch {
+            // A statement missing on the server (a pooler between us, DEALLOCATE by hand): forget them all.
+            if error.sqlState == "26000" { prepared.removeAll() }
+            throw error
+        }
+    }
+
+    /// Runs parameterless SQL through the simple protocol, which accepts several statements in one
+    /// round trip (`BEGIN …; SELECT …`); returns the last statement's result, in text format.
+    /// - Throws: ``PGFailure`` for the first statement that failed, or a lost connection.
+    func executeScript(_ sql: String, deadline: ContinuousClock.Instant) throws(PGFailure) -> PGResult {
+        guard !abandoned else {
+            throw PGFailure(message: "the connection was abandoned after a timeout", connectionBroken: true)
+        }
+        guard unsafe PQsendQuery(conn, sql) == 1 else { throw connectionFailure() }
+        return try collect(deadline: deadline)
+    }
+
+    /// The most statements prepared on one connection; later ones run unnamed.
+    static let preparedLimit = 512
+
+    /// Flushes the command just sent and reads its results: the last one, or the first failure.
+    private func collect(deadline: ContinuousClock.Instant) throws(PGFailure) -> PGResult {
         try flush(deadline: deadline)
         var last: PGResult?
         var failure: PGFailure?
@@ -196,7 +248,8 @@ enum PGTransactionState {
                     message: "the server did not answer within the statement's deadline", connectionBroken: true,
                     timedOut: true)
             }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             var descriptor = pollfd(fd: socket, events: events, revents: 0)
             let ready = unsafe poll(&descriptor, 1, min(milliseconds, 1000))
             if ready > 0 { return }

@@ -46,17 +46,21 @@ enum PGParameter: Sendable {
         case .rawText(let value): bytes = Array(value.utf8)
         case .bytea(let value): bytes = Array(value)
         case .int8Array(let values):
-            bytes = Self.array(elementOID: Self.int8OID, values.map { value in
-                var element: [UInt8] = []
-                Self.append(UInt64(bitPattern: value), to: &element)
-                return element
-            })
+            bytes = Self.array(
+                elementOID: Self.int8OID,
+                values.map { value in
+                    var element: [UInt8] = []
+                    Self.append(UInt64(bitPattern: value), to: &element)
+                    return element
+                })
         case .float8Array(let values):
-            bytes = Self.array(elementOID: Self.float8OID, values.map { value in
-                var element: [UInt8] = []
-                Self.append(value.bitPattern, to: &element)
-                return element
-            })
+            bytes = Self.array(
+                elementOID: Self.float8OID,
+                values.map { value in
+                    var element: [UInt8] = []
+                    Self.append(value.bitPattern, to: &element)
+                    return element
+                })
         case .textArray(let values): bytes = Self.array(elementOID: Self.textOID, values.map(PostgresTextEscape.encode))
         case .byteaArray(let values): bytes = Self.array(elementOID: Self.byteaOID, values.map { Array($0) })
         }
@@ -64,12 +68,16 @@ enum PGParameter: Sendable {
     }
 
     private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 
     private static func append32(_ value: Int32, to bytes: inout [UInt8]) {
         let bits = UInt32(bitPattern: value)
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift)))
+        }
     }
 
     /// `array_send`'s layout: dimensions, null flag, element type, (length, lower bound), elements.

@@ -73,9 +73,12 @@ import Foundation
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE:
             return nil
         default:
-            func field(_ code: Int32) -> String? { unsafe PQresultErrorField(result, code).map { unsafe String(cString: $0) } }
+            func field(_ code: Int32) -> String? {
+                unsafe PQresultErrorField(result, code).map { unsafe String(cString: $0) }
+            }
             let whole = unsafe String(cString: PQresultErrorMessage(result))
-            let message = field(strata_pg_diag_message_primary()) ?? whole.trimmingCharacters(in: .whitespacesAndNewlines)
+            let message =
+                field(strata_pg_diag_message_primary()) ?? whole.trimmingCharacters(in: .whitespacesAndNewlines)
             return PGFailure(
                 sqlState: field(strata_pg_diag_sqlstate()), message: message,
                 detail: field(strata_pg_diag_message_detail()), constraint: field(strata_pg_diag_constraint_name()),

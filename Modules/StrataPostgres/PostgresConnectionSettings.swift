@@ -19,7 +19,8 @@ struct PostgresConnectionSettings: Sendable {
         guard let parsed = PGConnectionInfo.parse(url) else {
             throw .misuse(
                 """
-                the PostgreSQL URL cannot be parsed by libpq (it is not postgresql://user@host:port/database?param=value \
+                the PostgreSQL URL cannot be parsed by libpq (it is not \
+                postgresql://user@host:port/database?param=value \
                 nor key=value pairs); check its syntax and percent-escapes
                 """)
         }
@@ -27,9 +28,14 @@ struct PostgresConnectionSettings: Sendable {
         secret = parsed.first { $0.keyword == "password" }?.value
         location = Self.redactedLocation(parsed, schema: schema)
         try Self.validateSchemaName(schema, location: location)
-        var keywords = parsed.filter { !["connect_timeout", "application_name", "client_encoding", "options"].contains($0.keyword) }
-            .map { ($0.keyword, $0.value) }
-        let connectSeconds = max(2, Int((options.connectTimeout.components.seconds)) + (options.connectTimeout.components.attoseconds > 0 ? 1 : 0))
+        var keywords = parsed.filter {
+            !["connect_timeout", "application_name", "client_encoding", "options"].contains($0.keyword)
+        }
+        .map { ($0.keyword, $0.value) }
+        let connectSeconds = max(
+            2,
+            Int((options.connectTimeout.components.seconds))
+                + (options.connectTimeout.components.attoseconds > 0 ? 1 : 0))
         keywords.append(("connect_timeout", String(connectSeconds)))
         keywords.append(("application_name", options.applicationName))
         keywords.append(("client_encoding", "UTF8"))
@@ -37,9 +43,14 @@ struct PostgresConnectionSettings: Sendable {
         keywords.append(("keepalives_idle", "10"))
         keywords.append(("keepalives_interval", "5"))
         keywords.append(("keepalives_count", "3"))
+        // On TCP, data unacknowledged this long drops the connection (a vanished server).
+        keywords.append(("tcp_user_timeout", String(Self.milliseconds(options.statementTimeout + .seconds(5)))))
         let userOptions = parsed.first { $0.keyword == "options" }?.value
         let serverOptions =
-            "-c statement_timeout=\(Self.milliseconds(options.statementTimeout)) -c lock_timeout=\(Self.milliseconds(options.lockTimeout)) -c idle_in_transaction_session_timeout=0"
+            """
+            -c statement_timeout=\(Self.milliseconds(options.statementTimeout)) -c \
+            lock_timeout=\(Self.milliseconds(options.lockTimeout)) -c idle_in_transaction_session_timeout=0
+            """
         keywords.append(("options", [userOptions, serverOptions].compactMap { $0 }.joined(separator: " ")))
         self.keywords = keywords
     }
@@ -56,7 +67,11 @@ struct PostgresConnectionSettings: Sendable {
             !schema.utf8.contains(0)
         else {
             throw .misuse(
-                "\(String(reflecting: schema)) cannot be a store's schema: use 1 to 63 bytes, not starting with pg_ (store \(location))")
+                """
+                \(String(reflecting: schema)) cannot be a store's schema: use 1 to 63 bytes, not starting with pg_ \
+                (store \(location))
+                """
+            )
         }
     }
 
@@ -73,7 +88,9 @@ struct PostgresConnectionSettings: Sendable {
             if let port = values["port"] { query.append(("port", port)) }
         } else {
             authority += host.contains(":") ? "[\(host)]" : encode(host)
-            if let port = values["port"], Int(port) != nil { authority += ":\(port)" } else if let port = values["port"] {
+            if let port = values["port"], Int(port) != nil {
+                authority += ":\(port)"
+            } else if let port = values["port"] {
                 query.append(("port", port))
             }
         }

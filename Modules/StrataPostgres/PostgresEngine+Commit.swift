@@ -15,32 +15,84 @@ extension PostgresEngine {
                 try write(changes, session: session)
             } catch {
                 session.rollbackQuietly()
+                if case .conflict(let conflicts) = error, conflicts.isEmpty {
+                    throw try rereadConflicts(changes, session: session)
+                }
                 throw error
             }
             try session.run("COMMIT", phase: .committing)
         }
     }
 
+    /// The conflict of a commit that lost a race the row locks could not prevent (a deadlock, a
+    /// key inserted concurrently), read after the rollback in autocommit: the rows whose version
+    /// is no longer the expected one, or, when none differs now, every row the change set writes
+    /// with its current version, so the list is never empty.
+    func rereadConflicts(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> StrataError {
+        var involved: [(entity: Int, key: Int64, expected: Int64, isInsert: Bool)] = []
+        for check in changes.verifies + changes.deletes + changes.touches {
+            involved.append((check.entity, check.key, check.expectedVersion, false))
+        }
+        for row in changes.updates { involved.append((row.entity, row.key, row.expectedVersion, false)) }
+        for row in changes.inserts { involved.append((row.entity, row.key, row.expectedVersion, true)) }
+        var current: [Int: [Int64: Int64]] = [:]
+        for entity in Set(involved.map(\.entity)).sorted() {
+            let keys = involved.filter { $0.entity == entity }.map(\.key)
+            let result = try session.run(tables[entity].versionsOf, [.int8Array(keys)])
+            for row in 0..<result.rowCount {
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    current[entity, default: [:]][key] = version
+                }
+            }
+        }
+        func conflict(_ row: (entity: Int, key: Int64, expected: Int64, isInsert: Bool)) -> VersionConflict {
+            let id = ObjectID(
+                storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
+            return VersionConflict(
+                objectID: id, expectedVersion: row.expected, storedVersion: current[row.entity]?[row.key])
+        }
+        let stale = involved.filter { row in
+            let version = current[row.entity]?[row.key]
+            return row.isInsert ? version != nil : version != row.expected
+        }
+        guard !involved.isEmpty else {
+            return .busy("\(location): a concurrent commit of the same links won a race; nothing was written. Retry")
+        }
+        return .conflict((stale.isEmpty ? involved : stale).map(conflict))
+    }
+
     /// Refuses a change set that does not fit the schema, before anything is sent.
     func checkShape(_ changes: ChangeSet) throws(StrataError) {
         for row in changes.inserts + changes.updates {
             let table = try table(row.entity)
-            guard row.key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(row.key)") }
+            guard row.key > 0 else {
+                throw .misuse("\(table.entity.name) primary keys must be positive, got \(row.key)")
+            }
             guard row.values.count == table.storageClasses.count else {
                 throw .misuse(
-                    "\(table.entity.name) row \(row.key) has \(row.values.count) values; the entity has \(table.storageClasses.count) columns")
+                    """
+                    \(table.entity.name) row \(row.key) has \(row.values.count) values; the entity has \
+                    \(table.storageClasses.count) columns
+                    """
+                )
             }
             for (column, storageClass) in table.storageClasses.enumerated() {
                 let value = row.values[column]
                 if storageClass.admits(value) { continue }
                 if storageClass == .real, case .integer = value { continue }
                 throw .misuse(
-                    "\(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) values, got \(value)")
+                    """
+                    \(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) \
+                    values, got \(value)
+                    """
+                )
             }
         }
         for check in changes.verifies + changes.deletes + changes.touches {
             let table = try table(check.entity)
-            guard check.key > 0 else { throw .misuse("\(table.entity.name) primary keys must be positive, got \(check.key)") }
+            guard check.key > 0 else {
+                throw .misuse("\(table.entity.name) primary keys must be positive, got \(check.key)")
+            }
         }
         for link in changes.links + changes.unlinks { _ = try join(link.join) }
     }
@@ -49,14 +101,18 @@ extension PostgresEngine {
     func write(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) {
         // 1. Lock and read every checked row; look up every insert key.
         var checkedKeys: [Int: Set<Int64>] = [:]
-        for check in changes.verifies + changes.deletes + changes.touches { checkedKeys[check.entity, default: []].insert(check.key) }
+        for check in changes.verifies + changes.deletes + changes.touches {
+            checkedKeys[check.entity, default: []].insert(check.key)
+        }
         for row in changes.updates { checkedKeys[row.entity, default: []].insert(row.key) }
         var stored: [Int: [Int64: Int64]] = [:]
         for entity in checkedKeys.keys.sorted() {
             let table = try table(entity)
             let result = try session.run(table.lockVersions, [.int8Array(checkedKeys[entity, default: []].sorted())])
             for row in 0..<result.rowCount {
-                if let key = result.int64(row, 0), let version = result.int64(row, 1) { stored[entity, default: [:]][key] = version }
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    stored[entity, default: [:]][key] = version
+                }
             }
         }
         var insertKeys: [Int: [Int64]] = [:]
@@ -66,7 +122,9 @@ extension PostgresEngine {
             let table = try table(entity)
             let result = try session.run(table.versionsOf, [.int8Array(insertKeys[entity, default: []])])
             for row in 0..<result.rowCount {
-                if let key = result.int64(row, 0), let version = result.int64(row, 1) { existing[entity, default: [:]][key] = version }
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    existing[entity, default: [:]][key] = version
+                }
             }
         }
         // 2. Compare.
@@ -77,14 +135,17 @@ extension PostgresEngine {
         }
         for check in changes.verifies + changes.deletes {
             let version = stored[check.entity]?[check.key]
-            if version != check.expectedVersion { conflict(check.entity, check.key, expected: check.expectedVersion, stored: version) }
+            if version != check.expectedVersion {
+                conflict(check.entity, check.key, expected: check.expectedVersion, stored: version)
+            }
         }
         func checkIncrement(_ entity: Int, _ key: Int64, _ expected: Int64) throws(StrataError) {
             let version = stored[entity]?[key]
             if expected == .max && version == .max {
                 throw .storeFull(
                     """
-                    \(tables[entity].entity.name) row \(key) has reached the highest version, \(Int64.max), and cannot be \
+                    \(tables[entity].entity.name) row \(key) has reached the highest version, \(Int64.max), and cannot \
+                    be \
                     updated; copy its values into a new row
                     """)
             }
@@ -108,7 +169,9 @@ extension PostgresEngine {
     }
 
     /// A write's failure: a unique clash names its index; a deadlock lists the rows involved.
-    private func translate(_ failure: PGFailure, changes: ChangeSet, session: PostgresSession) throws(StrataError) -> StrataError {
+    private func translate(
+        _ failure: PGFailure, changes: ChangeSet, session: PostgresSession
+    ) throws(StrataError) -> StrataError {
         let native = PostgresError.native(failure, sql: nil, operation: "committing", redacting: pool.settings.secret)
         if failure.sqlState == "23505", let constraint = failure.constraint {
             for table in tables {
@@ -121,17 +184,10 @@ extension PostgresEngine {
             }
         }
         if failure.sqlState == "23505" || failure.sqlState == "40P01" || failure.sqlState == "40001" {
-            // A concurrent transaction wrote the same rows: every row written is "involved".
-            var conflicts: [VersionConflict] = []
-            for row in changes.inserts + changes.updates {
-                let id = ObjectID(storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
-                conflicts.append(VersionConflict(objectID: id, expectedVersion: row.expectedVersion, storedVersion: nil))
-            }
-            for row in changes.deletes + changes.touches {
-                let id = ObjectID(storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
-                conflicts.append(VersionConflict(objectID: id, expectedVersion: row.expectedVersion, storedVersion: nil))
-            }
-            if !conflicts.isEmpty { return .conflict(conflicts) }
+            // A concurrent transaction wrote the same rows (a deadlock, or an insert key taken after
+            // it was looked up). The rows are listed once the transaction is rolled back
+            // (``rereadConflicts(_:session:)``): an empty list marks it.
+            return .conflict([])
         }
         return session.error(failure, sql: nil)
     }
@@ -169,7 +225,9 @@ extension PostgresEngine {
             let result = try session.runRaw(table.insert, parameters)
             if result.affectedRows != 1 {
                 // Inserted by a concurrent commit after the keys were looked up.
-                throw PGFailure(sqlState: "40001", message: "key \(row.key) of \(table.entity.name) was inserted concurrently", connectionBroken: false)
+                throw PGFailure(
+                    sqlState: "40001", message: "key \(row.key) of \(table.entity.name) was inserted concurrently",
+                    connectionBroken: false)
             }
         }
         for link in changes.links {

@@ -15,10 +15,14 @@ extension PostgresEngine: HistoryStore {
             throw .misuse("the history of this change set does not encode as JSON: \(error)")
         }
         let clock = try session.run(
-            "UPDATE \(names.historyClock) SET last_token = last_token + 1 WHERE id = 1 AND last_token < $1 RETURNING last_token",
+            """
+            UPDATE \(names.historyClock) SET last_token = last_token + 1 WHERE id = 1 AND last_token < $1 RETURNING \
+            last_token
+            """,
             [.int8(Int64.max)])
         guard clock.rowCount == 1, let token = clock.int64(0, 0) else {
-            throw .storeFull("\(location): the history has used every token up to \(Int64.max), or its clock row is missing")
+            throw .storeFull(
+                "\(location): the history has used every token up to \(Int64.max), or its clock row is missing")
         }
         try session.run(
             "INSERT INTO \(names.history) (token, \"timestamp\", author, changes) VALUES ($1, $2, $3, $4)",
@@ -29,7 +33,9 @@ extension PostgresEngine: HistoryStore {
     }
 
     func currentHistoryToken() throws -> Int64 {
-        guard !pool.isClosed else { throw StrataError.misuse("the PostgreSQL store \(location) was closed; open a new engine") }
+        guard !pool.isClosed else {
+            throw StrataError.misuse("the PostgreSQL store \(location) was closed; open a new engine")
+        }
         return try withSession { (session) throws(StrataError) -> Int64 in
             guard let token = try session.int64("SELECT last_token FROM \(names.historyClock) WHERE id = 1") else {
                 throw .storeCorrupt("\(location): strata_history_clock has no row")
@@ -42,7 +48,10 @@ extension PostgresEngine: HistoryStore {
         if let limit, limit < 0 { throw StrataError.misuse("history(after:limit:) needs a limit of 0 or more") }
         return try withSession { (session) throws(StrataError) -> [HistoryTransaction] in
             let result = try session.run(
-                "SELECT token, \"timestamp\", author, changes FROM \(names.history) WHERE token > $1 ORDER BY token LIMIT $2",
+                """
+                SELECT token, \"timestamp\", author, changes FROM \(names.history) WHERE token > $1 ORDER BY token \
+                LIMIT $2
+                """,
                 [.int8(token), limit.map { .int8(Int64($0)) } ?? .null(oid: PGParameter.int8OID)])
             var transactions: [HistoryTransaction] = []
             transactions.reserveCapacity(result.rowCount)

@@ -9,12 +9,16 @@ extension PostgresEngine {
     func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> {
         let table = try table(entity)
         guard count >= 0 else { throw StrataError.misuse("allocateKeys needs a non-negative count, got \(count)") }
-        guard !pool.isClosed else { throw StrataError.misuse("the PostgreSQL store \(location) was closed; open a new engine") }
+        guard !pool.isClosed else {
+            throw StrataError.misuse("the PostgreSQL store \(location) was closed; open a new engine")
+        }
         let wanted = Int64(count)
         if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }
         let size = max(wanted, Self.keyBlockSize)
         let block = try withSession { (session) throws(StrataError) -> Range<Int64> in
-            try reserveKeys(session, table: table, count: size)
+            // A store another process migrated may have renamed or dropped this entity's counter.
+            try checkSchemaVersion(session)
+            return try reserveKeys(session, table: table, count: size)
         }
         let keys = block.lowerBound..<(block.lowerBound + wanted)
         keyBlocks.withLock { blocks in
@@ -37,7 +41,9 @@ extension PostgresEngine {
 
     /// Moves the entity's durable counter past `size` keys (and past every stored key) and returns them.
     /// - Throws: `.storeFull` when the keys would pass `Int64.max`.
-    func reserveKeys(_ session: PostgresSession, table: PostgresTableLayout, count size: Int64) throws(StrataError) -> Range<Int64> {
+    func reserveKeys(
+        _ session: PostgresSession, table: PostgresTableLayout, count size: Int64
+    ) throws(StrataError) -> Range<Int64> {
         let sql = """
             UPDATE \(names.keyCounters) AS k \
             SET next_key = greatest(k.next_key, (SELECT coalesce(max("id"), 0) + 1 FROM \(table.table)), 1) + $2 \
@@ -54,7 +60,8 @@ extension PostgresEngine {
             throw session.error(error, sql: sql)
         }
         guard result.rowCount == 1, let start = result.int64(0, 0) else {
-            let exists = try session.int64("SELECT 1 FROM \(names.keyCounters) WHERE entity = $1", [.rawText(table.entity.name)])
+            let exists = try session.int64(
+                "SELECT 1 FROM \(names.keyCounters) WHERE entity = $1", [.rawText(table.entity.name)])
             if exists == nil {
                 throw .storeCorrupt("\(location): strata_key_counters has no row for entity \(table.entity.name)")
             }
@@ -66,7 +73,8 @@ extension PostgresEngine {
     private static func keysExhausted(_ table: PostgresTableLayout, wanted: Int64) -> StrataError {
         .storeFull(
             """
-            \(table.entity.name) cannot reserve \(wanted) more primary keys: too few remain below \(Int64.max). Ask for \
+            \(table.entity.name) cannot reserve \(wanted) more primary keys: too few remain below \(Int64.max). Ask \
+            for \
             fewer keys, or move the rows to a new store
             """)
     }

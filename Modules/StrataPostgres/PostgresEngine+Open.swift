@@ -28,6 +28,10 @@ extension PostgresEngine {
             throw StrataError.misuse(
                 "\(store): the database's encoding is \(encoding ?? "unknown"); Strata stores need a UTF8 database")
         }
+        guard connection.serverVersion >= 120_000 else {
+            throw StrataError.misuse(
+                "\(store): the server runs PostgreSQL \(connection.serverVersion / 10000); Strata needs 12 or newer")
+        }
         let schemaName = pool.settings.schema
         try session.run("BEGIN", phase: .opening)
         do {
@@ -55,7 +59,11 @@ extension PostgresEngine {
                 throw StrataError.notAStore(
                     path: store,
                     reason:
-                        "schema \(schemaName) does not exist and PostgresOptions.creation is .requireExistingSchema; create the store first")
+                        """
+                        schema \(schemaName) does not exist and PostgresOptions.creation is .requireExistingSchema; \
+                        create the store first
+                        """
+                )
             }
             try session.run("CREATE SCHEMA \(names.schema)")
             return try createStore(session, schema: schema, tables: tables, joins: joins, names: names)
@@ -74,14 +82,23 @@ extension PostgresEngine {
             throw StrataError.notAStore(
                 path: store,
                 reason:
-                    "schema \(schemaName) holds tables that are not a Strata store (no strata_metadata): \(relationNames.sorted().prefix(5).joined(separator: ", "))")
+                    """
+                    schema \(schemaName) holds tables that are not a Strata store (no strata_metadata): \
+                    \(relationNames.sorted().prefix(5).joined(separator: ", "))
+                    """
+            )
         }
         let values = try readMetadata(session, names: names)
         guard values["format"] == format else {
             throw StrataError.notAStore(
                 path: store,
                 reason:
-                    "its strata_metadata has no format \(String(reflecting: format)) (found \(values["format"].map { String(reflecting: String($0.prefix(40))) } ?? "none")): not a Strata PostgreSQL store, or damaged")
+                    """
+                    its strata_metadata has no format \(String(reflecting: format)) (found \
+                    \(values["format"].map { String(reflecting: String($0.prefix(40))) } ?? "none")): not a Strata \
+                    PostgreSQL store, or damaged
+                    """
+            )
         }
         guard let identifier = values["store_identifier"].flatMap(UUID.init(uuidString:)) else {
             throw StrataError.notAStore(path: store, reason: "its strata_metadata has no valid store_identifier")
@@ -118,7 +135,9 @@ extension PostgresEngine {
     }
 
     /// Every `strata_metadata` row, key → value.
-    static func readMetadata(_ session: PostgresSession, names: PostgresStoreNames) throws(StrataError) -> [String: String] {
+    static func readMetadata(
+        _ session: PostgresSession, names: PostgresStoreNames
+    ) throws(StrataError) -> [String: String] {
         let result = try session.run("SELECT key, value FROM \(names.metadata)")
         var values: [String: String] = [:]
         for row in 0..<result.rowCount {

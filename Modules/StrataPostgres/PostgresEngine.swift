@@ -23,7 +23,9 @@ final class PostgresEngine: StorageEngine {
     /// Opens or creates the store.
     /// - Throws: `.misuse` (URL, schema name), `.io` (server unreachable, login refused),
     ///   `.notAStore`, `.schemaMismatch`, `.storeNewerThanModel`, `.invalidSchema`, `.busy`.
-    static func open(url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions) throws
+    static func open(
+        url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions
+    ) throws
         -> PostgresEngine
     {
         let settings = try PostgresConnectionSettings(url: url, schema: schema, options: options)
@@ -79,6 +81,7 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` with a short lease, returned afterwards (rolled back if a transaction is left open).
+    @discardableResult
     func withSession<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
         let connection = try pool.checkOut(.short)
         defer { pool.checkIn(connection, .short) }
@@ -86,6 +89,7 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` in a `READ COMMITTED` transaction on a short lease, committed when it returns.
+    @discardableResult
     func withTransaction<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
         try withSession { (session) throws(StrataError) -> T in
             try session.run("BEGIN")
@@ -103,7 +107,11 @@ final class PostgresEngine: StorageEngine {
 
     /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
     func checkSchemaVersion(_ session: PostgresSession) throws(StrataError) {
-        let result = try session.run(names.selectMetadataValue, [.rawText("schema_version")])
+        try checkSchemaVersion(try session.run(names.selectMetadataValue, [.rawText("schema_version")]))
+    }
+
+    /// Checks the `schema_version` value a query returned (one row, one text column, binary or text).
+    func checkSchemaVersion(_ result: PGResult) throws(StrataError) {
         guard result.rowCount == 1, let text = result.text(0, 0), let stored = Int(text) else {
             throw .storeCorrupt("\(location): strata_metadata has no integer schema_version")
         }

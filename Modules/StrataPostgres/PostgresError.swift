@@ -21,13 +21,14 @@ enum PostgresError {
         guard let sqlState, sqlState.utf8.count == 5 else { return 0 }
         var code = 0
         for (position, byte) in sqlState.utf8.enumerated() {
-            code |= (Int(byte) - 0x30) & 0x3F << (6 * position)
+            code |= ((Int(byte) - 0x30) & 0x3F) << (6 * position)
         }
         return code
     }
 
     /// The native error of a failure.
-    static func native(_ failure: PGFailure, sql: String?, operation: String?, redacting secret: String?) -> NativeError {
+    static func native(_ failure: PGFailure, sql: String?, operation: String?, redacting secret: String?) -> NativeError
+    {
         var message = failure.message
         if let detail = failure.detail { message += " (\(detail))" }
         if let secret, !secret.isEmpty { message = message.replacing(secret, with: "****") }
@@ -50,7 +51,8 @@ enum PostgresError {
                 return .busy(
                     """
                     \(store): the server did not answer within statementTimeout (\(options.statementTimeout)) plus \
-                    2 s; the statement was cancelled and the connection dropped\(phase == .committing ? "" : ", nothing was written"). Retry, \
+                    2 s; the statement was cancelled and the connection \
+                    dropped\(phase == .committing ? "" : ", nothing was written"). Retry, \
                     or check the server
                     """, native: native)
             }
@@ -65,7 +67,10 @@ enum PostgresError {
                     """, native: native)
             case .ordinary:
                 return .busy(
-                    "\(store): the connection to the server was lost; nothing was written. Retry when the server is back",
+                    """
+                    \(store): the connection to the server was lost; nothing was written. Retry when the server is \
+                    back
+                    """,
                     native: native)
             }
         }
@@ -73,18 +78,28 @@ enum PostgresError {
         switch state {
         case "40001", "40P01":
             return .busy(
-                "\(store): the server aborted the transaction (serialization failure or deadlock); nothing was written. Retry",
+                """
+                \(store): the server aborted the transaction (serialization failure or deadlock); nothing was \
+                written. Retry
+                """,
                 native: native)
         case "23505":
             return .constraintViolation(entity: failure.table ?? "", attributes: [], native: native)
-        case "25006", "40002": return .misuse("\(store): the server refused the statement: \(failure.message)", native: native)
+        case "25006", "40002":
+            return .misuse("\(store): the server refused the statement: \(failure.message)", native: native)
         case "25P03", "57P01", "57P02", "57P03", "57P05", "26000", "72000", "55P03", "55006":
             return .busy(
-                "\(store): \(failure.message); nothing was written. Retry, or raise PostgresOptions.lockTimeout when locks are held long",
+                """
+                \(store): \(failure.message); nothing was written. Retry, or raise PostgresOptions.lockTimeout when \
+                locks are held long
+                """,
                 native: native)
         case "57014":
             return .busy(
-                "\(store): the statement ran past statementTimeout (\(options.statementTimeout)) and was cancelled; nothing was written",
+                """
+                \(store): the statement ran past statementTimeout (\(options.statementTimeout)) and was cancelled; \
+                nothing was written
+                """,
                 native: native)
         case "28000", "28P01":
             return .io(
@@ -98,10 +113,15 @@ enum PostgresError {
             return .notAStore(path: store, reason: "the schema does not exist", native: native)
         case "40003": return .io("\(store): the outcome of the statement is unknown; check the data", native: native)
         case "42501":
-            return .io("\(store): the role may not do this (\(failure.message)); grant it USAGE and CREATE on the schema", native: native)
+            return .io(
+                "\(store): the role may not do this (\(failure.message)); grant it USAGE and CREATE on the schema",
+                native: native)
         case "42P01", "42703":
             return .storeCorrupt(
-                "\(store): a table or column of the store is missing (dropped or altered outside Strata): \(failure.message)",
+                """
+                \(store): a table or column of the store is missing (dropped or altered outside Strata): \
+                \(failure.message)
+                """,
                 native: native)
         case "53100": return .storeFull("\(store): the server's disk is full; free space on it", native: native)
         case "53200": return .io("\(store): the server is out of memory", native: native)
@@ -110,15 +130,24 @@ enum PostgresError {
                 "\(store): the server refused a new connection: max_connections reached; lower poolSize or retry later",
                 native: native)
         case "54000":
-            return .misuse("\(store): a value is too long for an index (or another server limit): \(failure.message)", native: native)
-        case "XX001", "XX002": return .storeCorrupt("\(store): the server reports damaged data: \(failure.message)", native: native)
-        case "58030", "58P01", "58P02": return .io("\(store): the server failed to read or write its files: \(failure.message)", native: native)
+            return .misuse(
+                "\(store): a value is too long for an index (or another server limit): \(failure.message)",
+                native: native)
+        case "XX001", "XX002":
+            return .storeCorrupt("\(store): the server reports damaged data: \(failure.message)", native: native)
+        case "58030", "58P01", "58P02":
+            return .io("\(store): the server failed to read or write its files: \(failure.message)", native: native)
         default: break
         }
         switch stateClass {
         case "08":
             return phase == .committing
-                ? .io("\(store): the connection was lost while the server committed; the commit may or may not have been applied", native: native)
+                ? .io(
+                    """
+                    \(store): the connection was lost while the server committed; the commit may or may not have \
+                    been applied
+                    """,
+                    native: native)
                 : .busy("\(store): the connection to the server was lost; nothing was written. Retry", native: native)
         case "22", "23", "54":
             return .misuse("\(store): the server refused a value: \(failure.message)", native: native)
@@ -140,13 +169,16 @@ enum PostgresError {
                 """
                 \(store): the server refused the login: check the user, the password (URL, PGPASSFILE, \
                 PGPASSWORD) and pg_hba.conf
-                """, native: NativeError(engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
+                """,
+                native: NativeError(
+                    engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
         }
         if text.contains("too many clients") || text.contains("starting up") || text.contains("shutting down") {
             return .busy("\(store): the server cannot take a connection now; retry later", native: native)
         }
         return .io(
             "\(store): cannot connect to the server; check that it runs, the host and port, and the network",
-            native: NativeError(engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
+            native: NativeError(engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams")
+        )
     }
 }

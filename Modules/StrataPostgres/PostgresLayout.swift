@@ -62,7 +62,10 @@ final class PostgresTableLayout: Sendable {
         let parts =
             ["\"id\" int8 CONSTRAINT \(pgQuoted(entity.name + "_pkey")) PRIMARY KEY", "\"version\" int8 NOT NULL"]
             + entity.columns.map { column in
-                "\(pgQuoted(column.name)) \(Self.sqlType(column.type.storageClass))\(column.isOptional ? "" : " NOT NULL")"
+                """
+                \(pgQuoted(column.name)) \
+                \(Self.sqlType(column.type.storageClass))\(column.isOptional ? "" : " NOT NULL")
+                """
             }
         var statements = ["CREATE TABLE \(table) (\(parts.joined(separator: ", ")))"]
         for index in entity.indexes {

@@ -42,7 +42,8 @@ final class PostgresPool: @unchecked Sendable {
                 throw .busy(
                     """
                     \(settings.location): all \(options.poolSize) connections of the pool were in use for longer than \
-                    checkoutTimeout (\(options.checkoutTimeout)); nothing was done. Retry, or raise PostgresOptions.poolSize
+                    checkoutTimeout (\(options.checkoutTimeout)); nothing was done. Retry, or raise \
+                    PostgresOptions.poolSize
                     """)
             }
         }
@@ -60,7 +61,8 @@ final class PostgresPool: @unchecked Sendable {
         } catch {
             release(kind)
             throw PostgresError.error(
-                error, sql: nil, phase: .opening, store: settings.location, options: options, redacting: settings.secret)
+                error, sql: nil, phase: .opening, store: settings.location, options: options, redacting: settings.secret
+            )
         }
     }
 
@@ -69,7 +71,8 @@ final class PostgresPool: @unchecked Sendable {
     func checkIn(_ connection: PGConnection, _ kind: LeaseKind) {
         var keep = !connection.isBroken
         if keep, connection.transactionState != .idle {
-            keep = (try? connection.execute("ROLLBACK", binaryResults: false, deadline: .now + .seconds(5))) != nil
+            keep =
+                (try? connection.execute("ROLLBACK", binaryResults: false, deadline: .now + .seconds(5))) != nil
                 && connection.transactionState == .idle
         }
         condition.lock()

@@ -16,9 +16,18 @@ final class PostgresReader: StoreReader {
         self.engine = engine
         ownsTransaction = true
         let session = PostgresSession(connection: connection, pool: engine.pool)
-        try session.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // One round trip: the snapshot is taken by the SELECT, inside makeReader (the contract).
+        let sql =
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; "
+            + "SELECT value FROM \(engine.names.metadata) WHERE key = 'schema_version'"
         do throws(StrataError) {
-            try engine.checkSchemaVersion(session)
+            let result: PGResult
+            do {
+                result = try connection.executeScript(sql, deadline: engine.pool.statementDeadline)
+            } catch {
+                throw session.error(error, sql: sql)
+            }
+            try engine.checkSchemaVersion(result)
         } catch {
             session.rollbackQuietly()
             throw error
@@ -122,7 +131,9 @@ final class PostgresReader: StoreReader {
         if !translated.isExact {
             return try rows(for: FetchPlan(entity: entity, filter: filter)).count
         }
-        return Int(try session.int64("SELECT count(*) FROM \(table.table) WHERE \(translated.sql)", translated.parameters) ?? 0)
+        return Int(
+            try session.int64("SELECT count(*) FROM \(table.table) WHERE \(translated.sql)", translated.parameters) ?? 0
+        )
     }
 
     func linkedKeys(join: Int, from side: JoinSide, key: Int64) throws -> [Int64] {
@@ -176,15 +187,27 @@ struct PostgresRowDecoder {
         self.store = store
         guard result.columnCount == table.decoding.count + 2 else {
             throw .storeCorrupt(
-                "\(store): table \(table.entity.name) has \(result.columnCount - 2) columns where the model has \(table.decoding.count)")
+                """
+                \(store): table \(table.entity.name) has \(result.columnCount - 2) columns where the model has \
+                \(table.decoding.count)
+                """
+            )
         }
-        guard result.rowCount == 0 || (result.type(ofColumn: 0) == PGParameter.int8OID && result.type(ofColumn: 1) == PGParameter.int8OID) else {
+        guard
+            result.rowCount == 0
+                || (result.type(ofColumn: 0) == PGParameter.int8OID && result.type(ofColumn: 1) == PGParameter.int8OID)
+        else {
             throw .storeCorrupt("\(store): the id or version column of \(table.entity.name) is not int8")
         }
         for (column, decoding) in table.decoding.enumerated()
         where result.type(ofColumn: column + 2) != PostgresTableLayout.typeOID(decoding.storageClass) {
             throw .storeCorrupt(
-                "\(store): column \(table.entity.columns[column].name) of \(table.entity.name) has type OID \(result.type(ofColumn: column + 2)), not \(PostgresTableLayout.sqlType(decoding.storageClass)); it was altered outside Strata")
+                """
+                \(store): column \(table.entity.columns[column].name) of \(table.entity.name) has type OID \
+                \(result.type(ofColumn: column + 2)), not \(PostgresTableLayout.sqlType(decoding.storageClass)); it \
+                was altered outside Strata
+                """
+            )
         }
     }
 
@@ -205,7 +228,11 @@ struct PostgresRowDecoder {
                 if result.isNull(index, column2) {
                     guard place.isOptional else {
                         throw .storeCorrupt(
-                            "\(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) is NULL in a required column")
+                            """
+                            \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) is \
+                            NULL in a required column
+                            """
+                        )
                     }
                     values.append(.null)
                     continue
@@ -216,11 +243,17 @@ struct PostgresRowDecoder {
                     guard let v = result.int64(index, column2) else { throw Self.bad(store, table, column, key) }
                     if place.isBool && v != 0 && v != 1 {
                         throw .storeCorrupt(
-                            "\(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) holds \(v), but a Bool column holds only 0 or 1")
+                            """
+                            \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) holds \
+                            \(v), but a Bool column holds only 0 or 1
+                            """
+                        )
                     }
                     value = .integer(v)
                 case .real:
-                    guard let v = result.double(index, column2), !v.isNaN else { throw Self.bad(store, table, column, key) }
+                    guard let v = result.double(index, column2), !v.isNaN else {
+                        throw Self.bad(store, table, column, key)
+                    }
                     value = .real(v)
                 case .text:
                     guard let v = result.text(index, column2) else { throw Self.bad(store, table, column, key) }
@@ -237,6 +270,10 @@ struct PostgresRowDecoder {
 
     private static func bad(_ store: String, _ table: PostgresTableLayout, _ column: Int, _ key: Int64) -> StrataError {
         .storeCorrupt(
-            "\(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) does not decode as its type")
+            """
+            \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) does not decode as its \
+            type
+            """
+        )
     }
 }

@@ -38,6 +38,7 @@ enum PostgresStoreContents {
         defer { pool.close() }
         let connection = try pool.checkOut(.short, phase: .opening)
         defer { pool.checkIn(connection, .short) }
-        return try body(PostgresSession(connection: connection, pool: pool), PostgresStoreNames(schema: schema).metadata)
+        return try body(
+            PostgresSession(connection: connection, pool: pool), PostgresStoreNames(schema: schema).metadata)
     }
 }

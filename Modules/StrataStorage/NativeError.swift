@@ -55,13 +55,17 @@ public struct NativeError: Sendable, Hashable, CustomStringConvertible {
         self.sqlState = sqlState
     }
 
-    /// For example `sqlite code 2067 "UNIQUE constraint failed: Account.name" in INSERT INTO …`.
+    /// For example `sqlite code 2067 "UNIQUE constraint failed: Account.name" in INSERT INTO …`, or with a
+    /// SQLSTATE `postgres code 83906754 (SQLSTATE 23505): duplicate key value violates … in INSERT INTO …`.
     /// SQL past 300 characters is shortened.
     public var description: String {
-        var text =
-            if let sqlState { "\(engine) SQLSTATE \(sqlState) \(String(reflecting: message))" } else {
-                "\(engine) code \(code) \(String(reflecting: message))"
-            }
+        var text = "\(engine) code \(code)"
+        // A server's message quotes names itself ("… constraint "Seat_row_unique""): kept verbatim.
+        if let sqlState {
+            text += " (SQLSTATE \(sqlState)): \(message);"
+        } else {
+            text += " \(String(reflecting: message))"
+        }
         if let operation { text += " during \(operation)" }
         if let sql { text += " in \(Self.excerpt(sql))" }
         return text

@@ -42,6 +42,10 @@ public enum TestPostgres {
                     """)
             }
         }
-        return .postgres(url: url, schema: schema(for: location), options: options)
+        var configuration = EngineConfiguration.postgres(url: url, schema: schema(for: location), options: options)
+        // The test's own path, not the server URL: the kit hands `location.path` to its peer
+        // process (`--store PATH`), which maps it to the same schema.
+        configuration.location = location
+        return configuration
     }
 }

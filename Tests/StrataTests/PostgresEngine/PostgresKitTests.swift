@@ -10,6 +10,12 @@ import Testing
 struct PostgresKitTests {
     @Test(arguments: StrataConformance.checks)
     func kit(check: ConformanceCheck) async throws {
+        // STRATA_KIT_FILTER=text runs only the checks whose description contains it (while debugging).
+        if let only = ProcessInfo.processInfo.environment["STRATA_KIT_FILTER"], !only.isEmpty,
+            !check.description.contains(only)
+        {
+            return
+        }
         do {
             try await check.run(
                 engine: { TestPostgres.configuration(at: $0.appendingPathComponent("store.postgres")) },
