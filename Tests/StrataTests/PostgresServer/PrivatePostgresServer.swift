@@ -67,7 +67,7 @@ final class PrivatePostgresServer: @unchecked Sendable {
 
     /// Runs `$ctl arguments` on a Dispatch thread (pg_ctl waits for the server), returning its
     /// exit status. `system(3)`, not `Process`: Foundation's `Process` was seen never to reap
-    /// `runuser` (Docs: ISSUE17-INFRA-NOTES §2).
+    /// `runuser` (the infrastructure notes of issue 17, §2).
     func control(_ arguments: String) async -> Int32 {
         // Every descriptor above 2 is closed first: the restarted server would keep this test
         // process's pipes open for as long as it runs.
