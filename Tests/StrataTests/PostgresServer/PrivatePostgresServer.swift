@@ -65,7 +65,7 @@ final class PrivatePostgresServer: @unchecked Sendable {
         ctl = found.ctl ?? ""
     }
 
-    /// Runs `$ctl arguments` on a Dispatch thread (pg_ctl waits for the server), returning its
+    /// Runs `$ctl arguments` on a thread of its own (pg_ctl waits for the server), returning its
     /// exit status. `system(3)`, not `Process`: Foundation's `Process` was seen never to reap
     /// `runuser` (the infrastructure notes of issue 17, §2).
     func control(_ arguments: String) async -> Int32 {
@@ -76,9 +76,7 @@ final class PrivatePostgresServer: @unchecked Sendable {
         let command =
             #"/bin/bash -c '\#(closeDescriptors); exec "$0" "$@"' \#(ctl) \#(arguments)"#
             + " </dev/null >/dev/null 2>&1"
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: system(command)) }
-        }
+        return await runOnOwnThread { system(command) }.0
     }
 
     /// Lets the script go on: it stops the server and deletes the cluster. Waits up to 60 s.
