@@ -9,7 +9,8 @@
 //   "fail <n> <kind> <error>"                it threw; kind is busy, io, retriesExhausted,
 //                                            conflict or other (the error on one line);
 // and at the end "done <acknowledged> <failed> conflicts <c> retries <r> exhausted <e>" (the
-// unit of work's `RetryStatistics`), then exits 0. A failed open prints "open-failed <error>"
+// unit of work's `RetryStatistics`), then exits 0. After a failure it waits 100 ms before the
+// next transfer, as requests arrive at their own pace. A failed open prints "open-failed <error>"
 // and exits 1. The process never restarts itself: after a server restart it goes on with the
 // same container, so the test sees whether the engine recovers.
 
@@ -67,6 +68,8 @@ func runBankMode(engine: EngineConfiguration) async -> Never {
                 failed += 1
                 let message = String(describing: error).replacingOccurrences(of: "\n", with: " ")
                 say("fail \(number) \(failureKind(error)) \(message)")
+                // Requests keep coming at an app server's pace, not as fast as failures return.
+                try? await Task.sleep(for: .milliseconds(100))
             }
         }
     }

@@ -27,19 +27,13 @@ struct PostgresBadInputTests {
         url: String, schema: String = "s_bad_input",
         options: PostgresOptions = PostgresOptions(connectTimeout: connectTimeout)
     ) async -> (error: StrataError?, other: (any Error)?, took: Duration) {
-        // On a Dispatch thread: a connect may wait up to the connect timeout. The time is the
+        // On a thread of its own: a connect may wait up to the connect timeout. The time is the
         // open's own, not the wait for a thread on a busy machine.
-        let (outcome, took): (Result<Void, any Error>, Duration) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let started = ContinuousClock.now
-                do {
-                    try PersistentContainer(
-                        schema: TestModels.schema, engine: .postgres(url: url, schema: schema, options: options)
-                    ).close()
-                    continuation.resume(returning: (.success(()), ContinuousClock.now - started))
-                } catch {
-                    continuation.resume(returning: (.failure(error), ContinuousClock.now - started))
-                }
+        let (outcome, took) = await runOnOwnThread { () -> Result<Void, any Error> in
+            Result {
+                try PersistentContainer(
+                    schema: TestModels.schema, engine: .postgres(url: url, schema: schema, options: options)
+                ).close()
             }
         }
         switch outcome {

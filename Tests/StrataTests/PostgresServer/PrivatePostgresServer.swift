@@ -7,8 +7,9 @@ import Testing
 final class PrivatePostgresServer: @unchecked Sendable {
     // Configured in init, then only read.
     private let process = Process()
-    private let input = Pipe()
     private let output: LineStream
+    /// The file whose creation tells the script to stop the cluster.
+    private let stopFile: URL
     /// The cluster's URL (`STRATA_POSTGRES_URL` inside the script).
     let url: String
     /// Its pg_ctl script (`STRATA_POSTGRES_CTL`), e.g. `"\(ctl) restart -m fast -w"`.
@@ -22,10 +23,18 @@ final class PrivatePostgresServer: @unchecked Sendable {
 
     /// Starts the cluster and waits (up to 120 s, without blocking a thread) for its URL.
     init() async throws {
+        stopFile = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-stop-\(UUID().uuidString)")
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // The script's command prints the URL and waits until the stop file appears or this
+        // process is gone. (Not EOF on a pipe: a server restarted by `control` inherits this
+        // process's descriptors, so a pipe to the script might never close.)
         process.arguments = [
             Self.repository.appendingPathComponent("Scripts/with-postgres.sh").path, "bash", "-c",
-            #"echo "url $STRATA_POSTGRES_URL"; echo "ctl $STRATA_POSTGRES_CTL"; read -r _"#,
+            #"""
+            echo "url $STRATA_POSTGRES_URL"; echo "ctl $STRATA_POSTGRES_CTL"
+            while [ ! -e "$0" ] && kill -0 "$1" 2>/dev/null; do sleep 0.2; done; rm -f "$0"
+            """#,
+            stopFile.path, "\(getpid())",
         ]
         var environment = ProcessInfo.processInfo.environment
         environment["STRATA_POSTGRES_URL"] = nil
@@ -34,7 +43,7 @@ final class PrivatePostgresServer: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        process.standardInput = input
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         output = LineStream(pipe.fileHandleForReading)
         let deadline = ContinuousClock.now + .seconds(120)
@@ -56,19 +65,23 @@ final class PrivatePostgresServer: @unchecked Sendable {
         ctl = found.ctl ?? ""
     }
 
-    /// Runs `$ctl arguments` on a Dispatch thread (pg_ctl waits for the server), returning its
+    /// Runs `$ctl arguments` on a thread of its own (pg_ctl waits for the server), returning its
     /// exit status. `system(3)`, not `Process`: Foundation's `Process` was seen never to reap
-    /// `runuser` (Docs: ISSUE17-INFRA-NOTES §2).
+    /// `runuser` (the infrastructure notes of issue 17, §2).
     func control(_ arguments: String) async -> Int32 {
-        let command = "'\(ctl)' \(arguments) >/dev/null 2>&1"
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: system(command)) }
-        }
+        // Every descriptor above 2 is closed first: the restarted server would keep this test
+        // process's pipes open for as long as it runs.
+        let closeDescriptors =
+            #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null"#
+        let command =
+            #"/bin/bash -c '\#(closeDescriptors); exec "$0" "$@"' \#(ctl) \#(arguments)"#
+            + " </dev/null >/dev/null 2>&1"
+        return await runOnOwnThread { system(command) }.0
     }
 
     /// Lets the script go on: it stops the server and deletes the cluster. Waits up to 60 s.
     func stop() async {
-        try? input.fileHandleForWriting.close()
+        _ = FileManager.default.createFile(atPath: stopFile.path, contents: nil)
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }

@@ -42,8 +42,8 @@ struct BadInputTests {
 
     @Test(
         "a read-only directory and read-only store files give typed errors (checked as an unprivileged user)",
-        // Not PostgreSQL: its files belong to the server, and a client's permissions are its role's
-        // (a role without rights is `PostgresServerBadInputTests`' concern).
+        // Not PostgreSQL: its files belong to the server, and a client's rights are its role's, not
+        // file permissions.
         arguments: EngineKind.fileEngines)
     func readOnly(kind: EngineKind) async throws {
         let store = try TestStore(kind)
