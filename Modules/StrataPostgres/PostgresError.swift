@@ -11,6 +11,10 @@ enum PostgresError {
         case ordinary
         /// A `COMMIT` was sent: a lost connection leaves the outcome unknown (`.io`).
         case committing
+        /// A new pooled connection of a store that is open: a server that cannot be reached now
+        /// (restarting, failing over) is `.busy`, which `performUnitOfWork` retries; a refused
+        /// login or a missing database stays what it is at open.
+        case reconnecting
     }
 
     /// The engine's name in every native error.
@@ -59,6 +63,14 @@ enum PostgresError {
             switch phase {
             case .opening:
                 return connectError(native, store: store)
+            case .reconnecting:
+                let error = connectError(native, store: store)
+                guard case .io(let message, _) = error, message.hasSuffix(Self.unreachable) else { return error }
+                return .busy(
+                    """
+                    \(store): the server cannot be reached now (restarting or failing over?); nothing was done. \
+                    Retry
+                    """, native: native)
             case .committing:
                 return .io(
                     """
@@ -158,6 +170,9 @@ enum PostgresError {
         }
     }
 
+    /// The message of a server that cannot be reached.
+    static let unreachable = "cannot connect to the server; check that it runs, the host and port, and the network"
+
     /// A connect failure (libpq gives no SQLSTATE), classified from libpq's message.
     static func connectError(_ native: NativeError, store: String) -> StrataError {
         let text = native.message
@@ -177,7 +192,7 @@ enum PostgresError {
             return .busy("\(store): the server cannot take a connection now; retry later", native: native)
         }
         return .io(
-            "\(store): cannot connect to the server; check that it runs, the host and port, and the network",
+            "\(store): \(unreachable)",
             native: NativeError(engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams")
         )
     }

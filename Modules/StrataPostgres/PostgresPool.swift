@@ -61,7 +61,8 @@ final class PostgresPool: @unchecked Sendable {
         } catch {
             release(kind)
             throw PostgresError.error(
-                error, sql: nil, phase: .opening, store: settings.location, options: options, redacting: settings.secret
+                error, sql: nil, phase: phase == .opening ? .opening : .reconnecting, store: settings.location,
+                options: options, redacting: settings.secret
             )
         }
     }
