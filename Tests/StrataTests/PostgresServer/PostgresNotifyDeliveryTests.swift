@@ -103,7 +103,10 @@ struct PostgresNotifyDeliveryTests {
             }
             let tokens = received.tokens.withLock { $0 }
             #expect(tokens == tokens.sorted() && Set(tokens).count == 6)
-            print("commit → delivery by notification (ms): \(latencies.map { Double($0.components.attoseconds / 1_000_000_000_000) / 1000 + Double($0.components.seconds) * 1000 })")
+            let milliseconds = latencies.map {
+                Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15
+            }
+            print("commit → delivery by notification (ms): \(milliseconds)")
         }
     }
 
@@ -140,7 +143,9 @@ struct PostgresNotifyDeliveryTests {
                 #expect(try await Self.waitUntil(Self.prompt) { received.count == 2 + index } != nil)
             }
             let pid = listener.listenerBackendPID ?? -1
-            #expect(try Self.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid) AND query LIKE 'LISTEN%'") == "1")
+            #expect(
+                try Self.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid) AND query LIKE 'LISTEN%'")
+                    == "1")
         }
     }
 }
