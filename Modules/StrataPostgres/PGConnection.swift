@@ -35,7 +35,8 @@ enum PGTransactionState {
 /// a server that stops answering never hangs the caller: past the deadline the statement is
 /// cancelled and the connection abandoned.
 @safe final class PGConnection: @unchecked Sendable {
-    private let conn: OpaquePointer
+    /// The libpq handle: only for the walled C-facing files (PGConnection+Notifications.swift).
+    let conn: OpaquePointer
     /// Set when the connection was abandoned (a deadline passed mid-statement): never reused.
     private(set) var abandoned = false
     /// Statements prepared on this connection: SQL text → statement name. Statements with

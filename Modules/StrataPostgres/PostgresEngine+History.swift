@@ -3,8 +3,9 @@ import StrataStorage
 
 /// Persistent history (design notes §10): `strata_history` (token, timestamp as seconds since
 /// 1970, author, changes as JSON), tokens from the one-row `strata_history_clock`, whose row lock
-/// orders tokens by commit; named cursors in `strata_history_cursors`. Delivery is by polling
-/// ``currentHistoryToken()`` (D8).
+/// orders tokens by commit; named cursors in `strata_history_cursors`. Each append notifies the
+/// channel `strata.<schema>` with its token; observers wait on it (``PostgresNotifications``, D8)
+/// and poll ``currentHistoryToken()`` while it is down.
 extension PostgresEngine: HistoryStore {
     /// Appends `record` as the next history transaction inside the commit's transaction.
     func appendHistory(_ record: HistoryRecord, session: PostgresSession) throws(StrataError) {
@@ -24,11 +25,17 @@ extension PostgresEngine: HistoryStore {
             throw .storeFull(
                 "\(location): the history has used every token up to \(Int64.max), or its clock row is missing")
         }
+        // The same statement notifies the store's listeners (delivered when the transaction commits;
+        // PostgresNotifications): one round trip for both.
         try session.run(
-            "INSERT INTO \(names.history) (token, \"timestamp\", author, changes) VALUES ($1, $2, $3, $4)",
+            """
+            INSERT INTO \(names.history) (token, "timestamp", author, changes) SELECT $1, $2, $3, $4 FROM \
+            (SELECT pg_notify($5, $1::text)) AS notified
+            """,
             [
                 .int8(token), .float8(Date().timeIntervalSince1970),
                 record.author.map(PGParameter.text) ?? .null(oid: PGParameter.textOID), .text(json),
+                .text(notifications.channel),
             ])
     }
 

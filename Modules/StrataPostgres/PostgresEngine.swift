@@ -19,6 +19,8 @@ final class PostgresEngine: StorageEngine {
     let names: PostgresStoreNames
     /// Per entity: keys reserved in the store but not handed out yet.
     let keyBlocks = Mutex<[Int: Range<Int64>]>([:])
+    /// The LISTEN connection that signals commits to observers (started on first use).
+    let notifications: PostgresNotifications
 
     /// Opens or creates the store.
     /// - Throws: `.misuse` (URL, schema name), `.io` (server unreachable, login refused),
@@ -58,6 +60,8 @@ final class PostgresEngine: StorageEngine {
         self.tables = tables
         self.joins = joins
         self.names = names
+        notifications = PostgresNotifications(
+            settings: pool.settings, statementTimeout: pool.options.statementTimeout, names: names)
     }
 
     deinit { close() }
@@ -77,6 +81,7 @@ final class PostgresEngine: StorageEngine {
 
     func close() {
         keyBlocks.withLock { $0.removeAll() }
+        notifications.stop()
         pool.close()
     }
 
