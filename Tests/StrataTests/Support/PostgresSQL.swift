@@ -132,7 +132,7 @@ extension PostgresSQL {
         ).compactMap { $0.first ?? nil }
         let indexes = try execute(
             """
-            SELECT replace(indexdef, $2, 'S') FROM pg_indexes
+            SELECT replace(replace(indexdef, $2, 'S'), $1 || '.', 'S.') FROM pg_indexes
             WHERE schemaname = $1 AND tablename NOT LIKE 'strata\\_%'
             """,
             [schema, Self.identifier(schema)]
