@@ -180,6 +180,17 @@ enum PGTransactionState {
         }
     }
 
+    /// Runs parameterless SQL through the simple protocol, which accepts several statements in one
+    /// round trip (`BEGIN …; SELECT …`); returns the last statement's result, in text format.
+    /// - Throws: ``PGFailure`` for the first statement that failed, or a lost connection.
+    func executeScript(_ sql: String, deadline: ContinuousClock.Instant) throws(PGFailure) -> PGResult {
+        guard !abandoned else {
+            throw PGFailure(message: "the connection was abandoned after a timeout", connectionBroken: true)
+        }
+        guard unsafe PQsendQuery(conn, sql) == 1 else { throw connectionFailure() }
+        return try collect(deadline: deadline)
+    }
+
     /// The most statements prepared on one connection; later ones run unnamed.
     static let preparedLimit = 512
 

@@ -43,6 +43,8 @@ struct PostgresConnectionSettings: Sendable {
         keywords.append(("keepalives_idle", "10"))
         keywords.append(("keepalives_interval", "5"))
         keywords.append(("keepalives_count", "3"))
+        // On TCP, data unacknowledged this long drops the connection (a vanished server).
+        keywords.append(("tcp_user_timeout", String(Self.milliseconds(options.statementTimeout + .seconds(5)))))
         let userOptions = parsed.first { $0.keyword == "options" }?.value
         let serverOptions =
             """

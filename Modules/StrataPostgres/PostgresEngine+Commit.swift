@@ -15,10 +15,50 @@ extension PostgresEngine {
                 try write(changes, session: session)
             } catch {
                 session.rollbackQuietly()
+                if case .conflict(let conflicts) = error, conflicts.isEmpty {
+                    throw try rereadConflicts(changes, session: session)
+                }
                 throw error
             }
             try session.run("COMMIT", phase: .committing)
         }
+    }
+
+    /// The conflict of a commit that lost a race the row locks could not prevent (a deadlock, a
+    /// key inserted concurrently), read after the rollback in autocommit: the rows whose version
+    /// is no longer the expected one, or, when none differs now, every row the change set writes
+    /// with its current version, so the list is never empty.
+    func rereadConflicts(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> StrataError {
+        var involved: [(entity: Int, key: Int64, expected: Int64, isInsert: Bool)] = []
+        for check in changes.verifies + changes.deletes + changes.touches {
+            involved.append((check.entity, check.key, check.expectedVersion, false))
+        }
+        for row in changes.updates { involved.append((row.entity, row.key, row.expectedVersion, false)) }
+        for row in changes.inserts { involved.append((row.entity, row.key, row.expectedVersion, true)) }
+        var current: [Int: [Int64: Int64]] = [:]
+        for entity in Set(involved.map(\.entity)).sorted() {
+            let keys = involved.filter { $0.entity == entity }.map(\.key)
+            let result = try session.run(tables[entity].versionsOf, [.int8Array(keys)])
+            for row in 0..<result.rowCount {
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    current[entity, default: [:]][key] = version
+                }
+            }
+        }
+        func conflict(_ row: (entity: Int, key: Int64, expected: Int64, isInsert: Bool)) -> VersionConflict {
+            let id = ObjectID(
+                storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
+            return VersionConflict(
+                objectID: id, expectedVersion: row.expected, storedVersion: current[row.entity]?[row.key])
+        }
+        let stale = involved.filter { row in
+            let version = current[row.entity]?[row.key]
+            return row.isInsert ? version != nil : version != row.expected
+        }
+        guard !involved.isEmpty else {
+            return .busy("\(location): a concurrent commit of the same links won a race; nothing was written. Retry")
+        }
+        return .conflict((stale.isEmpty ? involved : stale).map(conflict))
     }
 
     /// Refuses a change set that does not fit the schema, before anything is sent.
@@ -144,21 +184,10 @@ extension PostgresEngine {
             }
         }
         if failure.sqlState == "23505" || failure.sqlState == "40P01" || failure.sqlState == "40001" {
-            // A concurrent transaction wrote the same rows: every row written is "involved".
-            var conflicts: [VersionConflict] = []
-            for row in changes.inserts + changes.updates {
-                let id = ObjectID(
-                    storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
-                conflicts.append(
-                    VersionConflict(objectID: id, expectedVersion: row.expectedVersion, storedVersion: nil))
-            }
-            for row in changes.deletes + changes.touches {
-                let id = ObjectID(
-                    storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
-                conflicts.append(
-                    VersionConflict(objectID: id, expectedVersion: row.expectedVersion, storedVersion: nil))
-            }
-            if !conflicts.isEmpty { return .conflict(conflicts) }
+            // A concurrent transaction wrote the same rows (a deadlock, or an insert key taken after
+            // it was looked up). The rows are listed once the transaction is rolled back
+            // (``rereadConflicts(_:session:)``): an empty list marks it.
+            return .conflict([])
         }
         return session.error(failure, sql: nil)
     }

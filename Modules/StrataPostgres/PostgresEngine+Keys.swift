@@ -16,7 +16,9 @@ extension PostgresEngine {
         if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }
         let size = max(wanted, Self.keyBlockSize)
         let block = try withSession { (session) throws(StrataError) -> Range<Int64> in
-            try reserveKeys(session, table: table, count: size)
+            // A store another process migrated may have renamed or dropped this entity's counter.
+            try checkSchemaVersion(session)
+            return try reserveKeys(session, table: table, count: size)
         }
         let keys = block.lowerBound..<(block.lowerBound + wanted)
         keyBlocks.withLock { blocks in

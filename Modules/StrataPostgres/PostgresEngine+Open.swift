@@ -28,6 +28,10 @@ extension PostgresEngine {
             throw StrataError.misuse(
                 "\(store): the database's encoding is \(encoding ?? "unknown"); Strata stores need a UTF8 database")
         }
+        guard connection.serverVersion >= 120_000 else {
+            throw StrataError.misuse(
+                "\(store): the server runs PostgreSQL \(connection.serverVersion / 10000); Strata needs 12 or newer")
+        }
         let schemaName = pool.settings.schema
         try session.run("BEGIN", phase: .opening)
         do {

@@ -81,6 +81,7 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` with a short lease, returned afterwards (rolled back if a transaction is left open).
+    @discardableResult
     func withSession<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
         let connection = try pool.checkOut(.short)
         defer { pool.checkIn(connection, .short) }
@@ -88,6 +89,7 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` in a `READ COMMITTED` transaction on a short lease, committed when it returns.
+    @discardableResult
     func withTransaction<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
         try withSession { (session) throws(StrataError) -> T in
             try session.run("BEGIN")
@@ -105,7 +107,11 @@ final class PostgresEngine: StorageEngine {
 
     /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
     func checkSchemaVersion(_ session: PostgresSession) throws(StrataError) {
-        let result = try session.run(names.selectMetadataValue, [.rawText("schema_version")])
+        try checkSchemaVersion(try session.run(names.selectMetadataValue, [.rawText("schema_version")]))
+    }
+
+    /// Checks the `schema_version` value a query returned (one row, one text column, binary or text).
+    func checkSchemaVersion(_ result: PGResult) throws(StrataError) {
         guard result.rowCount == 1, let text = result.text(0, 0), let stored = Int(text) else {
             throw .storeCorrupt("\(location): strata_metadata has no integer schema_version")
         }

@@ -16,9 +16,18 @@ final class PostgresReader: StoreReader {
         self.engine = engine
         ownsTransaction = true
         let session = PostgresSession(connection: connection, pool: engine.pool)
-        try session.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // One round trip: the snapshot is taken by the SELECT, inside makeReader (the contract).
+        let sql =
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; "
+            + "SELECT value FROM \(engine.names.metadata) WHERE key = 'schema_version'"
         do throws(StrataError) {
-            try engine.checkSchemaVersion(session)
+            let result: PGResult
+            do {
+                result = try connection.executeScript(sql, deadline: engine.pool.statementDeadline)
+            } catch {
+                throw session.error(error, sql: sql)
+            }
+            try engine.checkSchemaVersion(result)
         } catch {
             session.rollbackQuietly()
             throw error

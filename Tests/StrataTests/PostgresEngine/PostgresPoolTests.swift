@@ -115,6 +115,38 @@ struct PostgresPoolTests {
         #expect(detail.contains("statementTimeout"))
     }
 
+    @Test("a commit waiting past lockTimeout for a row lock is .busy (55P03) and writes nothing")
+    func lockTimeout() async throws {
+        let outcome = try await Self.withEngine(PostgresOptions(lockTimeout: .milliseconds(200))) { engine in
+            var insert = ChangeSet()
+            insert.inserts = [RowWrite(entity: 0, key: 1, expectedVersion: 0, values: [.text("first")])]
+            try engine.commit(insert)
+            // Another transaction holds the row's lock.
+            let holder = try engine.pool.checkOut(.short)
+            let session = PostgresSession(connection: holder, pool: engine.pool)
+            try session.run("BEGIN")
+            try session.run("SELECT \"id\" FROM \(engine.tables[0].table) WHERE \"id\" = $1 FOR UPDATE", [.int8(1)])
+            var update = ChangeSet()
+            update.updates = [RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("second")])]
+            var error: StrataError?
+            do { try engine.commit(update) } catch let caught as StrataError { error = caught }
+            session.rollbackQuietly()
+            engine.pool.checkIn(holder, .short)
+            let reader = try engine.makeReader()
+            defer { reader.close() }
+            let stored = try reader.row(entity: 0, key: 1)
+            try engine.commit(update) // the lock is gone: the same change commits
+            return (error, stored)
+        }
+        guard let error = outcome.0, case .busy(_, let native) = error else {
+            Issue.record("expected .busy, got \(String(describing: outcome.0))")
+            return
+        }
+        #expect(native?.sqlState == "55P03")
+        #expect(outcome.1?.version == 1)
+        #expect(outcome.1?.values == [.text("first")])
+    }
+
     @Test("metadata overwritten with garbage or emptied is .notAStore, and the open changes nothing")
     func damagedMetadata() async throws {
         guard let url = TestPostgres.url else { throw StrataError.misuse("\(TestPostgres.variable) is not set") }
