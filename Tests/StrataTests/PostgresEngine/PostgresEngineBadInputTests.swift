@@ -8,7 +8,7 @@ import Testing
 /// Bad input at open (design notes §15.4): each is a typed error, within the connect timeout,
 /// whose description never holds the password.
 @Suite("PostgresEngine bad input")
-struct PostgresBadInputTests {
+struct PostgresEngineBadInputTests {
     static let password = "Sup3r-S3cret-pw"
 
     /// Opens `url`/`schema` off the cooperative pool and returns the error, nil when it opened.
