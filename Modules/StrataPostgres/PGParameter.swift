@@ -14,6 +14,8 @@ enum PGParameter: Sendable {
     case float8Array([Double])
     case textArray([String])
     case byteaArray([Data])
+    /// An array already in binary form (``PGArrayEncoder``), of type `arrayOID`.
+    case encodedArray(arrayOID: UInt32, bytes: [UInt8])
 
     static let int8OID: UInt32 = 20
     static let float8OID: UInt32 = 701
@@ -32,6 +34,17 @@ enum PGParameter: Sendable {
         case .float8Array: 1022
         case .textArray: 1009
         case .byteaArray: 1001
+        case .encodedArray(let oid, _): oid
+        }
+    }
+
+    /// The array type of an element type (`int8` → `int8[]`).
+    static func arrayOID(of elementOID: UInt32) -> UInt32 {
+        switch elementOID {
+        case int8OID: 1016
+        case float8OID: 1022
+        case textOID: 1009
+        default: 1001
         }
     }
 
@@ -63,6 +76,7 @@ enum PGParameter: Sendable {
                 })
         case .textArray(let values): bytes = Self.array(elementOID: Self.textOID, values.map(PostgresTextEscape.encode))
         case .byteaArray(let values): bytes = Self.array(elementOID: Self.byteaOID, values.map { Array($0) })
+        case .encodedArray(_, let encoded): bytes = encoded
         }
         return bytes
     }

@@ -218,20 +218,49 @@ extension PostgresEngine {
         for touch in changes.touches {
             try session.runRaw(tables[touch.entity].touch, [.int8(touch.key), .int8(touch.expectedVersion)])
         }
-        for row in changes.inserts {
-            let table = tables[row.entity]
-            var parameters: [PGParameter] = [.int8(row.key)]
-            appendValues(row, table: table, to: &parameters)
-            let result = try session.runRaw(table.insert, parameters)
-            if result.affectedRows != 1 {
-                // Inserted by a concurrent commit after the keys were looked up.
-                throw PGFailure(
-                    sqlState: "40001", message: "key \(row.key) of \(table.entity.name) was inserted concurrently",
-                    connectionBroken: false)
-            }
-        }
+        try insertRows(changes.inserts, session: session)
         for link in changes.links {
             try session.runRaw(joins[link.join].link, [.int8(link.leftKey), .int8(link.rightKey)])
+        }
+    }
+
+    /// The most rows one batched insert sends.
+    static let insertBatchSize = 2_000
+
+    /// Inserts rows, entity by entity, in batches of ``insertBatchSize``: one
+    /// `INSERT … SELECT … FROM unnest(…)` per batch, one binary array per column.
+    private func insertRows(_ inserts: [RowWrite], session: PostgresSession) throws(PGFailure) {
+        var byEntity: [Int: [RowWrite]] = [:]
+        for row in inserts { byEntity[row.entity, default: []].append(row) }
+        for entity in byEntity.keys.sorted() {
+            let table = tables[entity]
+            let rows = byEntity[entity, default: []]
+            var start = 0
+            while start < rows.count {
+                let batch = rows[start..<min(start + Self.insertBatchSize, rows.count)]
+                var keys = PGArrayEncoder(elementOID: PGParameter.int8OID, reservingElements: batch.count)
+                var columns = table.storageClasses.map {
+                    PGArrayEncoder(
+                        elementOID: PostgresTableLayout.typeOID($0), reservingElements: batch.count)
+                }
+                for row in batch {
+                    keys.append(.int8(row.key))
+                    for (column, storageClass) in table.storageClasses.enumerated() {
+                        columns[column].append(Self.parameter(row.values[column], storageClass: storageClass))
+                    }
+                }
+                let result = try session.runRaw(table.insertBatch, [keys.parameter()] + columns.map { $0.parameter() })
+                if result.affectedRows != batch.count {
+                    // A key inserted by a concurrent commit after the keys were looked up (or
+                    // twice in this change set): the conflict is read after the rollback.
+                    let skipped = batch.count - result.affectedRows
+                    throw PGFailure(
+                        sqlState: "40001",
+                        message: "\(skipped) keys of \(table.entity.name) were inserted concurrently",
+                        connectionBroken: false)
+                }
+                start += Self.insertBatchSize
+            }
         }
     }
 

@@ -118,11 +118,9 @@ extension PostgresEngine {
         case .matches: break
         case .migrated: metadata.schemaVersion = schema.version
         case .recordNow:
-            for table in tables where !relationNames.contains(table.entity.name) {
-                throw StrataError.schemaMismatch(
-                    storeVersion: version, modelVersion: schema.version,
-                    differences: [.unrecordedStoreDiffers("the store has no table \(table.entity.name)")])
-            }
+            try checkUnrecordedTables(
+                session, schemaName: schemaName, tables: tables, joins: joins, storeVersion: version,
+                modelVersion: schema.version)
             try recordSchema(session, schema: schema, names: names)
         }
         let counters = try session.run("SELECT entity FROM \(names.keyCounters)")

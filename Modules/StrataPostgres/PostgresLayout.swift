@@ -18,6 +18,9 @@ final class PostgresTableLayout: Sendable {
     let selectList: String
     let selectByKey: String
     let insert: String
+    /// `INSERT … SELECT … FROM unnest($1::int8[], $2, …) … ON CONFLICT DO NOTHING`: many rows in
+    /// one statement, one array per column (keys, then the values), every row at version 1.
+    let insertBatch: String
     let update: String
     let touch: String
     let delete: String
@@ -42,6 +45,14 @@ final class PostgresTableLayout: Sendable {
         selectByKey = "SELECT \(selectList) FROM \(table) WHERE \"id\" = $1"
         let placeholders = (["$1", "1"] + columns.indices.map { "$\($0 + 2)" }).joined(separator: ", ")
         insert = "INSERT INTO \(table) (\(selectList)) VALUES (\(placeholders)) ON CONFLICT (\"id\") DO NOTHING"
+        let storage = entity.columns.map(\.type.storageClass)
+        let arrays = ["$1::int8[]"] + storage.enumerated().map { "$\($0 + 2)::\(Self.arrayType($1))" }
+        let aliases = storage.indices.map { ", c\($0)" }.joined()
+        insertBatch = """
+            INSERT INTO \(table) (\(selectList)) SELECT k, 1\(aliases) \
+            FROM unnest(\(arrays.joined(separator: ", "))) AS u(k\(aliases)) \
+            ON CONFLICT ("id") DO NOTHING
+            """
         // $1 id, $2 new version, $3… values, last: expected version.
         let assignments = (["\"version\" = $2"] + columns.enumerated().map { "\($1) = $\($0 + 3)" }).joined(
             separator: ", ")
@@ -83,6 +94,16 @@ final class PostgresTableLayout: Sendable {
         case .real: "float8"
         case .text: "text COLLATE \"C\""
         case .blob: "bytea"
+        }
+    }
+
+    /// The array type of a storage class's column, for `unnest`.
+    static func arrayType(_ storageClass: StorageClass) -> String {
+        switch storageClass {
+        case .integer: "int8[]"
+        case .real: "float8[]"
+        case .text: "text[]"
+        case .blob: "bytea[]"
         }
     }
 
