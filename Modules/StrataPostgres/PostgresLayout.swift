@@ -17,7 +17,6 @@ final class PostgresTableLayout: Sendable {
     /// `"id", "version", "c1", …` in row order.
     let selectList: String
     let selectByKey: String
-    let insert: String
     /// `INSERT … SELECT … FROM unnest($1::int8[], $2, …) … ON CONFLICT DO NOTHING`: many rows in
     /// one statement, one array per column (keys, then the values), every row at version 1.
     let insertBatch: String
@@ -43,8 +42,6 @@ final class PostgresTableLayout: Sendable {
         let columns = entity.columns.map { pgQuoted($0.name) }
         selectList = (["\"id\"", "\"version\""] + columns).joined(separator: ", ")
         selectByKey = "SELECT \(selectList) FROM \(table) WHERE \"id\" = $1"
-        let placeholders = (["$1", "1"] + columns.indices.map { "$\($0 + 2)" }).joined(separator: ", ")
-        insert = "INSERT INTO \(table) (\(selectList)) VALUES (\(placeholders)) ON CONFLICT (\"id\") DO NOTHING"
         let storage = entity.columns.map(\.type.storageClass)
         let arrays = ["$1::int8[]"] + storage.enumerated().map { "$\($0 + 2)::\(Self.arrayType($1))" }
         let aliases = storage.indices.map { ", c\($0)" }.joined()
