@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "strata-crash-writer",
             dependencies: [
-                "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport",
+                "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport", "Ledger",
             ],
             path: "Tests/CrashWriter"
         ),
@@ -114,7 +114,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-probe",
-            dependencies: ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "CSQLite", "CLMDB"],
+            dependencies: [
+                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport", "CSQLite",
+                "CLMDB",
+            ],
             path: "Tests/StrataProbe"
         ),
         .executableTarget(

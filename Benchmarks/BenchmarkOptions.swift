@@ -2,12 +2,18 @@ import Foundation
 
 /// The command line of `strata-bench`.
 ///
-///     strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
+///     strata-bench [--rows N] [--engine sqlite|lmdb|postgres|all|LIST] [--postgres-url URL] [--repetitions R]
 ///                  [--workloads 1,2,...] [--clock wall|cpu] [--history on|off] [--commits C]
 ///                  [--json FILE] [--svg FILE] [--markdown FILE]
 struct BenchmarkOptions: Sendable {
     var rows = 100_000
-    var engines: [EngineChoice] = EngineChoice.allCases
+    /// Default: the embedded engines; PostgreSQL only when named, since it needs a server.
+    var engines: [EngineChoice] = EngineChoice.embedded
+    /// The PostgreSQL server (`--postgres-url`, else `STRATA_POSTGRES_URL`); used only when
+    /// `engines` holds `.postgres`.
+    var postgresURL: String? = ProcessInfo.processInfo.environment[BenchmarkPostgres.variable].flatMap {
+        $0.isEmpty ? nil : $0
+    }
     /// Timed repetitions per measurement; the median is reported. One warm-up run precedes them.
     var repetitions = 5
     var jsonPath: String?
@@ -24,11 +30,15 @@ struct BenchmarkOptions: Sendable {
     var commits = 1_000
 
     static let usage = """
-        usage: strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
-                            [--workloads 1,2,...] [--clock wall|cpu] [--history on|off] [--commits C]
-                            [--json FILE] [--svg FILE] [--markdown FILE]
+        usage: strata-bench [--rows N] [--engine sqlite|lmdb|postgres|all|LIST] [--postgres-url URL]
+                            [--repetitions R] [--workloads 1,2,...] [--clock wall|cpu] [--history on|off]
+                            [--commits C] [--json FILE] [--svg FILE] [--markdown FILE]
           --rows N          rows in the data set (default 100000, at least 1000)
-          --engine E        sqlite, lmdb or all (default all)
+          --engine E        sqlite, lmdb, postgres, all (sqlite and lmdb: the default) or a list
+                            such as sqlite,postgres
+          --postgres-url U  the PostgreSQL server of --engine postgres (default: $STRATA_POSTGRES_URL);
+                            every store is a schema strata_bench_<run>_…, dropped at the end.
+                            Workloads 12 and 14 (child processes) are not run on postgres
           --repetitions R   timed repetitions after one warm-up; the median is reported (default 5)
           --workloads LIST  measure only these workloads, e.g. 2,3 (default all; for profiling).
                             14 is the memory of fetching all N rows and holding them, each side
@@ -62,14 +72,21 @@ struct BenchmarkOptions: Sendable {
                 }
                 self.rows = rows
             case "--engine":
-                let name = try value(for: flag)
-                if name == "all" {
-                    engines = EngineChoice.allCases
-                } else if let engine = EngineChoice(rawValue: name) {
-                    engines = [engine]
-                } else {
-                    throw .usage("--engine takes sqlite, lmdb or all, not \(name)")
+                let names = try value(for: flag)
+                var chosen: [EngineChoice] = []
+                for name in names.split(separator: ",").map(String.init) {
+                    if name == "all" {
+                        chosen += EngineChoice.embedded
+                    } else if let engine = EngineChoice(rawValue: name) {
+                        chosen.append(engine)
+                    } else {
+                        throw .usage("--engine takes sqlite, lmdb, postgres, all or a list of them, not \(names)")
+                    }
                 }
+                guard !chosen.isEmpty else { throw .usage("--engine needs at least one engine") }
+                engines = EngineChoice.allCases.filter(chosen.contains)
+            case "--postgres-url":
+                postgresURL = try value(for: flag)
             case "--repetitions":
                 guard let count = Int(try value(for: flag)), count >= 1 else {
                     throw .usage("--repetitions needs a whole number of at least 1")
@@ -106,6 +123,10 @@ struct BenchmarkOptions: Sendable {
             default: throw .usage("unknown argument \(flag)")
             }
         }
+        if engines.contains(.postgres) && postgresURL == nil {
+            throw .usage(
+                "--engine postgres needs a server: pass --postgres-url URL or set \(BenchmarkPostgres.variable)")
+        }
     }
 }
 
@@ -113,13 +134,22 @@ struct BenchmarkOptions: Sendable {
 enum EngineChoice: String, CaseIterable, Codable, Sendable {
     case sqlite
     case lmdb
+    case postgres
+
+    /// The engines that keep their store in local files: `--engine all`.
+    static let embedded: [EngineChoice] = [.sqlite, .lmdb]
 
     var displayName: String {
         switch self {
         case .sqlite: "SQLite"
         case .lmdb: "LMDB"
+        case .postgres: "PostgreSQL"
         }
     }
+
+    /// Whether workloads that reopen the store in a child process (12, 14) run on this engine:
+    /// the child would need the run's server and schema prefix, which it is not given.
+    var runsChildProcesses: Bool { self != .postgres }
 }
 
 /// Why the benchmark stopped.

@@ -7,6 +7,14 @@ struct BenchmarkRun {
 
     func run() async throws -> BenchmarkReport {
         Clock.source = options.clock
+        if options.engines.contains(.postgres) {
+            BenchmarkPostgres.url = options.postgresURL
+            try BenchmarkPostgres.check()
+            progress("PostgreSQL \(BenchmarkPostgres.serverVersion ?? "?"): schemas \(BenchmarkPostgres.prefix)*")
+        }
+        defer {
+            for problem in BenchmarkPostgres.dropRunSchemas() { progress(problem) }
+        }
         let started = DispatchTime.now().uptimeNanoseconds
         let date = ISO8601DateFormatter().string(from: Date())
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Workloads 1–6 and 9 on one engine, each beside its baseline, on one data set.
 ///
@@ -46,9 +47,10 @@ struct EngineBenchmark {
         let inserts = try await measurePair(
             "insert", repetitions: insertRepetitions,
             strata: {
-                if let previous = strataStore?.directory {
+                if let previous = strataStore {
+                    previous.container.close()
                     strataStore = nil
-                    removeScratch(previous)
+                    removeScratch(previous.directory)
                 }
                 let store = try await StrataStore.make(
                     engine, in: directory("strata"), dataset: dataset, recordsHistory: recordsHistory)
@@ -66,7 +68,10 @@ struct EngineBenchmark {
             })
         if workloads.contains(.insert) { results.append(measured(.insert, inserts, items: rows)) }
         guard let store = strataStore, let raw = rawStore else { return results }
-        defer { raw.close() }
+        defer {
+            raw.close()
+            store.container.close()
+        }
 
         func compare(
             _ workload: Workload, items: Int, strata: () async throws -> (UInt64, Checksum?), raw: () throws -> Checksum
@@ -134,6 +139,7 @@ struct EngineBenchmark {
         switch engine {
         case .sqlite: try RawSQLite(directory: directory, dataset: dataset)
         case .lmdb: try RawLMDB(directory: directory, dataset: dataset)
+        case .postgres: try RawPostgres(directory: directory, dataset: dataset)
         }
     }
 }

@@ -27,7 +27,9 @@ enum HistoryWorkloads {
                     engine, dataset: dataset, commits: options.commits, scratch: directory)
                 results += latencies.results(.deliveryInProcess, on: engine, targetMilliseconds: 1)
             }
-            if options.workloads.contains(.deliveryCrossProcess) {
+            if options.workloads.contains(.deliveryCrossProcess) && !engine.runsChildProcesses {
+                progress("\(engine.displayName): 12. not run: its writer process would need the run's server")
+            } else if options.workloads.contains(.deliveryCrossProcess) {
                 progress(
                     "\(engine.displayName): 12. \(Workload.deliveryCrossProcess.title), \(options.commits) commits")
                 let latencies = try await DeliveryLatency.crossProcess(

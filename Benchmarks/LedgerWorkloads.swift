@@ -38,6 +38,7 @@ enum LedgerWorkloads {
             switch engine {
             case .sqlite: .sqlite(at: directory.appendingPathComponent("\(name).sqlite"))
             case .lmdb: .lmdb(at: directory.appendingPathComponent(name))
+            case .postgres: BenchmarkPostgres.configuration(for: directory.appendingPathComponent(name))
             }
         let container = try PersistentContainer(schema: .ledger, engine: configuration)
         let service = AccountService(contexts: container)

@@ -9,6 +9,8 @@ struct MachineInfo: Codable, Sendable {
     var kernel: String
     var sqliteVersion: String
     var lmdbVersion: String
+    /// The PostgreSQL server's and libpq's versions, when PostgreSQL was measured.
+    var postgresVersion: String?
     /// `release` or `debug`: how `strata-bench` was compiled.
     var build: String
 
@@ -28,13 +30,16 @@ struct MachineInfo: Codable, Sendable {
             operatingSystem: field("PRETTY_NAME", in: osRelease, separator: "=")?.trimmingCharacters(in: ["\""])
                 ?? "Linux",
             kernel: kernel.trimmingCharacters(in: .whitespacesAndNewlines),
-            sqliteVersion: RawSQLite.libraryVersion, lmdbVersion: RawLMDB.libraryVersion, build: build)
+            sqliteVersion: RawSQLite.libraryVersion, lmdbVersion: RawLMDB.libraryVersion,
+            postgresVersion: BenchmarkPostgres.serverVersion.map { "\($0) (libpq \(PGLink.libraryVersion))" },
+            build: build)
     }
 
     /// One line: "2 × Intel(R) Xeon(R) Processor, 23.5 GiB RAM, Ubuntu 24.04 (Linux 6.8), …".
     var summary: String {
         "\(processors) × \(cpuModel), \(format(memoryGiB, digits: 1)) GiB RAM; \(operatingSystem), Linux \(kernel); "
-            + "SQLite \(sqliteVersion), \(lmdbVersion); \(build) build"
+            + "SQLite \(sqliteVersion), \(lmdbVersion)"
+            + (postgresVersion.map { ", PostgreSQL \($0)" } ?? "") + "; \(build) build"
     }
 
     /// The value of the first `key<separator>value` line.

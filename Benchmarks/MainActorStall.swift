@@ -116,6 +116,7 @@ enum MainActorStall {
         switch engine {
         case .sqlite: .sqlite(at: directory.appendingPathComponent("\(name).sqlite"))
         case .lmdb: .lmdb(at: directory.appendingPathComponent(name))
+        case .postgres: BenchmarkPostgres.configuration(for: directory.appendingPathComponent(name))
         }
     }
 }

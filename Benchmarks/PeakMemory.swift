@@ -49,6 +49,10 @@ enum PeakMemory {
         guard options.workloads.contains(.peakMemory) else { return [] }
         var results: [WorkloadResult] = []
         for engine in options.engines {
+            guard engine.runsChildProcesses else {
+                progress("\(engine.displayName): 14. not run: its child processes would need the run's server")
+                continue
+            }
             progress("\(engine.displayName): 14. \(Workload.peakMemory.title), one child process per side")
             let strata = try child(engine, "strata", rows: options.rows)
             let raw = try child(engine, "raw", rows: options.rows)
@@ -144,6 +148,7 @@ enum PeakMemory {
             switch engine {
             case .sqlite: try RawSQLite(directory: directory, dataset: dataset)
             case .lmdb: try RawLMDB(directory: directory, dataset: dataset)
+            case .postgres: try RawPostgres(directory: directory, dataset: dataset)
             }
         defer { raw.close() }
         try raw.insertRows(dataset)

@@ -32,6 +32,7 @@ final class StrataStore: Sendable {
         switch engine {
         case .sqlite: .sqlite(at: directory.appendingPathComponent("store.sqlite"))
         case .lmdb: .lmdb(at: directory.appendingPathComponent("store.lmdb"))
+        case .postgres: BenchmarkPostgres.configuration(for: directory)
         }
     }
 
@@ -47,7 +48,9 @@ final class StrataStore: Sendable {
     }
 }
 
-/// Removes a scratch directory once nothing uses the store in it any more.
+/// Removes a scratch directory once nothing uses the store in it any more, and on PostgreSQL
+/// the store's schema.
 func removeScratch(_ directory: URL) {
     try? FileManager.default.removeItem(at: directory)
+    BenchmarkPostgres.dropSchema(for: directory)
 }

@@ -25,9 +25,13 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         }
     }
 
-    /// The target issues 5, 15 and 16 set, for this workload on this engine, if any.
+    /// The target issues 5, 15, 16 and 17 set, for this workload on this engine, if any.
     func target(on engine: EngineChoice) -> Target? {
         switch (self, engine) {
+        case (.insert, .postgres): .ratio(1.5)
+        case (.fetchAll, .postgres): .ratio(2)
+        case (.lookup, .postgres): .ratio(1.5)
+        case (_, .postgres): nil
         case (.insert, .sqlite): .ratio(1.5)
         case (.fetchAll, .sqlite): .ratio(1.3)
         case (.lookup, .sqlite): .ratio(1.5)

@@ -1,6 +1,7 @@
-// strata-bench: Strata against raw SQLite and raw LMDB, on the same data in one process.
+// strata-bench: Strata against raw SQLite, raw LMDB and raw libpq, on the same data in one process.
 //
-//   swift run -c release strata-bench [--rows N] [--engine sqlite|lmdb|all] [--repetitions R]
+//   swift run -c release strata-bench [--rows N] [--engine sqlite|lmdb|postgres|all|LIST]
+//                                     [--postgres-url URL] [--repetitions R]
 //                                     [--json FILE] [--svg FILE] [--markdown FILE]
 //   swift run -c release strata-bench --row-decode    (the LMDB row decoder's cost per row)
 //   strata-bench --history-writer ENGINE DIR COMMITS   (workload 12's second process; not for people)

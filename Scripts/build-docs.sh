@@ -19,7 +19,7 @@ root=$(pwd)
 out="${STRATA_DOCS_DIR:-$root/.build/docs}"
 
 # The documented modules: the user module, the engine interface, and the engines' public API.
-DOC_MODULES=(Strata StrataStorage StrataSQLite StrataLMDB)
+DOC_MODULES=(Strata StrataStorage StrataSQLite StrataLMDB StrataPostgres)
 
 has_sources() { [ -n "$(find "Modules/$1" -name '*.swift' -not -path '*.docc/*' -print -quit 2>/dev/null)" ]; }
 

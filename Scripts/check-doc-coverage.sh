@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 # The user module, the engine interface, and the engines' public API. A module whose folder has
 # no Swift sources yet is skipped, with a note.
-DOC_MODULES=(Strata StrataStorage StrataSQLite StrataLMDB)
+DOC_MODULES=(Strata StrataStorage StrataSQLite StrataLMDB StrataPostgres)
 # Types whose members are grouped under `## Topics`, as GRDB does.
 CENTRAL_TYPES=(ObjectContext PersistentContainer ManagedObject FetchRequest StrataError StorageEngine StoreReader ChangeSet FetchPlan)
 

@@ -20,7 +20,8 @@
 #
 # If STRATA_POSTGRES_URL is already set, the script runs CMD against that server and starts
 # nothing (so nesting is harmless and a managed server can be used instead).
-# Knobs: PG_BINDIR, STRATA_PG_PARENT (default /tmp), STRATA_PG_FSYNC=on (default off: faster,
+# Knobs: PG_BINDIR, STRATA_PG_PARENT (default /tmp), STRATA_PG_MAX_CONNECTIONS (default 500),
+# STRATA_PG_FSYNC=on (default off: faster,
 # and safe for every test that does not crash the machine itself), STRATA_PG_KEEP=1 (leave the
 # cluster directory behind for inspection; the server is still stopped).
 set -euo pipefail
@@ -134,13 +135,18 @@ t_initdb=$(($(now_ms) - t0))
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 fsync=${STRATA_PG_FSYNC:-off}
+# The suite runs its tests in parallel, and every open PostgreSQL store holds up to its pool's
+# connections (4 in the tests) until its container closes; the server-only tests add 4 processes
+# and their readers. 500 leaves room for over a hundred stores open at once (the default, 100,
+# does not).
+max_connections=${STRATA_PG_MAX_CONNECTIONS:-500}
 t0=$(now_ms)
 port=""
 for _ in 1 2 3 4 5; do
     candidate=$((20000 + RANDOM % 40000))
     port_in_use "$candidate" && continue
     if as_pg "$bindir/pg_ctl" -D "$data" -l "$logfile" -w -t 60 \
-        -o "-p $candidate -k $dir -c listen_addresses=127.0.0.1 -c fsync=$fsync -c synchronous_commit=$fsync -c full_page_writes=$fsync -c max_connections=200" \
+        -o "-p $candidate -k $dir -c listen_addresses=127.0.0.1 -c fsync=$fsync -c synchronous_commit=$fsync -c full_page_writes=$fsync -c max_connections=$max_connections" \
         start >/dev/null 2>&1; then
         port=$candidate
         break

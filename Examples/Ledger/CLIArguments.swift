@@ -2,6 +2,8 @@
 struct CLIArguments {
     var engine = "sqlite"
     var store: String?
+    /// The PostgreSQL schema of the store (`--schema`); nil for the default, ``defaultSchema``.
+    var schema: String?
     var help = false
     /// Values of command options such as `--currency EUR`.
     var options: [String: String] = [:]
@@ -11,7 +13,7 @@ struct CLIArguments {
     var words: [String] = []
 
     static let valueOptions: Set<String> = [
-        "--engine", "--store", "--currency", "--opening", "--category", "--after",
+        "--engine", "--store", "--schema", "--currency", "--opening", "--category", "--after",
     ]
     static let flagOptions: Set<String> = ["--no-overdraft", "--from-start"]
 
@@ -31,6 +33,7 @@ struct CLIArguments {
                 switch word {
                 case "--engine": engine = value
                 case "--store": store = value
+                case "--schema": schema = value
                 default: options[word] = value
                 }
             } else if Self.flagOptions.contains(word) {
@@ -41,10 +44,21 @@ struct CLIArguments {
                 words.append(word)
             }
         }
-        guard engine == "sqlite" || engine == "lmdb" else {
-            throw .usage("unknown engine \(String(reflecting: engine)); use --engine sqlite or --engine lmdb")
+        guard ["sqlite", "lmdb", "postgres"].contains(engine) else {
+            throw .usage(
+                "unknown engine \(String(reflecting: engine)); use --engine sqlite, --engine lmdb or --engine postgres")
+        }
+        if schema != nil && engine != "postgres" {
+            throw .usage("--schema names a PostgreSQL schema; it needs --engine postgres")
+        }
+        if engine == "postgres" && store == nil && !help && words != ["help"] {
+            throw .usage(
+                "--engine postgres needs --store with the server's URL, such as postgresql://user@host:5432/database")
         }
     }
+
+    /// The schema a PostgreSQL ledger lives in when `--schema` is not given.
+    static let defaultSchema = "ledger"
 
     /// `-12.50` is an amount, not an option.
     private static func looksNumeric(_ word: String) -> Bool {

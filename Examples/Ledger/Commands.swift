@@ -5,10 +5,8 @@ import Ledger
 struct Commands {
     let arguments: CLIArguments
 
-    var storePath: String { arguments.store ?? LedgerStore.defaultPath(engine: arguments.engine) }
-
     func open(create: Bool = false) throws -> LedgerStore {
-        try LedgerStore(engine: arguments.engine, path: storePath, create: create)
+        try LedgerStore(arguments, create: create)
     }
 
     /// Dispatches on the command words.
@@ -34,12 +32,12 @@ struct Commands {
 
     private func initialize() async throws {
         _ = try arguments.operands(after: 1, count: 0...0, form: "init")
-        let existed = FileManager.default.fileExists(atPath: storePath)
+        let existed = LedgerStore.exists(arguments)
         let store = try open(create: true)
         let count = try await store.accounts.list().count
         print(
             """
-            \(existed ? "Opened" : "Created") the ledger store at \(store.url.path) (\(store.engineName)); it has \
+            \(existed ? "Opened" : "Created") the ledger store at \(store.location) (\(store.engineName)); it has \
             \(count) account(s).
             """
         )

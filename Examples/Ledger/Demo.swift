@@ -10,17 +10,17 @@ struct Demo {
     func run() async throws {
         _ = try arguments.operands(after: 1, count: 0...0, form: "demo")
         let path = arguments.store ?? LedgerStore.temporaryPath(engine: arguments.engine)
-        let store = try LedgerStore(engine: arguments.engine, path: path, create: true)
+        let store = try LedgerStore(engine: arguments.engine, path: path, schema: arguments.schema, create: true)
         let existing = try await store.accounts.list()
         guard existing.isEmpty else {
+            let fresh =
+                arguments.engine == "postgres"
+                ? "Pass --schema with a new schema name."
+                : "Pass a new --store PATH, or omit --store to use a temporary one."
             throw CLIError.badInput(
-                """
-                demo needs an empty store, but \(path) already has \(existing.count) account(s). Pass a new \
-                --store PATH, or omit --store to use a temporary one.
-                """
-            )
+                "demo needs an empty store, but \(store.location) already has \(existing.count) account(s). \(fresh)")
         }
-        print("Ledger demo on \(store.engineName) at \(store.url.path)\n")
+        print("Ledger demo on \(store.engineName) at \(store.location)\n")
 
         let accounts = store.accounts
         let transactions = store.transactions
@@ -79,7 +79,7 @@ struct Demo {
         print("Wallet history, newest first:")
         Output.history(try await transactions.transactions(for: wallet.id), currency: "USD")
         print(
-            "\nExplore this store: swift run ledger --engine \(store.engineName) --store \(store.url.path) account list"
+            "\nExplore this store: swift run ledger \(store.reopenOptions) account list"
         )
     }
 

@@ -2,17 +2,23 @@ import Foundation
 import Ledger
 import Strata
 import StrataLMDB
+import StrataPostgres
 import StrataSQLite
 
 /// The one place the example chooses an engine: the services below never see it.
 struct LedgerStore {
     let engineName: String
-    let url: URL
+    /// Where the store is, for messages: a file path, or a schema on a server (the URL shown
+    /// without its password).
+    let location: String
+    /// The global options that open this store again (`--engine … --store … [--schema …]`),
+    /// without a password: libpq then takes it from `PGPASSWORD` or `~/.pgpass`.
+    let reopenOptions: String
     let container: PersistentContainer
     let accounts: AccountService
     let transactions: TransactionService
 
-    /// The default location for an engine: `./ledger.sqlite` or `./ledger.lmdb`.
+    /// The default location for an embedded engine: `./ledger.sqlite` or `./ledger.lmdb`.
     static func defaultPath(engine: String) -> String {
         engine == "lmdb" ? "ledger.lmdb" : "ledger.sqlite"
     }
@@ -24,17 +30,31 @@ struct LedgerStore {
         return base.path + (engine == "lmdb" ? ".lmdb" : ".sqlite")
     }
 
-    /// Opens (creating when `create` is true) the store at `path`, migrating an older ledger
-    /// store (``MigrationProgressLine`` shows it on standard error).
-    /// - Throws: ``CLIError/noStore(path:)`` when it is missing and `create` is false, and
-    ///   `StrataError` from the engine (not a store, another engine's store, damaged, newer
-    ///   than this ledger…).
-    init(engine: String, path: String, create: Bool) throws {
-        let url = URL(fileURLWithPath: path)
-        if !create && !FileManager.default.fileExists(atPath: url.path) { throw CLIError.noStore(path: path) }
-        let configuration: EngineConfiguration = engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
+    /// Opens (creating when `create` is true) the store at `path` (for `postgres`, the server's
+    /// URL, with the store in `schema`), migrating an older ledger store
+    /// (``MigrationProgressLine`` shows it on standard error).
+    /// - Throws: ``CLIError/noStore(path:)`` when a file store is missing and `create` is false,
+    ///   and `StrataError` from the engine (not a store, another engine's store, damaged, newer
+    ///   than this ledger, a missing schema on PostgreSQL when `create` is false, a server that
+    ///   cannot be reached…).
+    init(engine: String, path: String, schema: String? = nil, create: Bool) throws {
+        let configuration: EngineConfiguration
+        if engine == "postgres" {
+            let schema = schema ?? CLIArguments.defaultSchema
+            // Only `init` and `demo` make a store; every other command needs an existing one.
+            let options = PostgresOptions(creation: create ? .createSchema : .requireExistingSchema)
+            configuration = .postgres(url: path, schema: schema, options: options)
+            // The engine's location: the URL without its password, with the schema.
+            location = configuration.location.absoluteString
+            reopenOptions = "--engine postgres --store '\(Self.serverURL(configuration.location))' --schema \(schema)"
+        } else {
+            let url = URL(fileURLWithPath: path)
+            if !create && !FileManager.default.fileExists(atPath: url.path) { throw CLIError.noStore(path: path) }
+            configuration = engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
+            location = url.path
+            reopenOptions = "--engine \(engine) --store \(url.path)"
+        }
         engineName = engine
-        self.url = url
         // A version 1 store is migrated here, with a progress line on standard error.
         let progressLine = MigrationProgressLine()
         do {
@@ -46,6 +66,36 @@ struct LedgerStore {
         progressLine.finish()
         accounts = AccountService(contexts: container)
         transactions = TransactionService(contexts: container)
+    }
+
+    /// The server URL of a PostgreSQL store's location: the location without the `schema`
+    /// query item the engine adds to it (libpq would refuse it).
+    private static func serverURL(_ location: URL) -> String {
+        guard var components = URLComponents(url: location, resolvingAgainstBaseURL: false) else {
+            return location.absoluteString
+        }
+        let items = components.queryItems?.filter { $0.name != "schema" } ?? []
+        components.queryItems = items.isEmpty ? nil : items
+        return components.string ?? location.absoluteString
+    }
+
+    /// Opens the store the command line names (`--engine`, `--store`, `--schema`), or the
+    /// engine's default file.
+    init(_ arguments: CLIArguments, create: Bool) throws {
+        try self.init(
+            engine: arguments.engine, path: arguments.store ?? Self.defaultPath(engine: arguments.engine),
+            schema: arguments.schema, create: create)
+    }
+
+    /// Whether the store the command line names exists already (for `init`'s message): its file,
+    /// or on PostgreSQL, a ledger store in its schema.
+    static func exists(_ arguments: CLIArguments) -> Bool {
+        guard arguments.engine == "postgres" else {
+            return FileManager.default.fileExists(atPath: arguments.store ?? defaultPath(engine: arguments.engine))
+        }
+        guard let store = try? LedgerStore(arguments, create: false) else { return false }
+        store.container.close()
+        return true
     }
 
     /// The URI of the account `reference` names: a URI as given, or the account with exactly

@@ -4,12 +4,18 @@ enum Usage {
         ledger: accounts and transactions in a Strata store, through the Ledger module's services.
 
         USAGE
-          swift run ledger [--engine sqlite|lmdb] [--store PATH] <command> [arguments]
+          swift run ledger [--engine sqlite|lmdb|postgres] [--store PATH|URL] [--schema NAME] <command> [arguments]
 
         OPTIONS
-          --engine sqlite|lmdb   storage engine (default: sqlite)
-          --store PATH           the store: a file for sqlite, a directory for lmdb
-                                 (default: ./ledger.sqlite or ./ledger.lmdb; demo: a new temporary store)
+          --engine sqlite|lmdb|postgres
+                                 storage engine (default: sqlite)
+          --store PATH|URL       the store: a file for sqlite, a directory for lmdb
+                                 (default: ./ledger.sqlite or ./ledger.lmdb; demo: a new temporary store);
+                                 for postgres, the server's URL (required), e.g.
+                                 postgresql://app@db.internal:5432/books; keep the password out of it:
+                                 libpq reads PGPASSWORD or ~/.pgpass
+          --schema NAME          postgres only: the schema that holds the ledger (default: ledger);
+                                 init and demo create it, every other command needs it to exist
           -h, --help             show this help
 
         COMMANDS
@@ -44,6 +50,7 @@ enum Usage {
         EXAMPLES
           swift run ledger demo
           swift run ledger --engine lmdb --store /tmp/books demo
+          swift run ledger --engine postgres --store postgresql://app@localhost/books init
           swift run ledger init
           swift run ledger account add Checking --opening 1500
           swift run ledger add Checking -12.50 "Lunch"

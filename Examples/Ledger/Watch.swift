@@ -13,9 +13,7 @@ struct Watch {
     func run() async throws {
         _ = try arguments.operands(after: 1, count: 0...0, form: "watch [--from-start | --after TOKEN]")
         let requested = try startToken()
-        let store = try LedgerStore(
-            engine: arguments.engine, path: arguments.store ?? LedgerStore.defaultPath(engine: arguments.engine),
-            create: false)
+        let store = try LedgerStore(arguments, create: false)
         let watcher = LedgerWatcher(container: store.container)
         let stop = StopSignals()
         let current = try await watcher.currentToken()
@@ -30,7 +28,7 @@ struct Watch {
         let start = requested ?? current
         Output.line(
             """
-            Watching the ledger at \(store.url.path) (\(store.engineName)) for changes after token \
+            Watching the ledger at \(store.location) (\(store.engineName)) for changes after token \
             \(start.rawValue); stop with Ctrl-C.
             """
         )

@@ -1,6 +1,6 @@
 // The ledger example: the Ledger module's services behind a small command line.
 //
-//   swift run ledger [--engine sqlite|lmdb] [--store PATH] <command> [arguments]
+//   swift run ledger [--engine sqlite|lmdb|postgres] [--store PATH|URL] [--schema NAME] <command> [arguments]
 //   swift run ledger --help
 //
 // This file only parses, dispatches and reports errors. The engine is chosen in

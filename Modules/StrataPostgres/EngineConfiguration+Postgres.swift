@@ -36,9 +36,12 @@ extension EngineConfiguration {
     )
         -> EngineConfiguration
     {
-        EngineConfiguration(name: "postgres", location: PostgresLocation.url(redacting: url, schema: schema)) {
-            storeSchema in
-            try PostgresEngine(url: url, schema: schema, storeSchema: storeSchema, options: options)
+        var configuration = EngineConfiguration(
+            name: "postgres", location: PostgresLocation.url(redacting: url, schema: schema)
+        ) { storeSchema in
+            try PostgresEngine.open(url: url, schema: schema, storeSchema: storeSchema, options: options)
         }
+        configuration.storeContents = PostgresStoreContents.contents(url: url, schema: schema, options: options)
+        return configuration
     }
 }

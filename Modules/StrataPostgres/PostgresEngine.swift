@@ -1,24 +1,164 @@
 import Foundation
 import StrataStorage
+import Synchronization
 
-/// Placeholder until the engine lands (issue 17): opening always fails with `.misuse`.
+/// The PostgreSQL ``StorageEngine``: one store per schema of a database, reached through a
+/// bounded pool of libpq connections (issue 17).
+///
+/// Created through ``StrataStorage/EngineConfiguration/postgres(url:schema:options:)``. Readers
+/// are `REPEATABLE READ READ ONLY` transactions; commits are `READ COMMITTED` transactions that
+/// lock and check every row version they depend on; keys come from a counter row per entity.
 final class PostgresEngine: StorageEngine {
-    let storeIdentifier = UUID()
-    let schemaVersion = 0
+    let storeIdentifier: UUID
+    let schemaVersion: Int
+    let schema: StoreSchema
+    let pool: PostgresPool
+    let tables: [PostgresTableLayout]
+    let joins: [PostgresJoinLayout]
+    /// `"schema"."strata_metadata"` and the other Strata tables, quoted.
+    let names: PostgresStoreNames
+    /// Per entity: keys reserved in the store but not handed out yet.
+    let keyBlocks = Mutex<[Int: Range<Int64>]>([:])
+    /// The LISTEN connection that signals commits to observers (started on first use).
+    let notifications: PostgresNotifications
 
-    init(url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions) throws {
-        throw StrataError.misuse("the PostgreSQL engine is not built yet")
+    /// Opens or creates the store.
+    /// - Throws: `.misuse` (URL, schema name), `.io` (server unreachable, login refused),
+    ///   `.notAStore`, `.schemaMismatch`, `.storeNewerThanModel`, `.invalidSchema`, `.busy`.
+    static func open(
+        url: String, schema: String, storeSchema: StoreSchema, options: PostgresOptions
+    ) throws
+        -> PostgresEngine
+    {
+        let settings = try PostgresConnectionSettings(url: url, schema: schema, options: options)
+        try validatePostgresLayout(storeSchema)
+        let pool = PostgresPool(settings: settings, options: options)
+        let tables = storeSchema.entities.map { PostgresTableLayout(entity: $0, schemaName: schema) }
+        let joins = storeSchema.joins.map { PostgresJoinLayout(join: $0, schemaName: schema) }
+        let names = PostgresStoreNames(schema: schema)
+        let metadata: StoreMetadata
+        do {
+            metadata = try openStore(pool: pool, schema: storeSchema, tables: tables, joins: joins, names: names)
+        } catch {
+            pool.close()
+            throw error
+        }
+        return PostgresEngine(
+            metadata: metadata, schema: storeSchema, pool: pool, tables: tables, joins: joins, names: names)
     }
 
-    func makeReader() throws -> any StoreReader { throw StrataError.misuse("not built") }
-    func commit(_ changes: ChangeSet) throws { throw StrataError.misuse("not built") }
-    func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> { throw StrataError.misuse("not built") }
-    func close() {}
+    /// An engine over `pool`, once its store is open (also the layout behind a migration's
+    /// ``PostgresTransactionEngine``, over a pool of its own that never connects).
+    init(
+        metadata: StoreMetadata, schema: StoreSchema, pool: PostgresPool, tables: [PostgresTableLayout],
+        joins: [PostgresJoinLayout], names: PostgresStoreNames
+    ) {
+        storeIdentifier = metadata.identifier
+        schemaVersion = metadata.schemaVersion
+        self.schema = schema
+        self.pool = pool
+        self.tables = tables
+        self.joins = joins
+        self.names = names
+        notifications = PostgresNotifications(
+            settings: pool.settings, statementTimeout: pool.options.statementTimeout, names: names)
+    }
+
+    deinit { close() }
+
+    /// The store's redacted location, for messages.
+    var location: String { pool.settings.location }
+
+    func makeReader() throws -> any StoreReader {
+        let connection = try pool.checkOut(.reader)
+        do throws(StrataError) {
+            return try PostgresReader(engine: self, connection: connection)
+        } catch {
+            pool.checkIn(connection, .reader)
+            throw error
+        }
+    }
+
+    func close() {
+        keyBlocks.withLock { $0.removeAll() }
+        notifications.stop()
+        pool.close()
+    }
+
+    /// Runs `body` with a short lease, returned afterwards (rolled back if a transaction is left open).
+    @discardableResult
+    func withSession<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
+        let connection = try pool.checkOut(.short)
+        defer { pool.checkIn(connection, .short) }
+        return try body(PostgresSession(connection: connection, pool: pool))
+    }
+
+    /// Runs `body` in a `READ COMMITTED` transaction on a short lease, committed when it returns.
+    @discardableResult
+    func withTransaction<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
+        try withSession { (session) throws(StrataError) -> T in
+            try session.run("BEGIN")
+            let value: T
+            do throws(StrataError) {
+                value = try body(session)
+            } catch {
+                session.rollbackQuietly()
+                throw error
+            }
+            try session.run("COMMIT", phase: .committing)
+            return value
+        }
+    }
+
+    /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
+    func checkSchemaVersion(_ session: PostgresSession) throws(StrataError) {
+        try checkSchemaVersion(try session.run(names.selectMetadataValue, [.rawText("schema_version")]))
+    }
+
+    /// Checks the `schema_version` value a query returned (one row, one text column, binary or text).
+    func checkSchemaVersion(_ result: PGResult) throws(StrataError) {
+        guard result.rowCount == 1, let text = result.text(0, 0), let stored = Int(text) else {
+            throw .storeCorrupt("\(location): strata_metadata has no integer schema_version")
+        }
+        if stored != schemaVersion {
+            throw .storeNewerThanModel(storeVersion: stored, modelVersion: schemaVersion)
+        }
+    }
+
+    /// The layout of an entity, or `.misuse` when the number is out of range.
+    func table(_ entity: Int) throws(StrataError) -> PostgresTableLayout {
+        guard tables.indices.contains(entity) else {
+            throw .misuse("entity number \(entity) is not in the schema (it has \(tables.count) entities)")
+        }
+        return tables[entity]
+    }
+
+    /// The layout of a join, or `.misuse` when the number is out of range.
+    func join(_ number: Int) throws(StrataError) -> PostgresJoinLayout {
+        guard joins.indices.contains(number) else {
+            throw .misuse("join number \(number) is not in the schema (it has \(joins.count) joins)")
+        }
+        return joins[number]
+    }
 }
 
-/// Placeholder: the configuration's location (the URL without its password).
-enum PostgresLocation {
-    static func url(redacting url: String, schema: String) -> URL {
-        URL(string: "postgresql://redacted")!
+/// The quoted names of Strata's own tables in a store's schema, and their common statements.
+struct PostgresStoreNames: Sendable {
+    let schema: String
+    let metadata: String
+    let keyCounters: String
+    let historyClock: String
+    let history: String
+    let historyCursors: String
+    let selectMetadataValue: String
+
+    init(schema: String) {
+        self.schema = pgQuoted(schema)
+        metadata = self.schema + ".strata_metadata"
+        keyCounters = self.schema + ".strata_key_counters"
+        historyClock = self.schema + ".strata_history_clock"
+        history = self.schema + ".strata_history"
+        historyCursors = self.schema + ".strata_history_cursors"
+        selectMetadataValue = "SELECT value FROM \(metadata) WHERE key = $1"
     }
 }

@@ -31,6 +31,9 @@ public struct NativeError: Sendable, Hashable, CustomStringConvertible {
     /// The operation that failed, e.g. `"mdb_txn_commit"`, `"fsync"` or `"committing"`; nil when
     /// the SQL statement says it all or it is unknown.
     public var operation: String?
+    /// The SQLSTATE of an SQL server's error (PostgreSQL's five characters, e.g. `"23505"`), nil
+    /// for engines without one or failures the server did not classify (a lost connection).
+    public var sqlState: String?
 
     /// Describes one native failure.
     /// - Parameters:
@@ -39,18 +42,30 @@ public struct NativeError: Sendable, Hashable, CustomStringConvertible {
     ///   - message: the native message.
     ///   - sql: the SQL statement that failed, if any.
     ///   - operation: the operation that failed, if any.
-    public init(engine: String, code: Int, message: String, sql: String? = nil, operation: String? = nil) {
+    ///   - sqlState: the server's SQLSTATE, if any.
+    public init(
+        engine: String, code: Int, message: String, sql: String? = nil, operation: String? = nil,
+        sqlState: String? = nil
+    ) {
         self.engine = engine
         self.code = code
         self.message = message
         self.sql = sql
         self.operation = operation
+        self.sqlState = sqlState
     }
 
-    /// For example `sqlite code 2067 "UNIQUE constraint failed: Account.name" in INSERT INTO …`.
+    /// For example `sqlite code 2067 "UNIQUE constraint failed: Account.name" in INSERT INTO …`, or with a
+    /// SQLSTATE `postgres code 83906754 (SQLSTATE 23505): duplicate key value violates … in INSERT INTO …`.
     /// SQL past 300 characters is shortened.
     public var description: String {
-        var text = "\(engine) code \(code) \(String(reflecting: message))"
+        var text = "\(engine) code \(code)"
+        // A server's message quotes names itself ("… constraint "Seat_row_unique""): kept verbatim.
+        if let sqlState {
+            text += " (SQLSTATE \(sqlState)): \(message);"
+        } else {
+            text += " \(String(reflecting: message))"
+        }
         if let operation { text += " during \(operation)" }
         if let sql { text += " in \(Self.excerpt(sql))" }
         return text

@@ -28,8 +28,9 @@ public enum TestPostgres {
         return "s_" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// The configuration of the test store at `location`. Without a server, opening fails
-    /// loudly with `.misuse` naming the variable: the PostgreSQL engine is never skipped.
+    /// The configuration of the test store at `location` (its `location` is that path, not the
+    /// server's URL). Without a server, opening fails loudly with `.misuse` naming the variable:
+    /// the PostgreSQL engine is never skipped.
     public static func configuration(
         at location: URL, options: PostgresOptions = PostgresOptions(poolSize: 4)
     ) -> EngineConfiguration {
@@ -42,6 +43,11 @@ public enum TestPostgres {
                     """)
             }
         }
-        return .postgres(url: url, schema: schema(for: location), options: options)
+        var configuration = EngineConfiguration.postgres(url: url, schema: schema(for: location), options: options)
+        // The location stays the path the test chose (the engine itself never reads it): a
+        // second process handed `--store <location.path>` maps it to the same schema, and the
+        // tests key their stores by path on every engine.
+        configuration.location = location
+        return configuration
     }
 }

@@ -9,12 +9,14 @@
 //
 // With `--seed N` the transfers (accounts and amounts) are the same on every run with that seed.
 //
-// `--mode migrate|open-old` runs a migration mode instead (MigrationModes.swift).
+// `--mode migrate|open-old` runs a migration mode instead (MigrationModes.swift); `--mode bank`
+// moves money through the ledger's TransactionService (BankMode.swift).
 
 import CrashModels
 import Foundation
 import Strata
 import StrataLMDB
+import StrataPostgres
 import StrataSQLite
 import StrataTestSupport
 
@@ -36,9 +38,14 @@ let url = URL(fileURLWithPath: storePath)
 let engine: EngineConfiguration =
     switch engineName {
     case "lmdb": .lmdb(at: url)
-    case "postgres": TestPostgres.configuration(at: url)
+    // The application name carries the pid, so the test can tell the server sessions of a
+    // killed writer from a live one's (pg_stat_activity.application_name).
+    case "postgres":
+        TestPostgres.configuration(
+            at: url, options: PostgresOptions(poolSize: 4, applicationName: "strata-crash-writer \(getpid())"))
     default: .sqlite(at: url)
     }
+if argument("--mode") == "bank" { await runBankMode(engine: engine) }
 if let mode = argument("--mode") { await runMigrationMode(mode, engine: engine) }
 let seedArgument = argument("--seed")
 guard seedArgument == nil || UInt64(seedArgument!) != nil else {

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataLMDB
 import StrataSQLite
+import StrataTestSupport
 
 /// One probe mode: reads its options, does its work, prints result lines, returns the exit status.
 typealias ProbeMode = @Sendable (ProbeArguments) async throws -> Int32
@@ -40,11 +41,13 @@ struct ProbeArguments: Sendable {
     }
 
     /// The engine configuration named by `--engine` for the store at `--store`; on LMDB,
-    /// `--map-size` sets the initial map size (default: `LMDBOptions`'s).
+    /// `--map-size` sets the initial map size (default: `LMDBOptions`'s); on PostgreSQL, the
+    /// path names the store's schema on the test server (`TestPostgres`).
     func engine() throws -> EngineConfiguration {
         let url = URL(fileURLWithPath: try required("store"))
         switch try required("engine") {
         case "sqlite": return .sqlite(at: url)
+        case "postgres": return TestPostgres.configuration(at: url)
         case "lmdb":
             let mapSize = try integer("map-size", default: LMDBOptions().initialMapSize)
             return .lmdb(at: url, options: LMDBOptions(initialMapSize: mapSize))

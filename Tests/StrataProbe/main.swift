@@ -1,7 +1,7 @@
 // A helper process for the multi-process tests: several copies run at once against one store
 // (creating it, writing, holding snapshots, idling) while a test watches what each reports.
 //
-//   strata-probe MODE --engine sqlite|lmdb --store PATH [mode options]
+//   strata-probe MODE --engine sqlite|lmdb|postgres --store PATH [mode options]
 //
 // Every mode prints one result line per operation: `ok ...` or `error <case>: <description>`
 // (see ProbeOutput.swift), and exits 0 unless its arguments were wrong.

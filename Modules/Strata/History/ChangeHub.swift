@@ -10,9 +10,19 @@ import Synchronization
 /// polling task, running only while an observer exists, reads the token every ``pollInterval``,
 /// which catches commits of other containers and other processes. Observers then read the
 /// history after their own position, so a wake-up that finds nothing new costs one read.
+///
+/// When the engine signals commits (``HistorySignalling``, PostgreSQL's LISTEN/NOTIFY), a thread
+/// of the hub's own waits on the signal instead, and reads the token when it fires, or every
+/// ``fallbackPollInterval`` in case a signal was lost; while the signal is down it polls every
+/// ``pollInterval`` as above. Signals are only hints: the token is still read after each one.
 final class ChangeHub: Sendable {
-    /// How often the store's token is read while someone observes.
+    /// How often the store's token is read while someone observes (and the engine's signal, if
+    /// it has one, is down).
     static let pollInterval: Duration = .milliseconds(5)
+
+    /// How often the token is read anyway while the engine's signal is up (a knob for tests,
+    /// which make it long to show that delivery comes from the signal).
+    static let fallbackPollInterval = Mutex<Duration>(.seconds(1))
 
     let engine: any HistoryStore
     private let state = Mutex(State())
@@ -50,7 +60,15 @@ final class ChangeHub: Sendable {
             state.polling = true
             return true
         }
-        if start { Task.detached { [self] in await pollWhileObserved() } }
+        guard start else { return }
+        if let signalling = engine as? any HistorySignalling {
+            // It blocks on the signal: a thread of its own, never a Swift-concurrency thread.
+            let thread = Thread { [self] in waitWhileObserved(signalling) }
+            thread.name = "strata.history.signal"
+            thread.start()
+        } else {
+            Task.detached { [self] in await pollWhileObserved() }
+        }
     }
 
     /// Unregisters an observer (its iterator went away).
@@ -107,17 +125,50 @@ final class ChangeHub: Sendable {
         for waiter in ready { waiter.continuation.resume() }
     }
 
+    /// Whether someone still observes; if not, marks the polling as stopped (under the same lock,
+    /// so a new subscriber starts it again).
+    private func stillObserved() -> Bool {
+        state.withLock { state in
+            if state.subscribers > 0 { return true }
+            state.polling = false
+            return false
+        }
+    }
+
     private func pollWhileObserved() async {
-        while true {
-            let observed = state.withLock { state in
-                if state.subscribers > 0 { return true }
-                state.polling = false
-                return false
-            }
-            guard observed else { return }
+        while stillObserved() {
             poll()
             try? await Task.sleep(for: Self.pollInterval)
         }
+    }
+
+    /// The signalling engine's loop (on a thread of its own): reads the token, then waits for the
+    /// signal of a commit past it, or the fallback interval; polls every ``pollInterval`` while
+    /// the signal is down, or when a signal did not show up in the token yet (the signal came
+    /// first), so a stale signal cannot spin the loop.
+    private func waitWhileObserved(_ signalling: any HistorySignalling) {
+        var previous = state.withLock { $0.knownToken }
+        var signalled = false
+        while stillObserved() {
+            poll()
+            let known = state.withLock { $0.knownToken }
+            if signalled && known <= previous {
+                Thread.sleep(forTimeInterval: Self.seconds(Self.pollInterval))
+            }
+            previous = known
+            let deadline = ContinuousClock.now + Self.fallbackPollInterval.withLock { $0 }
+            switch signalling.waitForHistory(after: known, until: deadline) {
+            case true?: signalled = true
+            case false?: signalled = false
+            case nil:
+                signalled = false
+                Thread.sleep(forTimeInterval: Self.seconds(Self.pollInterval))
+            }
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 

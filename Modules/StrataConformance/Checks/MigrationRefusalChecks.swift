@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// Migrations that must not happen: a change inference cannot do, a custom stage that throws,
 /// and a store newer than the model. Each is a typed error and leaves the store as it was.
@@ -99,8 +100,12 @@ enum MigrationRefusalChecks {
         try kit.expectEqual(again.count, 2, "closures run by the next open with a working plan: \(again)")
     }
 
-    /// The bytes of every file of the store, by name.
+    /// The bytes of every file of the store, by name (of every part, for an engine whose store
+    /// is not a set of files: see `EngineConfiguration.storeContents`).
     static func snapshot(_ kit: ConformanceHarness) throws -> [String: Data] {
+        if let contents = kit.configuration.storeContents {
+            return Dictionary(uniqueKeysWithValues: try contents.read().enumerated().map { ("part \($0)", $1) })
+        }
         var files: [String: Data] = [:]
         for file in StoreFileChecks.storeFiles(kit.configuration.location) {
             files[file.lastPathComponent] = try Data(contentsOf: file)

@@ -1,7 +1,12 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// Damaged store files give typed errors at open — never a crash — and are left as they were.
+///
+/// A store that keeps no files (a server engine's schema) is damaged through its configuration's
+/// `storeContents` hook instead: each part it exposes is overwritten, and the same expectations
+/// hold (open gives `.notAStore`, and the failed open leaves every part as written).
 enum StoreFileChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck(
@@ -23,6 +28,15 @@ enum StoreFileChecks {
             let container = try kit.open()
             _ = try await container.makeAccount("Precious", balance: 1)
         }
+        if let contents = kit.configuration.storeContents {
+            try damageContents(kit, contents, with: bytes, what)
+        } else {
+            try damageFiles(kit, with: bytes, what)
+        }
+    }
+
+    /// Overwrites every file of the store, then checks the open and that the files are unchanged.
+    static func damageFiles(_ kit: ConformanceHarness, with bytes: (Int) -> Data, _ what: String) throws {
         let files = storeFiles(kit.configuration.location).filter { !$0.lastPathComponent.hasPrefix(".") }
         try kit.expect(!files.isEmpty, "the engine left no files at \(kit.configuration.location.path)")
         var written: [URL: Data] = [:]
@@ -32,15 +46,40 @@ enum StoreFileChecks {
             try replacement.write(to: file)
             written[file] = replacement
         }
+        try expectNotAStore(kit, what)
+        for (file, content) in written {
+            try kit.expect(
+                (try? Data(contentsOf: file)) == content, "\(file.lastPathComponent) was changed by the failed open")
+        }
+    }
+
+    /// Overwrites every part the engine's `storeContents` hook exposes, then checks the open and
+    /// that the parts read back as the damage left them. (A part may not hold any bytes at all,
+    /// a text column holds no NUL, so the damage is what reads back after the write, and it
+    /// must differ from the store as it was.)
+    static func damageContents(
+        _ kit: ConformanceHarness, _ contents: StoreContents, with bytes: (Int) -> Data, _ what: String
+    ) throws {
+        let parts = try contents.read()
+        try kit.expect(!parts.isEmpty, "the engine's storeContents hook exposed no parts of the store")
+        try contents.write(parts.map { bytes($0.count) })
+        let damaged = try contents.read()
+        try kit.expect(damaged != parts, "the storeContents hook's write changed no part of the store")
+        try expectNotAStore(kit, what)
+        let after = try contents.read()
+        try kit.expectEqual(after.count, damaged.count, "the number of store parts after the failed open")
+        for (index, (content, expected)) in zip(after, damaged).enumerated() {
+            try kit.expect(content == expected, "store part \(index) was changed by the failed open")
+        }
+    }
+
+    /// Opening the damaged store must fail with `.notAStore`.
+    static func expectNotAStore(_ kit: ConformanceHarness, _ what: String) throws {
         let error = try kit.expectStrataError("opening a store whose files were \(what)", sync: { _ = try kit.open() })
         // Files that hold no store at all are not a damaged store: `.notAStore`, never
         // `.storeCorrupt` (which tells the user to restore a backup of data that was never there).
         guard case .notAStore = error else {
             throw kit.fail("opening a store whose files were \(what): expected notAStore, got \(error)")
-        }
-        for (file, content) in written {
-            try kit.expect(
-                (try? Data(contentsOf: file)) == content, "\(file.lastPathComponent) was changed by the failed open")
         }
     }
 

@@ -46,6 +46,20 @@ struct EngineBatchReadTests {
         plan.apply(to: try reader.rows(for: FetchPlan(entity: plan.entity))).map(\.key)
     }
 
+    /// The keys of the transactions whose account is one of `values`, all integers, in key order:
+    /// what the reference (``expected(_:_:)``) gives for such a membership, found through a set.
+    static func expectedIntegerMembership(_ values: [StoredValue], _ reader: any StoreReader) throws -> [Int64] {
+        let keys = Set(
+            values.map { value -> Int64 in
+                guard case .integer(let key) = value else { preconditionFailure("integers only") }
+                return key
+            })
+        return try reader.rows(for: FetchPlan(entity: Fixtures.txn)).filter { row in
+            if case .integer(let account) = row.values[accountColumn] { return keys.contains(account) }
+            return false
+        }.map(\.key)
+    }
+
     /// The keys and values `forEachRow` streams for `plan`, copied out row by row.
     static func streamed(_ plan: FetchPlan, _ reader: any StoreReader) throws -> [StoredRow] {
         var rows: [StoredRow] = []
@@ -117,7 +131,11 @@ struct EngineBatchReadTests {
         ]
         for (name, values) in lists {
             let plan = FetchPlan(entity: Fixtures.txn, filter: .isIn(column: Self.accountColumn, values: values))
-            let expected = try Self.expected(plan, reader)
+            // The reference compares each row with every value: for the 100,000 keys, integers only,
+            // the same rows come from a set (the reference would hold a test thread for seconds).
+            let expected =
+                values.count > 1_000
+                ? try Self.expectedIntegerMembership(values, reader) : try Self.expected(plan, reader)
             #expect(try Self.streamed(plan, reader).map(\.key) == expected, "\(name)")
             #expect(try reader.rows(for: plan).map(\.key) == expected, "\(name)")
             #expect(try reader.count(entity: Fixtures.txn, filter: plan.filter) == expected.count, "\(name)")

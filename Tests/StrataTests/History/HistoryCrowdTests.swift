@@ -3,8 +3,9 @@ import Strata
 import Testing
 
 /// Many observers on one container: every one of them gets every commit, however many read the
-/// store at once (one commit wakes them all together).
-@Suite("history crowd", .timeLimit(.minutes(1)))
+/// store at once (one commit wakes them all together). Serialized: a thousand observer tasks
+/// per engine, one engine at a time.
+@Suite("history crowd", .serialized, .timeLimit(.minutes(1)))
 struct HistoryCrowdTests {
     @Test("a thousand observers of one container each get both commits", arguments: EngineKind.allCases)
     func thousandObservers(kind: EngineKind) async throws {

@@ -1,4 +1,6 @@
 import Foundation
+import StrataStorage
+import StrataTestSupport
 import Testing
 
 extension LedgerTests {
@@ -62,8 +64,15 @@ extension LedgerTests {
 
         /// `--engine` and `--store` for the store that `TestStore` makes.
         static func options(_ kind: EngineKind, _ store: TestStore) -> [String] {
-            let path = store.directory.appendingPathComponent(kind == .sqlite ? "store.sqlite" : "store.lmdb").path
-            return ["--engine", kind.rawValue, "--store", path]
+            switch kind {
+            case .sqlite, .lmdb:
+                return ["--engine", kind.rawValue, "--store", store.configuration.location.path]
+            case .postgres:
+                // The ledger takes the server's URL and the store's schema.
+                return [
+                    "--engine", "postgres", "--store", TestPostgres.url ?? "", "--schema", store.postgresSchema,
+                ]
+            }
         }
     }
 }

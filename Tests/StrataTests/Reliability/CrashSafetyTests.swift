@@ -78,6 +78,23 @@ struct CrashSafetyTests {
         #expect(replay.lastTransfer >= acknowledgedTotal, "the history replayed no acknowledged transfer")
     }
 
+    /// The PostgreSQL check for sessions of dead writers is not vacuous: a session named after a
+    /// process that has exited is reported, and no longer once it closed.
+    @Test("the leftover-session check reports a server session of a dead writer")
+    func leftoverSessionCheckSeesADeadWritersSession() async throws {
+        let url = try #require(TestPostgres.url, "\(TestPostgres.variable) is not set: run with Scripts/test.sh")
+        let exited = Process()
+        exited.executableURL = URL(fileURLWithPath: "/bin/true")
+        try exited.run()
+        exited.waitUntilExit()
+        let pid = exited.processIdentifier
+        var session: PostgresSQL? = try PostgresSQL(url: url + "&application_name=strata-crash-writer%20\(pid)")
+        let reported = await Self.leftoverSessions(patience: .zero)
+        #expect(reported.count == 1 && reported.first?.contains("\(pid)") == true, "\(reported)")
+        withExtendedLifetime(session) { session = nil }
+        #expect(await Self.leftoverSessions() == [], "the session stayed after it closed")
+    }
+
     /// Starts the writer, lets it run, kills it, and returns the last sequence it acknowledged.
     static func runAndKill(
         kind: EngineKind, location: URL, writerSeed: UInt64, after delay: Duration
@@ -105,7 +122,7 @@ struct CrashSafetyTests {
         kind: EngineKind, location: URL, acknowledged: Int64, replay: inout CrashHistoryReplay
     ) async throws -> [String] {
         var problems: [String] = []
-        if FileManager.default.fileExists(atPath: location.path) == false {
+        if kind != .postgres && FileManager.default.fileExists(atPath: location.path) == false {
             return acknowledged > 0 ? ["lost: the store vanished"] : []
         }
         let container: PersistentContainer
@@ -146,7 +163,7 @@ struct CrashSafetyTests {
         problems += snapshot.memoProblems(highest: highest)
         problems += await historyProblems(of: container, replay: &replay)
         problems += replay.problems(against: snapshot, acknowledged: acknowledged)
-        problems += integrityProblems(kind: kind, location: location)
+        problems += await integrityProblems(kind: kind, location: location)
         return problems
     }
 
@@ -183,9 +200,13 @@ struct CrashSafetyTests {
     }
 
     /// SQLite's integrity check; for LMDB, the full scan above already verified every row's
-    /// checksum, so check that no stale reader slot survived the reopen.
-    static func integrityProblems(kind: EngineKind, location: URL) -> [String] {
+    /// checksum, so check that no stale reader slot survived the reopen; for PostgreSQL, the row
+    /// checks above are the integrity check (the server rolled back the killed writer's open
+    /// transaction), and no server session of a dead writer may linger.
+    static func integrityProblems(kind: EngineKind, location: URL) async -> [String] {
         switch kind {
+        case .postgres:
+            return await leftoverSessions()
         case .sqlite:
             var db: OpaquePointer?
             defer { sqlite3_close(db) }
@@ -219,6 +240,36 @@ struct CrashSafetyTests {
                 return Foundation.kill(pid, 0) == 0 ? nil : pid
             }
             return stale.isEmpty ? [] : ["stale reader slots of dead processes: \(stale)"]
+        }
+    }
+
+    /// Server sessions of crash writers that are no longer alive (each writer names its sessions
+    /// `strata-crash-writer <pid>`). The server ends a dead client's session when it sees the
+    /// socket close, which takes a moment after the kill: wait up to `patience` before calling
+    /// one a leftover.
+    static func leftoverSessions(patience: Duration = .seconds(5)) async -> [String] {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let stale: [Int32]
+            do {
+                let rows = try PostgresSQL().execute(
+                    "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'strata-crash-writer %'")
+                stale = rows.compactMap { row in
+                    guard let name = row.first ?? nil, let pid = Int32(name.split(separator: " ").last ?? "") else {
+                        return nil
+                    }
+                    return Foundation.kill(pid, 0) == 0 ? nil : pid
+                }
+            } catch {
+                return ["pg_stat_activity did not read: \(error)"]
+            }
+            if stale.isEmpty { return [] }
+            if ContinuousClock.now > deadline {
+                return [
+                    "server sessions of dead writers still open \(patience) after the kill: pids \(Set(stale).sorted())"
+                ]
+            }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 }

@@ -21,7 +21,7 @@ struct CreationRaceTests {
                 try LifetimeProbe("open-write", engine: kind.rawValue, store: location, ["name": "p\(index)"])
             }
             for (index, probe) in probes.enumerated() {
-                let lines = probe.remainingLines()
+                let lines = await probe.collectRemainingLines()
                 if lines != ["ok"] {
                     failures.append("round \(round) process \(index): \(lines.joined(separator: " | "))")
                 }

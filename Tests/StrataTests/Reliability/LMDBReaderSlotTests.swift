@@ -105,7 +105,10 @@ struct LMDBReaderSlotTests {
 
     @Test(
         "more simultaneous performs than LMDB's old 126-slot table, all holding snapshots, all read",
-        arguments: EngineKind.allCases)
+        // Not PostgreSQL: there a snapshot is a transaction on one of the pool's connections, so
+        // `poolSize` bounds simultaneous snapshots by design (`PostgresPoolTests`: the others
+        // wait, then get `.busy` after `checkoutTimeout`).
+        arguments: EngineKind.fileEngines)
     func manySimultaneousPerforms(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let container = try store.open()

@@ -7,13 +7,13 @@ import Testing
 
 /// Saves much larger than an LMDB store's initial map, on both engines: the data reads back,
 /// and on LMDB the map grows before the write instead of the write failing with
-/// `MDB_MAP_FULL` and running again.
+/// `MDB_MAP_FULL` and running again. (PostgreSQL has no map: its store is the test one.)
 @Suite("saves larger than the initial LMDB map")
 struct LargeSaveTests {
     /// The LMDB map starts at 1 MiB; the saves below write about 8 MiB.
     static func configuration(_ store: TestStore) -> EngineConfiguration {
         switch store.kind {
-        case .sqlite: store.configuration
+        case .sqlite, .postgres: store.configuration
         case .lmdb:
             .lmdb(
                 at: store.directory.appendingPathComponent("store.lmdb"), options: LMDBOptions(initialMapSize: 1 << 20))

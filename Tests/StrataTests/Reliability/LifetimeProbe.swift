@@ -57,6 +57,12 @@ final class LifetimeProbe: @unchecked Sendable {
         return lines
     }
 
+    /// ``remainingLines()`` read on a thread of its own (``Blocking``), for async tests: a probe
+    /// runs for seconds, too long to hold one of Swift concurrency's few threads.
+    func collectRemainingLines() async -> [String] {
+        (try? await Blocking.run { self.remainingLines() }) ?? []
+    }
+
     /// Kills the probe with SIGKILL and reaps it.
     func stop() {
         kill(process.processIdentifier, SIGKILL)

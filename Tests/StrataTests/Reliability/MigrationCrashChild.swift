@@ -53,8 +53,14 @@ enum MigrationCrashChild {
         var sinceOpen: Duration?
         var untilMigrating: Duration?
         if let killAfter {
-            try await Task.sleep(for: killAfter)
-            kill(process.processIdentifier, SIGKILL)
+            // Timed on a thread of its own: a task's sleep ends when the test's pool has a thread
+            // free, which under load is long after the delay, and the kills would all land late.
+            let pid = process.processIdentifier
+            let seconds = Double(killAfter.components.seconds) + Double(killAfter.components.attoseconds) / 1e18
+            try await Blocking.run {
+                Thread.sleep(forTimeInterval: seconds)
+                kill(pid, SIGKILL)
+            }
         } else if waitFor != nil {
             // Uninterrupted: time the open itself, up to "migrated", not the close and the exit,
             // and when the migration's first progress report came ("migrating").

@@ -24,14 +24,14 @@ enum MigrationCrashStore {
         }
     }
 
-    /// The columns a fresh SQLite store has at each version (nil for LMDB, whose rows carry
-    /// their column count and fail to decode with the wrong one).
+    /// The columns a fresh SQLite or PostgreSQL store has at each version (nil for LMDB, whose
+    /// rows carry their column count and fail to decode with the wrong one).
     struct Shapes {
         var version1: Set<String>?
         var version2: Set<String>?
 
         init(kind: EngineKind, target: MigrationCrash.Target) async throws {
-            guard kind == .sqlite else { return }
+            guard kind != .lmdb else { return }
             let one = try TestStore(kind)
             try await makeVersion1(one, rows: 0)
             version1 = try columns(one)
@@ -71,14 +71,23 @@ enum MigrationCrashStore {
         }
     }
 
-    /// Replaces `destination`'s files with a copy of `source`'s (both closed).
+    /// Replaces `destination`'s files with a copy of `source`'s (both closed); on PostgreSQL,
+    /// its schema with a copy of `source`'s.
     static func copy(_ source: TestStore, to destination: TestStore) throws {
+        if source.kind == .postgres {
+            try PostgresSQL.copySchema(from: source.postgresSchema, to: destination.postgresSchema)
+            return
+        }
         try FileManager.default.removeItem(at: destination.directory)
         try FileManager.default.copyItem(at: source.directory, to: destination.directory)
     }
 
-    /// The bytes of every store file but the lock files, which any open rewrites.
+    /// The bytes of every store file but the lock files, which any open rewrites; on
+    /// PostgreSQL, every row of the store's schema.
     static func fileContents(_ store: TestStore) throws -> [String: Data] {
+        if store.kind == .postgres {
+            return ["rows": Data(try PostgresSQL().dump(schema: store.postgresSchema).joined(separator: "\n").utf8)]
+        }
         var contents: [String: Data] = [:]
         for name in try FileManager.default.subpathsOfDirectory(atPath: store.directory.path)
         where name.hasSuffix("lock.mdb") == false && name.hasSuffix("-shm") == false {
@@ -121,7 +130,7 @@ enum MigrationCrashStore {
                 problems.append("the Item table's columns could not be read: \(error)")
             }
         }
-        problems += CrashSafetyTests.integrityProblems(kind: store.kind, location: store.configuration.location)
+        problems += await CrashSafetyTests.integrityProblems(kind: store.kind, location: store.configuration.location)
         guard problems.isEmpty else { return .half("at version \(version): " + problems.joined(separator: "; ")) }
         return version == 1 ? .version1 : .version2
     }
@@ -181,6 +190,12 @@ enum MigrationCrashStore {
 
     /// The names of the SQLite store's `Item` columns.
     static func columns(_ store: TestStore) throws -> Set<String> {
+        if store.kind == .postgres {
+            let names = try PostgresSQL().execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'Item'",
+                [store.postgresSchema])
+            return Set(names.compactMap { $0.first ?? nil })
+        }
         let raw = try RawSQLite(path: store.configuration.location.path)
         return Set(try raw.strings("SELECT name FROM pragma_table_info('Item')"))
     }

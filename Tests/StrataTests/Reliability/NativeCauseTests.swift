@@ -2,7 +2,7 @@ import Foundation
 import Strata
 import Testing
 
-/// Errors keep their cause: a store-level failure is classified the same on both engines, and
+/// Errors keep their cause: a store-level failure is classified the same on every engine, and
 /// carries the engine's own code, message and statement or operation.
 @Suite("native causes")
 struct NativeCauseTests {
@@ -30,10 +30,24 @@ struct NativeCauseTests {
             // MDB_KEYEXIST, putting the unique index entry.
             #expect(native.engine == "lmdb" && native.code == -30799 && native.operation == "mdb_put", "\(native)")
             #expect(native.sql == nil)
+        case .postgres:
+            // SQLSTATE 23505 (unique_violation), packed as PostgreSQL's MAKE_SQLSTATE packs it, with
+            // the server's message naming the violated index of Account, and where it happened.
+            #expect(native.engine == "postgres" && native.code == packedSQLState("23505"), "\(native)")
+            #expect(native.message.contains("Account_name"), "\(native)")
+            #expect(native.sql != nil || native.operation != nil, "\(native)")
         }
     }
 
-    @Test("a stored duplicate is the same constraintViolation on both engines, with each engine's native code")
+    /// A SQLSTATE as one integer, six bits a character (PostgreSQL's `MAKE_SQLSTATE`), which is
+    /// how the PostgreSQL engine fills `NativeError.code`.
+    static func packedSQLState(_ state: String) -> Int {
+        // PGSIXBIT(c) = (c - '0') & 0x3F; the first character in the lowest six bits.
+        let sixBits = state.utf8.map { (Int($0) - 0x30) & 0x3F }
+        return sixBits.indices.reduce(0) { code, index in code + (sixBits[index] << (6 * index)) }
+    }
+
+    @Test("a stored duplicate is the same constraintViolation on every engine, with each engine's native code")
     func uniqueClash() async throws {
         var classifications: [StrataError] = []
         for kind in EngineKind.allCases {
@@ -46,14 +60,14 @@ struct NativeCauseTests {
             Self.expectedUniqueCause(kind, native)
             #expect(error.description.contains("Uniqueness constraint on Account(name) violated"), "\(error)")
             #expect(error.description.contains("choose different values"), "\(error)")
-            #expect(
-                error.description.contains("\(kind.rawValue) code \(native.code)")
-                    && error.description.contains(native.message), "\(error)")
+            #expect(error.description.contains(native.description), "\(error)")
             classifications.append(error.withoutNative)
         }
         #expect(
             classifications
-                == [StrataError](repeating: .constraintViolation(entity: "Account", attributes: ["name"]), count: 2))
+                == [StrataError](
+                    repeating: .constraintViolation(entity: "Account", attributes: ["name"]),
+                    count: EngineKind.allCases.count))
     }
 
     @Test("native reads the cause; a retried unit of work gives its last attempt's; withoutNative strips all")

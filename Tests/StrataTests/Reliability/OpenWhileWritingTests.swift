@@ -20,9 +20,9 @@ struct OpenWhileWritingTests {
             let store = try TestStore(.lmdb)
             let location = store.configuration.location
             // The store exists before the race, so every open checks a populated, growing file.
-            _ = try LifetimeProbe(
+            _ = try await LifetimeProbe(
                 "open-write", engine: "lmdb", store: location, ["name": "seed", "map-size": Self.mapSize]
-            ).remainingLines()
+            ).collectRemainingLines()
             let writers = try (0..<2).map { index in
                 try LifetimeProbe(
                     "write-loop", engine: "lmdb", store: location,
@@ -41,7 +41,7 @@ struct OpenWhileWritingTests {
                 #expect(size > 1 << 20, "round \(round): the data file (\(size) bytes) never outgrew the first map")
             }
             for probe in openers + writers {
-                for line in probe.remainingLines() {
+                for line in await probe.collectRemainingLines() {
                     if line.hasPrefix("ok ") && openers.contains(where: { $0 === probe }) {
                         opens += Int(line.dropFirst(3)) ?? 0
                     }

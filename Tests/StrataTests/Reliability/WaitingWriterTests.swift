@@ -1,7 +1,9 @@
 import Foundation
 import Strata
 import StrataLMDB
+import StrataPostgres
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// A writer waiting for another process's write lock gives up with `.busy` after the configured
@@ -10,12 +12,29 @@ import Testing
 struct WaitingWriterTests {
     static let timeout = Duration.milliseconds(400)
 
-    static func configuration(_ kind: EngineKind, _ store: TestStore) -> EngineConfiguration {
+    /// The store's configuration with `timeout` as its busy timeout (PostgreSQL: its lock
+    /// timeout, which bounds a wait for another client's lock the same way).
+    static func configuration(
+        _ kind: EngineKind, _ store: TestStore, timeout: Duration = timeout
+    ) -> EngineConfiguration {
         let location = store.configuration.location
         return switch kind {
         case .sqlite: .sqlite(at: location, options: SQLiteOptions(busyTimeout: timeout))
         case .lmdb: .lmdb(at: location, options: LMDBOptions(busyTimeout: timeout))
+        case .postgres:
+            TestPostgres.configuration(
+                at: location, options: PostgresOptions(poolSize: queuedSaves + 2, lockTimeout: timeout))
         }
+    }
+
+    /// Another client holding the store's write lock: the probe process on the embedded engines;
+    /// on PostgreSQL, a connection of this test holding every table of the store's schema in
+    /// EXCLUSIVE mode (reads go on, every write waits), which is another server session all the same.
+    static func holdWriteLock(_ kind: EngineKind, _ store: TestStore) throws -> any WriteLockHolder {
+        guard kind == .postgres else {
+            return try LifetimeProbe("hold-write-lock", engine: kind.rawValue, store: store.configuration.location)
+        }
+        return try PostgresWriteLockHolder(schema: store.postgresSchema)
     }
 
     @Test(
@@ -25,7 +44,7 @@ struct WaitingWriterTests {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(kind)
         let container = try PersistentContainer(schema: TestModels.schema, engine: Self.configuration(kind, store))
-        let holder = try LifetimeProbe("hold-write-lock", engine: kind.rawValue, store: store.configuration.location)
+        let holder = try Self.holdWriteLock(kind, store)
         #expect(holder.nextLine() == "ok holding")
         let save = Task {
             let start = ContinuousClock.now
@@ -47,7 +66,7 @@ struct WaitingWriterTests {
             holder.stop()
         }
         let (result, waited) = await save.value
-        let watchdogFired = !holder.process.isRunning
+        let watchdogFired = !holder.isHolding
         watchdog.cancel()
         holder.stop()
         print("waiting writer \(kind): busy timeout \(Self.timeout), the save returned after \(waited): \(result)")
@@ -84,12 +103,7 @@ struct WaitingWriterTests {
     func queuedSavesShareNoTimeout(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(kind)
-        let location = store.configuration.location
-        let configuration: EngineConfiguration =
-            switch kind {
-            case .sqlite: .sqlite(at: location, options: SQLiteOptions(busyTimeout: Self.queuedTimeout))
-            case .lmdb: .lmdb(at: location, options: LMDBOptions(busyTimeout: Self.queuedTimeout))
-            }
+        let configuration = Self.configuration(kind, store, timeout: Self.queuedTimeout)
         let container = try PersistentContainer(schema: TestModels.schema, engine: configuration)
         // One account per save, saved beforehand: each queued save is then one commit of an
         // update, with no key reservation and no conflict with the others.
@@ -102,7 +116,7 @@ struct WaitingWriterTests {
             try context.save()
             return accounts.map(\.objectID)
         }
-        let holder = try LifetimeProbe("hold-write-lock", engine: kind.rawValue, store: location)
+        let holder = try Self.holdWriteLock(kind, store)
         #expect(holder.nextLine() == "ok holding")
         // Watchdog: saves that wait without bound are freed by killing the holder after 30 s.
         let watchdog = Task {
@@ -130,7 +144,7 @@ struct WaitingWriterTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let watchdogFired = !holder.process.isRunning
+        let watchdogFired = !holder.isHolding
         watchdog.cancel()
         holder.stop()
         let waits = outcomes.map(\.waited).sorted()
@@ -163,4 +177,48 @@ struct WaitingWriterTests {
             try context.save()
         }
     }
+}
+
+/// Whoever holds a store's write lock in these tests: `nextLine()` says "ok holding" once it
+/// does, `stop()` lets go, `isHolding` is false once it let go.
+protocol WriteLockHolder: AnyObject, Sendable {
+    func nextLine() -> String?
+    func stop()
+    var isHolding: Bool { get }
+}
+
+extension LifetimeProbe: WriteLockHolder {
+    var isHolding: Bool { process.isRunning }
+}
+
+/// A PostgreSQL session holding every table of a store's schema in EXCLUSIVE mode inside an
+/// open transaction, until `stop()` ends the session.
+final class PostgresWriteLockHolder: WriteLockHolder, @unchecked Sendable {
+    // Guarded by `lock`: `stop()` may come from the watchdog task.
+    private var connection: PostgresSQL?
+    private var error: (any Error)?
+    private let lock = NSLock()
+
+    init(schema: String) throws {
+        let connection = try PostgresSQL()
+        do {
+            let tables = try connection.execute(
+                "SELECT relname FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind = 'r'", [schema])
+            let names = tables.compactMap { $0.first ?? nil }.map {
+                PostgresSQL.identifier(schema) + "." + PostgresSQL.identifier($0)
+            }
+            try connection.execute("BEGIN; LOCK TABLE \(names.joined(separator: ", ")) IN EXCLUSIVE MODE")
+        } catch {
+            self.error = error
+        }
+        self.connection = connection
+    }
+
+    func nextLine() -> String? {
+        lock.withLock { error.map { "error \($0)" } ?? (connection == nil ? nil : "ok holding") }
+    }
+
+    func stop() { lock.withLock { connection = nil } }
+
+    var isHolding: Bool { lock.withLock { connection != nil } }
 }

@@ -137,7 +137,7 @@ struct MigrationEntityStoreTests {
         try migrate(store, to: indexed)
         let names = try MigrationStoreProbe.names(store)
         switch kind {
-        case .sqlite: #expect(names["Note_title_index"] != nil)
+        case .sqlite, .postgres: #expect(names["Note_title_index"] != nil)
         case .lmdb: #expect(names["i.Note_title_index"] == 3)
         }
         let filter = Filter.compare(column: 0, .equal, .text("Solaris"))

@@ -1,8 +1,10 @@
 import Foundation
 import Strata
 import StrataLMDB
+import StrataPostgres
 import StrataSQLite
 import StrataStorage
+import StrataTestSupport
 import Synchronization
 import Testing
 
@@ -128,7 +130,8 @@ import Testing
         let long = String(repeating: "x", count: 2_000)
         try write(store, v1, [[.text(long)]])
         switch kind {
-        case .sqlite:
+        case .sqlite, .postgres:
+            // PostgreSQL's btree entries hold about 2,700 bytes: 2,000 fit.
             try PersistentContainer(schema: v2, engine: store.configuration).close()
             #expect(try rows(store, v2) == [[.text(long)]])
         case .lmdb:
@@ -215,6 +218,10 @@ import Testing
                 .lmdb(
                     at: store.directory.appendingPathComponent("store.lmdb"),
                     options: LMDBOptions(busyTimeout: .milliseconds(200)))
+            case .postgres:
+                TestPostgres.configuration(
+                    at: store.directory.appendingPathComponent("store.postgres"),
+                    options: PostgresOptions(poolSize: 2, lockTimeout: .milliseconds(200)))
             }
         probeReentrantStore.withLock { $0 = inner }
         defer { probeReentrantStore.withLock { $0 = nil } }

@@ -27,10 +27,13 @@ extension MigrationStepStoreTests {
         return try reader.rows(for: FetchPlan(entity: 0)).sorted { $0.key < $1.key }
     }
 
-    /// The bytes of the store's main file.
+    /// The bytes of the store's main file (on PostgreSQL, every row of its schema).
     private static func storeBytes(_ store: TestStore) throws -> Data {
-        let name = store.kind == .sqlite ? "store.sqlite" : "store.lmdb/data.mdb"
-        return try Data(contentsOf: store.directory.appendingPathComponent(name))
+        switch store.kind {
+        case .sqlite: try Data(contentsOf: store.directory.appendingPathComponent("store.sqlite"))
+        case .lmdb: try Data(contentsOf: store.directory.appendingPathComponent("store.lmdb/data.mdb"))
+        case .postgres: Data(try PostgresSQL().dump(schema: store.postgresSchema).joined(separator: "\n").utf8)
+        }
     }
 
     /// Notes v1 (title) → v2 (title, shelf = "unsorted") as one custom stage.

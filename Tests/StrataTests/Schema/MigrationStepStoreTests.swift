@@ -38,10 +38,21 @@ struct MigrationStepStoreTests {
     }
 
     /// On SQLite, expects the migrated store's definitions to be a fresh store's of `model`, and
-    /// every reference between its tables to hold (`PRAGMA foreign_key_check`).
+    /// every reference between its tables to hold (`PRAGMA foreign_key_check`); on PostgreSQL,
+    /// the columns and indexes of its schema to be a fresh store's. (LMDB keeps no definitions.)
     static func expectFreshDefinitions(
         _ store: TestStore, _ model: Schema, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
+        if store.kind == .postgres {
+            let fresh = try TestStore(.postgres)
+            try fresh.open(schema: model).close()
+            let sql = try PostgresSQL()
+            #expect(
+                try sql.definitions(schema: store.postgresSchema)
+                    == (try sql.definitions(schema: fresh.postgresSchema)),
+                sourceLocation: sourceLocation)
+            return
+        }
         guard store.kind == .sqlite else { return }
         let fresh = try TestStore(.sqlite)
         try fresh.open(schema: model).close()

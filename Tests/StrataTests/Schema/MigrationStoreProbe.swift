@@ -31,8 +31,9 @@ enum MigrationStoreProbe {
         return Contents(version: engine.schemaVersion, rows: rows, links: links)
     }
 
-    /// The names the store keeps: SQLite's tables and indexes (`sqlite_master`), or LMDB's named
-    /// databases with their entry counts (what `mdb_stat -a` lists).
+    /// The names the store keeps: SQLite's tables and indexes (`sqlite_master`), LMDB's named
+    /// databases with their entry counts (what `mdb_stat -a` lists), or the tables and indexes
+    /// of the store's PostgreSQL schema (`pg_class`).
     static func names(_ store: TestStore) throws -> [String: Int] {
         switch store.kind {
         case .sqlite:
@@ -41,6 +42,11 @@ enum MigrationStoreProbe {
             return Dictionary(names.map { ($0, 0) }) { first, _ in first }
         case .lmdb:
             return try lmdbDatabases(store)
+        case .postgres:
+            let names = try PostgresSQL().execute(
+                "SELECT relname FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'i')",
+                [store.postgresSchema])
+            return Dictionary(names.compactMap { $0.first ?? nil }.map { ($0, 0) }) { first, _ in first }
         }
     }
 

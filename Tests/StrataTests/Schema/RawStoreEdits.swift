@@ -3,7 +3,8 @@ import Foundation
 import Strata
 
 /// Raw writes that turn a store into one made by the format before recorded schemas: the
-/// `schema` metadata entry removed, as that code never wrote it.
+/// `schema` metadata entry removed, as that code never wrote it. (On PostgreSQL, raw SQL on the
+/// store's schema through `PostgresSQL`.)
 enum RawStoreEdits {
     /// Removes the recorded schema from a closed store.
     static func removeRecordedSchema(_ store: TestStore) throws {
@@ -11,6 +12,9 @@ enum RawStoreEdits {
         case .sqlite:
             let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
             try raw.execute("DELETE FROM strata_metadata WHERE key = 'schema'")
+        case .postgres:
+            try PostgresSQL().execute(
+                "DELETE FROM \(PostgresSQL.identifier(store.postgresSchema)).strata_metadata WHERE key = 'schema'")
         case .lmdb:
             try withMeta(store) { txn, meta in
                 var key = Array("schema".utf8)
@@ -22,12 +26,16 @@ enum RawStoreEdits {
         }
     }
 
-    /// The recorded schema's JSON, read the way a person would (`sqlite3` / `mdb_dump` give the same text).
+    /// The recorded schema's JSON, read the way a person would (`sqlite3` / `mdb_dump` / `psql` give the same text).
     static func recordedJSON(_ store: TestStore) throws -> String? {
         switch store.kind {
         case .sqlite:
             let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
             return try raw.strings("SELECT value FROM strata_metadata WHERE key = 'schema'").first
+        case .postgres:
+            return try PostgresSQL().value(
+                "SELECT value FROM \(PostgresSQL.identifier(store.postgresSchema)).strata_metadata WHERE key = 'schema'"
+            )
         case .lmdb:
             var text: String?
             try withMeta(store) { txn, meta in

@@ -1,0 +1,278 @@
+// Walled file (strict memory safety): the engine's contact with libpq's connection and statement
+// API. Everything it exports is safe Swift: values in, results out, no pointer escapes a call.
+import CPostgres
+import Foundation
+import Glibc
+
+/// What went wrong in one libpq call: the server's error fields when it answered with an error,
+/// else libpq's own message (a lost connection, a timeout, a failed connect).
+struct PGFailure: Error, Sendable {
+    /// The server's SQLSTATE (`PG_DIAG_SQLSTATE`); nil when the server did not answer.
+    var sqlState: String?
+    /// The primary message (`PG_DIAG_MESSAGE_PRIMARY`, else libpq's message).
+    var message: String
+    /// `PG_DIAG_MESSAGE_DETAIL`.
+    var detail: String?
+    /// `PG_DIAG_CONSTRAINT_NAME`: for a unique violation, the index's name.
+    var constraint: String?
+    /// `PG_DIAG_TABLE_NAME`.
+    var table: String?
+    /// Whether the connection is unusable afterwards (`CONNECTION_BAD`, or abandoned after a timeout).
+    var connectionBroken: Bool
+    /// Whether the client-side deadline passed (the statement was cancelled, the connection dropped).
+    var timedOut = false
+}
+
+/// The state of a connection's transaction (`PQtransactionStatus`).
+enum PGTransactionState {
+    case idle, active, inTransaction, failedTransaction, unknown
+}
+
+/// One libpq connection, used by one thread at a time (libpq allows any thread): `@unchecked
+/// Sendable` because the pool hands it to one lease at a time.
+///
+/// Every statement is sent with `PQsendQueryParams` and awaited with `poll` under a deadline, so
+/// a server that stops answering never hangs the caller: past the deadline the statement is
+/// cancelled and the connection abandoned.
+@safe final class PGConnection: @unchecked Sendable {
+    /// The libpq handle: only for the walled C-facing files (PGConnection+Notifications.swift).
+    let conn: OpaquePointer
+    /// Set when the connection was abandoned (a deadline passed mid-statement): never reused.
+    private(set) var abandoned = false
+    /// Statements prepared on this connection: SQL text → statement name. Statements with
+    /// parameters are prepared at their first run (one extra round trip) and then executed by name.
+    private var prepared: [String: String] = [:]
+
+    /// Connects with libpq keywords (`expand_dbname` lets `dbname` carry a whole URL).
+    /// - Throws: ``PGFailure`` with libpq's message (no SQLSTATE: libpq gives none at connect).
+    init(keywords: [(String, String)]) throws(PGFailure) {
+        let keys = keywords.map { $0.0 }
+        let values = keywords.map { $0.1 }
+        let connection: OpaquePointer? = unsafe Self.withCStrings(keys) { keyPointers in
+            unsafe Self.withCStrings(values) { valuePointers in
+                unsafe PQconnectdbParams(keyPointers, valuePointers, 1)
+            }
+        }
+        guard let connection = unsafe connection else {
+            throw PGFailure(message: "libpq could not allocate a connection (out of memory)", connectionBroken: true)
+        }
+        if unsafe PQstatus(connection) != CONNECTION_OK {
+            let message = unsafe String(cString: PQerrorMessage(connection))
+            unsafe PQfinish(connection)
+            throw PGFailure(
+                message: message.trimmingCharacters(in: .whitespacesAndNewlines), connectionBroken: true)
+        }
+        unsafe conn = connection
+    }
+
+    deinit { unsafe PQfinish(conn) }
+
+    /// Calls `body` with a NULL-terminated array of C strings that live for the call.
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let duplicated: [UnsafeMutablePointer<CChar>?] = unsafe strings.map { unsafe strdup($0) }
+        defer { unsafe duplicated.forEach { unsafe free($0) } }
+        let constant: [UnsafePointer<CChar>?] =
+            unsafe duplicated.map { unsafe $0.map { unsafe UnsafePointer($0) } } + [nil]
+        return unsafe constant.withUnsafeBufferPointer { unsafe body($0.baseAddress!) }
+    }
+
+    /// The server's version number (`150020` for 15.20).
+    var serverVersion: Int { Int(unsafe PQserverVersion(conn)) }
+
+    /// A server parameter reported at connect (`server_encoding`, …).
+    func parameter(_ name: String) -> String? {
+        unsafe PQparameterStatus(conn, name).map { unsafe String(cString: $0) }
+    }
+
+    /// Whether the connection can no longer be used.
+    var isBroken: Bool {
+        if abandoned { return true }
+        return unsafe PQstatus(conn) == CONNECTION_BAD
+    }
+
+    /// The transaction state, for returning a connection to the pool.
+    var transactionState: PGTransactionState {
+        switch unsafe PQtransactionStatus(conn) {
+        case PQTRANS_IDLE: .idle
+        case PQTRANS_ACTIVE: .active
+        case PQTRANS_INTRANS: .inTransaction
+        case PQTRANS_INERROR: .failedTransaction
+        default: .unknown
+        }
+    }
+
+    /// The backend's process id, for tests that terminate it.
+    var backendPID: Int { Int(unsafe PQbackendPID(conn)) }
+
+    /// Runs one statement: parameters in binary, results in binary (`binaryResults`) or text. A
+    /// statement with parameters is prepared once per connection and executed by name afterwards.
+    ///
+    /// Waits at most until `deadline`; past it, asks the server to cancel, abandons the
+    /// connection and throws a failure with `timedOut` set.
+    /// - Throws: ``PGFailure`` for a server error or a lost connection.
+    func execute(
+        _ sql: String, _ parameters: [PGParameter] = [], binaryResults: Bool = true, deadline: ContinuousClock.Instant
+    ) throws(PGFailure) -> PGResult {
+        guard !abandoned else {
+            throw PGFailure(message: "the connection was abandoned after a timeout", connectionBroken: true)
+        }
+        let types = parameters.map(\.typeOID)
+        var name: String?
+        if !parameters.isEmpty {
+            name = prepared[sql]
+            if name == nil, prepared.count < Self.preparedLimit {
+                let fresh = "strata_\(prepared.count + 1)"
+                let sent = unsafe types.withUnsafeBufferPointer { types in
+                    unsafe PQsendPrepare(conn, fresh, sql, Int32(types.count), types.baseAddress)
+                }
+                guard sent == 1 else { throw connectionFailure() }
+                _ = try collect(deadline: deadline)
+                prepared[sql] = fresh
+                name = fresh
+            }
+        }
+        var storage: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        for parameter in parameters {
+            if let bytes = parameter.encoded() {
+                offsets.append(storage.count)
+                lengths.append(Int32(bytes.count))
+                storage.append(contentsOf: bytes)
+            } else {
+                offsets.append(nil)
+                lengths.append(0)
+            }
+        }
+        storage.append(0) // never empty, so the base address is never nil
+        let formats = [Int32](repeating: 1, count: max(parameters.count, 1))
+        let count = Int32(parameters.count)
+        let resultFormat: Int32 = binaryResults ? 1 : 0
+        let sent: Int32 = unsafe storage.withUnsafeBufferPointer { storage in
+            let base = unsafe UnsafeRawPointer(storage.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = unsafe offsets.map { offset in
+                unsafe offset.map { unsafe base + $0 }
+            }
+            return unsafe values.withUnsafeBufferPointer { values in
+                unsafe lengths.withUnsafeBufferPointer { lengths in
+                    unsafe formats.withUnsafeBufferPointer { formats in
+                        unsafe types.withUnsafeBufferPointer { types in
+                            if let name {
+                                unsafe PQsendQueryPrepared(
+                                    conn, name, count, values.baseAddress, lengths.baseAddress, formats.baseAddress,
+                                    resultFormat)
+                            } else {
+                                unsafe PQsendQueryParams(
+                                    conn, sql, count, types.baseAddress, values.baseAddress, lengths.baseAddress,
+                                    formats.baseAddress, resultFormat)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard sent == 1 else { throw connectionFailure() }
+        do {
+            return try collect(deadline: deadline)
+        } catch {
+            // A statement missing on the server (a pooler between us, DEALLOCATE by hand): forget them all.
+            if error.sqlState == "26000" { prepared.removeAll() }
+            throw error
+        }
+    }
+
+    /// Runs parameterless SQL through the simple protocol, which accepts several statements in one
+    /// round trip (`BEGIN …; SELECT …`); returns the last statement's result, in text format.
+    /// - Throws: ``PGFailure`` for the first statement that failed, or a lost connection.
+    func executeScript(_ sql: String, deadline: ContinuousClock.Instant) throws(PGFailure) -> PGResult {
+        guard !abandoned else {
+            throw PGFailure(message: "the connection was abandoned after a timeout", connectionBroken: true)
+        }
+        guard unsafe PQsendQuery(conn, sql) == 1 else { throw connectionFailure() }
+        return try collect(deadline: deadline)
+    }
+
+    /// The most statements prepared on one connection; later ones run unnamed.
+    static let preparedLimit = 512
+
+    /// Flushes the command just sent and reads its results: the last one, or the first failure.
+    private func collect(deadline: ContinuousClock.Instant) throws(PGFailure) -> PGResult {
+        try flush(deadline: deadline)
+        var last: PGResult?
+        var failure: PGFailure?
+        while true {
+            try waitWhileBusy(deadline: deadline)
+            guard let raw = unsafe PQgetResult(conn) else { break }
+            let result = unsafe PGResult(taking: raw)
+            if let error = result.failure(broken: isBroken) {
+                if failure == nil { failure = error }
+            } else {
+                last = result
+            }
+        }
+        if var failure {
+            failure.connectionBroken = isBroken
+            throw failure
+        }
+        guard let last else { throw connectionFailure() }
+        return last
+    }
+
+    /// Sends what libpq buffered, waiting for the socket to take it.
+    private func flush(deadline: ContinuousClock.Instant) throws(PGFailure) {
+        while true {
+            let state = unsafe PQflush(conn)
+            if state == 0 { return }
+            if state < 0 { throw connectionFailure() }
+            try waitForSocket(events: Int16(POLLIN | POLLOUT), deadline: deadline)
+            if unsafe PQconsumeInput(conn) == 0 { throw connectionFailure() }
+        }
+    }
+
+    /// Reads input until a whole result is there.
+    private func waitWhileBusy(deadline: ContinuousClock.Instant) throws(PGFailure) {
+        while unsafe PQisBusy(conn) == 1 {
+            try waitForSocket(events: Int16(POLLIN), deadline: deadline)
+            if unsafe PQconsumeInput(conn) == 0 { throw connectionFailure() }
+        }
+    }
+
+    /// Waits for the socket, or cancels and abandons the connection when the deadline passes.
+    private func waitForSocket(events: Int16, deadline: ContinuousClock.Instant) throws(PGFailure) {
+        let socket = unsafe PQsocket(conn)
+        guard socket >= 0 else { throw connectionFailure() }
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero {
+                cancelAndAbandon()
+                throw PGFailure(
+                    message: "the server did not answer within the statement's deadline", connectionBroken: true,
+                    timedOut: true)
+            }
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            var descriptor = pollfd(fd: socket, events: events, revents: 0)
+            let ready = unsafe poll(&descriptor, 1, min(milliseconds, 1000))
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw connectionFailure() }
+        }
+    }
+
+    /// Asks the server to cancel the running statement, then marks the connection unusable.
+    private func cancelAndAbandon() {
+        if let cancel = unsafe PQgetCancel(conn) {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = unsafe buffer.withUnsafeMutableBufferPointer { unsafe PQcancel(cancel, $0.baseAddress, 256) }
+            unsafe PQfreeCancel(cancel)
+        }
+        abandoned = true
+    }
+
+    /// libpq's message for a failure without a server result.
+    private func connectionFailure() -> PGFailure {
+        let raw = unsafe String(cString: PQerrorMessage(conn))
+        let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = message.isEmpty ? "the connection to the server failed" : message
+        return PGFailure(message: text, connectionBroken: isBroken)
+    }
+}

@@ -1,0 +1,283 @@
+import StrataStorage
+
+/// Commits (design notes §7): one `READ COMMITTED` transaction on a short lease. Every row the
+/// change set depends on is locked (`FOR UPDATE`, entities in number order, keys ascending) and
+/// its version compared first, so a conflict lists every stale row and nothing is written; then
+/// the writes, the history append and `COMMIT`.
+extension PostgresEngine {
+    func commit(_ changes: ChangeSet) throws {
+        if changes.isEmpty { return }
+        try checkShape(changes)
+        try withSession { (session) throws(StrataError) in
+            try session.run("BEGIN")
+            do throws(StrataError) {
+                try checkSchemaVersion(session)
+                try write(changes, session: session)
+            } catch {
+                session.rollbackQuietly()
+                if case .conflict(let conflicts) = error, conflicts.isEmpty {
+                    throw try rereadConflicts(changes, session: session)
+                }
+                throw error
+            }
+            try session.run("COMMIT", phase: .committing)
+        }
+    }
+
+    /// The conflict of a commit that lost a race the row locks could not prevent (a deadlock, a
+    /// key inserted concurrently), read after the rollback in autocommit: the rows whose version
+    /// is no longer the expected one, or, when none differs now, every row the change set writes
+    /// with its current version, so the list is never empty.
+    func rereadConflicts(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> StrataError {
+        var involved: [(entity: Int, key: Int64, expected: Int64, isInsert: Bool)] = []
+        for check in changes.verifies + changes.deletes + changes.touches {
+            involved.append((check.entity, check.key, check.expectedVersion, false))
+        }
+        for row in changes.updates { involved.append((row.entity, row.key, row.expectedVersion, false)) }
+        for row in changes.inserts { involved.append((row.entity, row.key, row.expectedVersion, true)) }
+        var current: [Int: [Int64: Int64]] = [:]
+        for entity in Set(involved.map(\.entity)).sorted() {
+            let keys = involved.filter { $0.entity == entity }.map(\.key)
+            let result = try session.run(tables[entity].versionsOf, [.int8Array(keys)])
+            for row in 0..<result.rowCount {
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    current[entity, default: [:]][key] = version
+                }
+            }
+        }
+        func conflict(_ row: (entity: Int, key: Int64, expected: Int64, isInsert: Bool)) -> VersionConflict {
+            let id = ObjectID(
+                storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
+            return VersionConflict(
+                objectID: id, expectedVersion: row.expected, storedVersion: current[row.entity]?[row.key])
+        }
+        let stale = involved.filter { row in
+            let version = current[row.entity]?[row.key]
+            return row.isInsert ? version != nil : version != row.expected
+        }
+        guard !involved.isEmpty else {
+            return .busy("\(location): a concurrent commit of the same links won a race; nothing was written. Retry")
+        }
+        return .conflict((stale.isEmpty ? involved : stale).map(conflict))
+    }
+
+    /// Refuses a change set that does not fit the schema, before anything is sent.
+    func checkShape(_ changes: ChangeSet) throws(StrataError) {
+        for row in changes.inserts + changes.updates {
+            let table = try table(row.entity)
+            guard row.key > 0 else {
+                throw .misuse("\(table.entity.name) primary keys must be positive, got \(row.key)")
+            }
+            guard row.values.count == table.storageClasses.count else {
+                throw .misuse(
+                    """
+                    \(table.entity.name) row \(row.key) has \(row.values.count) values; the entity has \
+                    \(table.storageClasses.count) columns
+                    """
+                )
+            }
+            for (column, storageClass) in table.storageClasses.enumerated() {
+                let value = row.values[column]
+                if storageClass.admits(value) { continue }
+                if storageClass == .real, case .integer = value { continue }
+                throw .misuse(
+                    """
+                    \(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) \
+                    values, got \(value)
+                    """
+                )
+            }
+        }
+        for check in changes.verifies + changes.deletes + changes.touches {
+            let table = try table(check.entity)
+            guard check.key > 0 else {
+                throw .misuse("\(table.entity.name) primary keys must be positive, got \(check.key)")
+            }
+        }
+        for link in changes.links + changes.unlinks { _ = try join(link.join) }
+    }
+
+    /// Writes `changes` into the transaction open on `session`, with every check of a commit.
+    func write(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) {
+        // 1. Lock and read every checked row; look up every insert key.
+        var checkedKeys: [Int: Set<Int64>] = [:]
+        for check in changes.verifies + changes.deletes + changes.touches {
+            checkedKeys[check.entity, default: []].insert(check.key)
+        }
+        for row in changes.updates { checkedKeys[row.entity, default: []].insert(row.key) }
+        var stored: [Int: [Int64: Int64]] = [:]
+        for entity in checkedKeys.keys.sorted() {
+            let table = try table(entity)
+            let result = try session.run(table.lockVersions, [.int8Array(checkedKeys[entity, default: []].sorted())])
+            for row in 0..<result.rowCount {
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    stored[entity, default: [:]][key] = version
+                }
+            }
+        }
+        var insertKeys: [Int: [Int64]] = [:]
+        for row in changes.inserts { insertKeys[row.entity, default: []].append(row.key) }
+        var existing: [Int: [Int64: Int64]] = [:]
+        for entity in insertKeys.keys.sorted() {
+            let table = try table(entity)
+            let result = try session.run(table.versionsOf, [.int8Array(insertKeys[entity, default: []])])
+            for row in 0..<result.rowCount {
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    existing[entity, default: [:]][key] = version
+                }
+            }
+        }
+        // 2. Compare.
+        var conflicts: [VersionConflict] = []
+        func conflict(_ entity: Int, _ key: Int64, expected: Int64, stored version: Int64?) {
+            let id = ObjectID(storeIdentifier: storeIdentifier, entityName: tables[entity].entity.name, primaryKey: key)
+            conflicts.append(VersionConflict(objectID: id, expectedVersion: expected, storedVersion: version))
+        }
+        for check in changes.verifies + changes.deletes {
+            let version = stored[check.entity]?[check.key]
+            if version != check.expectedVersion {
+                conflict(check.entity, check.key, expected: check.expectedVersion, stored: version)
+            }
+        }
+        func checkIncrement(_ entity: Int, _ key: Int64, _ expected: Int64) throws(StrataError) {
+            let version = stored[entity]?[key]
+            if expected == .max && version == .max {
+                throw .storeFull(
+                    """
+                    \(tables[entity].entity.name) row \(key) has reached the highest version, \(Int64.max), and cannot \
+                    be \
+                    updated; copy its values into a new row
+                    """)
+            }
+            if version != expected || expected == .max { conflict(entity, key, expected: expected, stored: version) }
+        }
+        for row in changes.updates { try checkIncrement(row.entity, row.key, row.expectedVersion) }
+        for touch in changes.touches { try checkIncrement(touch.entity, touch.key, touch.expectedVersion) }
+        for row in changes.inserts {
+            if let version = existing[row.entity]?[row.key] {
+                conflict(row.entity, row.key, expected: row.expectedVersion, stored: version)
+            }
+        }
+        if !conflicts.isEmpty { throw .conflict(conflicts) }
+        // 3. Write.
+        do throws(PGFailure) {
+            try applyWrites(changes, session: session)
+        } catch {
+            throw try translate(error, changes: changes, session: session)
+        }
+        if let history = changes.historyToAppend { try appendHistory(history, session: session) }
+    }
+
+    /// A write's failure: a unique clash names its index; a deadlock lists the rows involved.
+    private func translate(
+        _ failure: PGFailure, changes: ChangeSet, session: PostgresSession
+    ) throws(StrataError) -> StrataError {
+        let native = PostgresError.native(failure, sql: nil, operation: "committing", redacting: pool.settings.secret)
+        if failure.sqlState == "23505", let constraint = failure.constraint {
+            for table in tables {
+                if constraint == table.entity.name + "_pkey" { break }
+                if let index = table.entity.indexes.first(where: { $0.name == constraint }) {
+                    return .constraintViolation(
+                        entity: table.entity.name, attributes: index.columns.map { table.entity.columns[$0].name },
+                        native: native)
+                }
+            }
+        }
+        if failure.sqlState == "23505" || failure.sqlState == "40P01" || failure.sqlState == "40001" {
+            // A concurrent transaction wrote the same rows (a deadlock, or an insert key taken after
+            // it was looked up). The rows are listed once the transaction is rolled back
+            // (``rereadConflicts(_:session:)``): an empty list marks it.
+            return .conflict([])
+        }
+        return session.error(failure, sql: nil)
+    }
+
+    /// Deletes (and their links), unlinks, updates, touches, inserts, links — in the order of the
+    /// embedded engines, so unique values can move between rows within one change set.
+    private func applyWrites(_ changes: ChangeSet, session: PostgresSession) throws(PGFailure) {
+        var deleted: [Int: [Int64]] = [:]
+        for delete in changes.deletes {
+            let table = tables[delete.entity]
+            try session.runRaw(table.delete, [.int8(delete.key), .int8(delete.expectedVersion)])
+            deleted[delete.entity, default: []].append(delete.key)
+        }
+        for join in joins {
+            if let keys = deleted[join.join.leftEntity] { try session.runRaw(join.deleteLefts, [.int8Array(keys)]) }
+            if let keys = deleted[join.join.rightEntity] { try session.runRaw(join.deleteRights, [.int8Array(keys)]) }
+        }
+        for link in changes.unlinks {
+            try session.runRaw(joins[link.join].unlink, [.int8(link.leftKey), .int8(link.rightKey)])
+        }
+        for row in changes.updates {
+            let table = tables[row.entity]
+            var parameters: [PGParameter] = [.int8(row.key), .int8(row.expectedVersion + 1)]
+            appendValues(row, table: table, to: &parameters)
+            parameters.append(.int8(row.expectedVersion))
+            try session.runRaw(table.update, parameters)
+        }
+        for touch in changes.touches {
+            try session.runRaw(tables[touch.entity].touch, [.int8(touch.key), .int8(touch.expectedVersion)])
+        }
+        try insertRows(changes.inserts, session: session)
+        for link in changes.links {
+            try session.runRaw(joins[link.join].link, [.int8(link.leftKey), .int8(link.rightKey)])
+        }
+    }
+
+    /// The most rows one batched insert sends.
+    static let insertBatchSize = 2_000
+
+    /// Inserts rows, entity by entity, in batches of ``insertBatchSize``: one
+    /// `INSERT … SELECT … FROM unnest(…)` per batch, one binary array per column.
+    private func insertRows(_ inserts: [RowWrite], session: PostgresSession) throws(PGFailure) {
+        var byEntity: [Int: [RowWrite]] = [:]
+        for row in inserts { byEntity[row.entity, default: []].append(row) }
+        for entity in byEntity.keys.sorted() {
+            let table = tables[entity]
+            let rows = byEntity[entity, default: []]
+            var start = 0
+            while start < rows.count {
+                let batch = rows[start..<min(start + Self.insertBatchSize, rows.count)]
+                var keys = PGArrayEncoder(elementOID: PGParameter.int8OID, reservingElements: batch.count)
+                var columns = table.storageClasses.map {
+                    PGArrayEncoder(
+                        elementOID: PostgresTableLayout.typeOID($0), reservingElements: batch.count)
+                }
+                for row in batch {
+                    keys.append(.int8(row.key))
+                    for (column, storageClass) in table.storageClasses.enumerated() {
+                        columns[column].append(Self.parameter(row.values[column], storageClass: storageClass))
+                    }
+                }
+                let result = try session.runRaw(table.insertBatch, [keys.parameter()] + columns.map { $0.parameter() })
+                if result.affectedRows != batch.count {
+                    // A key inserted by a concurrent commit after the keys were looked up (or
+                    // twice in this change set): the conflict is read after the rollback.
+                    let skipped = batch.count - result.affectedRows
+                    throw PGFailure(
+                        sqlState: "40001",
+                        message: "\(skipped) keys of \(table.entity.name) were inserted concurrently",
+                        connectionBroken: false)
+                }
+                start += Self.insertBatchSize
+            }
+        }
+    }
+
+    private func appendValues(_ row: RowWrite, table: PostgresTableLayout, to parameters: inout [PGParameter]) {
+        for (column, storageClass) in table.storageClasses.enumerated() {
+            parameters.append(Self.parameter(row.values[column], storageClass: storageClass))
+        }
+    }
+
+    /// A stored value bound as its column's type.
+    static func parameter(_ value: StoredValue, storageClass: StorageClass) -> PGParameter {
+        switch value {
+        case .null: .null(oid: PostgresTableLayout.typeOID(storageClass))
+        case .integer(let v): storageClass == .real ? .float8(Double(v)) : .int8(v)
+        case .real(let v): .float8(v)
+        case .text(let v): .text(v)
+        case .blob(let v): .bytea(v)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import StrataStorage
+import Testing
+
+@testable import StrataPostgres
+
+/// The engine's pure parts, without a server: the text escape (D1), the binary parameter
+/// encoding, SQLSTATE packing, error mapping and the redacted location.
+@Suite("PostgresEngine codecs and errors")
+struct PostgresCodecTests {
+    @Test("the text escape round-trips, never emits 0x00, and keeps byte order and prefixes")
+    func textEscape() {
+        let alphabet: [String] = ["\u{0}", "\u{1}", "\u{2}", "\u{3}", "a", "b", "é", "😀", "\u{10FFFF}"]
+        var generator = SystemRandomNumberGenerator()
+        func random() -> String {
+            (0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+                .joined()
+        }
+        for _ in 0..<5000 {
+            let a = random()
+            let b = random()
+            let encodedA = PostgresTextEscape.encode(a)
+            let encodedB = PostgresTextEscape.encode(b)
+            #expect(PostgresTextEscape.decode(encodedA) == a)
+            #expect(!encodedA.contains(0))
+            #expect(
+                encodedA.lexicographicallyPrecedes(encodedB) == Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)))
+            #expect(encodedA.starts(with: encodedB) == Array(a.utf8).starts(with: Array(b.utf8)))
+        }
+        #expect(PostgresTextEscape.encode("a\u{0}\u{1}b") == [0x61, 0x01, 0x01, 0x01, 0x02, 0x62])
+        // A control byte written by hand in psql reads back literally.
+        #expect(PostgresTextEscape.decode([0x01, 0x41]) == "\u{1}A")
+        #expect(PostgresTextEscape.decode([0xFF]) == nil)
+        #expect(!PostgresTextEscape.containsIsExact("\u{2}x"))
+        #expect(PostgresTextEscape.containsIsExact("x\u{0}"))
+    }
+
+    @Test("parameters are sent in PostgreSQL's binary formats")
+    func binaryParameters() {
+        #expect(PGParameter.int8(1).encoded() == [0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(PGParameter.int8(-2).encoded() == [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE])
+        #expect(PGParameter.float8(-0.0).encoded() == [0x80, 0, 0, 0, 0, 0, 0, 0])
+        #expect(PGParameter.float8(1.5).encoded() == [0x3F, 0xF8, 0, 0, 0, 0, 0, 0])
+        #expect(PGParameter.null(oid: 25).encoded() == nil)
+        #expect(PGParameter.text("\u{0}").encoded() == [1, 1])
+        // One dimension, no nulls, element type int8 (20), 2 elements from 1, then (length, bytes).
+        #expect(
+            PGParameter.int8Array([7, 8]).encoded()
+                == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 2, 0, 0, 0, 1]
+                + [0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 8])
+        #expect(PGParameter.int8Array([]).encoded() == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20])
+    }
+
+    @Test("SQLSTATEs pack into distinct integers as PostgreSQL's MAKE_SQLSTATE does")
+    func packing() {
+        #expect(PostgresError.packed("23505") == 83_906_754)
+        #expect(PostgresError.packed("40001") == 16_777_220)
+        #expect(PostgresError.packed("40P01") == 16_908_292)
+        #expect(PostgresError.packed("53100") == 4293)
+        #expect(PostgresError.packed(nil) == 0)
+    }
+
+    @Test("server errors map to typed errors that keep the SQLSTATE and never the password")
+    func mapping() {
+        let options = PostgresOptions()
+        func map(_ state: String?, _ phase: PostgresError.Phase = .ordinary, message: String = "m") -> StrataError {
+            PostgresError.error(
+                PGFailure(sqlState: state, message: message, connectionBroken: state == nil), sql: "SELECT 1",
+                phase: phase, store: "postgresql://u@h/db?schema=s", options: options, redacting: "s3cret")
+        }
+        if case .busy(_, let native) = map("57014") {
+            #expect(native?.sqlState == "57014")
+            #expect(native?.code == PostgresError.packed("57014"))
+        } else {
+            Issue.record("57014 should be .busy")
+        }
+        #expect(map("55P03").withoutNative.isBusy)
+        #expect(map(nil).withoutNative.isBusy) // lost, nothing written
+        if case .io = map(nil, .committing) {} else { Issue.record("a connection lost in COMMIT is .io") }
+        if case .notAStore = map("3D000") {} else { Issue.record("3D000 is .notAStore") }
+        if case .storeFull = map("53100") {} else { Issue.record("53100 is .storeFull") }
+        if case .io(let detail, let native) = map("28P01", message: "password s3cret wrong") {
+            #expect(!detail.contains("s3cret"))
+            #expect(!(native?.message.contains("s3cret") ?? true))
+        } else {
+            Issue.record("28P01 is .io")
+        }
+        if case .engineFailure(let native) = map("XX000") {
+            #expect(native.sqlState == "XX000")
+        } else {
+            Issue.record("XX000 is .engineFailure")
+        }
+    }
+
+    @Test("the location is the URL without its password, with the schema, and parses as a URL")
+    func location() {
+        let url = PostgresLocation.url(
+            redacting: "postgresql://app:s3cret@db.internal:5432/ledger?connect_timeout=3", schema: "books")
+        #expect(!url.absoluteString.contains("s3cret"))
+        #expect(url.absoluteString.hasPrefix("postgresql://app@db.internal:5432/ledger?"))
+        #expect(url.absoluteString.contains("schema=books"))
+        let socket = PostgresLocation.url(redacting: "postgresql://strata@/strata?host=/tmp/x&port=5432", schema: "b")
+        #expect(socket.absoluteString == "postgresql://strata@/strata?host=/tmp/x&port=5432&schema=b")
+    }
+}
+
+extension StrataError {
+    fileprivate var isBusy: Bool { if case .busy = self { true } else { false } }
+}
