@@ -11,7 +11,7 @@ import Testing
 /// in CI, 60 (120 per engine) with `STRATA_STRESS=1`, or until 8 times as many kills ran.
 ///
 /// The kill delays come from the seed of ``CrashSafetyTests`` (`STRATA_SEED` replays them);
-/// each delay is drawn between 0.8 times the median time to the migration's first progress
+/// each delay is drawn between 0.4 times the median time to the migration's first progress
 /// report and 1.2 times the median length of three uninterrupted migrations, measured from the
 /// child's "open" line (to its "migrating" and "migrated" lines), so most kills land inside the
 /// migration and some just after its commit. A kill lands "during the
@@ -54,7 +54,7 @@ struct MigrationCrashTests {
         // Kills land from a little before the migration's first report (the median of when it
         // came) to a little after the median end, so most of them interrupt the migration itself
         // and some land around its commit.
-        let start = starts.sorted()[1].nanoseconds * 4 / 5
+        let start = starts.sorted()[1].nanoseconds * 2 / 5
         let window = max(median.nanoseconds * 6 / 5, start + 1)
         print("migration crash \(kind) \(target): uninterrupted migrations took \(lengths), median \(median)")
 
