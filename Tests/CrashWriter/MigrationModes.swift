@@ -2,8 +2,11 @@
 //
 //   strata-crash-writer --mode migrate --target inferred|staged --engine E --store PATH
 //     prints "open" just before it opens a version-1 store with version 2 (`MigrationCrash.Target`),
-//     "migrating" at the migration's first progress report, "migrated" when the open returned;
-//     the test kills it at a random moment in between.
+//     "migrating" at the migration's first progress report, "migrated" when the open returned, then
+//     "timing U T": nanoseconds from "open" to "migrating" (U, -1 without a report) and to "migrated" (T).
+//     With `--kill-after-ns N` it sends itself SIGKILL N nanoseconds after "open", timed on a
+//     thread of its own, so the kill lands at that moment of the child's own run (a test process
+//     under load would read "open" late and kill late).
 //   strata-crash-writer --mode open-old --engine E --store PATH
 //     opens the store with version 1 and prints "refused storeNewerThanModel S M" (exit 0) for the
 //     typed refusal, "opened N" (exit 3) when it read N items, "refused <error>" (exit 4) otherwise.
@@ -44,14 +47,23 @@ func runMigrationMode(_ mode: String, engine: EngineConfiguration) async -> Neve
 
 /// Opens the store with version 2, which migrates a version-1 store, then closes it.
 func migrate(to target: MigrationCrash.Target, engine: EngineConfiguration) -> Never {
-    let reported = Atomic<Bool>(false)
+    let untilMigrating = Atomic<Int64>(-1)
     do {
         let schema = try target.schema()
         say("open")
-        let container = try PersistentContainer(schema: schema, migrationPlan: target.plan, engine: engine) { _ in
-            if reported.exchange(true, ordering: .relaxed) == false { say("migrating") }
+        let opened = ContinuousClock.now
+        if let delay = argument("--kill-after-ns").flatMap(Int64.init) {
+            killSelf(at: opened + .nanoseconds(delay))
         }
+        let container = try PersistentContainer(schema: schema, migrationPlan: target.plan, engine: engine) { _ in
+            let since = nanoseconds(opened.duration(to: .now))
+            if untilMigrating.compareExchange(expected: -1, desired: since, ordering: .relaxed).exchanged {
+                say("migrating")
+            }
+        }
+        let total = nanoseconds(opened.duration(to: .now))
         say("migrated")
+        say("timing \(untilMigrating.load(ordering: .relaxed)) \(total)")
         container.close()
         exit(0)
     } catch {
@@ -59,6 +71,22 @@ func migrate(to target: MigrationCrash.Target, engine: EngineConfiguration) -> N
         say("failed \(error)")
         exit(1)
     }
+}
+
+/// Sends this process SIGKILL at `deadline`, from a thread of its own.
+func killSelf(at deadline: ContinuousClock.Instant) {
+    let thread = Thread {
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        if remaining > .zero { Thread.sleep(forTimeInterval: Double(nanoseconds(remaining)) / 1e9) }
+        kill(getpid(), SIGKILL)
+    }
+    thread.start()
+}
+
+/// The duration in whole nanoseconds.
+func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
 }
 
 /// Opens the store with version 1, as an older copy of the app would, and reports what happened.

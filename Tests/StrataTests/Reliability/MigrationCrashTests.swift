@@ -10,12 +10,12 @@ import Testing
 /// Each engine and target is killed until 10 kills landed during the migration (20 per engine)
 /// in CI, 60 (120 per engine) with `STRATA_STRESS=1`, or until 8 times as many kills ran.
 ///
-/// The kill delays come from the seed of ``CrashSafetyTests`` (`STRATA_SEED` replays them);
-/// each delay is drawn between 0.4 times the median time to the migration's first progress
-/// report and 1.2 times the median length of three uninterrupted migrations, measured from the
-/// child's "open" line (to its "migrating" and "migrated" lines), so most kills land inside the
-/// migration and some just after its commit. A kill lands "during the
-/// migration" when the child printed its first progress report and not yet "migrated".
+/// The kill delays come from the seed of ``CrashSafetyTests`` (`STRATA_SEED` replays them) and
+/// a ``KillWindow`` placed by three uninterrupted migrations, timed by the child itself from its
+/// "open" line (to its "migrating" and "migrated" lines). The child kills itself with SIGKILL at
+/// the delay, on a thread of its own: a migration can take a few milliseconds, less than the test
+/// process under load takes to read "open". A kill lands "during the migration" when the child
+/// printed its first progress report and not yet "migrated".
 @Suite("migration crash safety", .serialized)
 struct MigrationCrashTests {
     /// How many kills must land during the migration, per engine and target.
@@ -37,8 +37,8 @@ struct MigrationCrashTests {
         let shapes = try await MigrationCrashStore.Shapes(kind: kind, target: target)
         let store = try TestStore(kind)
 
-        // Three migrations without a kill: each must reach version 2 whole; the median of their
-        // lengths spreads the kills (the machine's load varies, so one run is a poor measure).
+        // Three migrations without a kill: each must reach version 2 whole; the medians of their
+        // lengths place the kills (the machine's load varies, so one run is a poor measure).
         var lengths: [Duration] = []
         var starts: [Duration] = []
         for _ in 0..<3 {
@@ -47,26 +47,22 @@ struct MigrationCrashTests {
             try #require(full.lines.contains("migrated"), "the migration did not complete: \(full.lines)")
             let migrated = await MigrationCrashStore.classify(store, target: target, rows: rows, shapes: shapes)
             try #require(migrated == .version2, "an uninterrupted migration left \(migrated)")
-            lengths.append(full.sinceOpen)
+            lengths.append(try #require(full.sinceOpen, "no timing line: \(full.lines)"))
             starts.append(full.untilMigrating ?? .zero)
         }
-        let median = lengths.sorted()[1]
-        // Kills land from a little before the migration's first report (the median of when it
-        // came) to a little after the median end, so most of them interrupt the migration itself
-        // and some land around its commit.
-        let start = starts.sorted()[1].nanoseconds * 2 / 5
-        let window = max(median.nanoseconds * 6 / 5, start + 1)
-        print("migration crash \(kind) \(target): uninterrupted migrations took \(lengths), median \(median)")
+        var window = KillWindow(untilFirstReport: starts.sorted()[1], length: lengths.sorted()[1])
+        print("migration crash \(kind) \(target): uninterrupted migrations took \(lengths), kills \(window)")
 
         var tally = MigrationCrashTally()
         var state = MigrationCrashStore.State.version2
         var kill = 0
         while tally.duringMigration < Self.killsDuringMigration, kill < Self.killsDuringMigration * 8 {
             if state != .version1 { try MigrationCrashStore.copy(pristine, to: store) }
-            let delay = Duration.nanoseconds(Int64.random(in: start...window, using: &random))
+            let delay = window.draw(using: &random)
             let run = try await MigrationCrashChild.migrate(kind: kind, store: store, target: target, killAfter: delay)
             state = await MigrationCrashStore.classify(store, target: target, rows: rows, shapes: shapes)
             tally.record(run, state, label: "kill \(kill) (\(delay) after open)")
+            window.learn(from: run, killedAfter: delay)
             kill += 1
         }
         print("migration crash \(kind) \(target): \(tally.summary), seed \(seed)")
@@ -90,7 +86,7 @@ struct MigrationCrashTests {
         let before = try MigrationCrashStore.fileContents(store)
 
         let run = try await MigrationCrashChild.run(
-            kind: kind, store: store, arguments: ["--mode", "open-old"], waitFor: nil, killAfter: nil)
+            kind: kind, store: store, arguments: ["--mode", "open-old"])
         #expect(run.lines == ["refused storeNewerThanModel 2 1"])
         #expect(run.status == 0)
         #expect(try MigrationCrashStore.fileContents(store) == before, "the old schema's open changed the store")
@@ -98,6 +94,41 @@ struct MigrationCrashTests {
         let state = await MigrationCrashStore.classify(store, target: .inferred, rows: rows, shapes: shapes)
         #expect(state == .version2)
     }
+}
+
+/// When the kills land, from the child's "open" line: from a little before the migration's
+/// first progress report to a little after its end, so most kills interrupt the migration itself
+/// and some land around its commit. The window follows the kills: one that came after the
+/// migration had ended lowers the end to its delay, and one that came before the first report
+/// raises the start to its delay (load that changes during the run moves the migration).
+struct KillWindow: CustomStringConvertible {
+    private(set) var start: Int64
+    private(set) var end: Int64
+
+    /// A window from 0.4 times `untilFirstReport` to 1.2 times `length`.
+    init(untilFirstReport: Duration, length: Duration) {
+        start = untilFirstReport.nanoseconds * 2 / 5
+        end = max(length.nanoseconds * 6 / 5, start + 1)
+    }
+
+    /// A delay drawn evenly from the window.
+    func draw(using random: inout SeededGenerator) -> Duration {
+        .nanoseconds(Int64.random(in: start...end, using: &random))
+    }
+
+    /// Narrows the window after a kill `delay` after "open" ended `run`.
+    mutating func learn(from run: MigrationCrashChild.Run, killedAfter delay: Duration) {
+        let delay = delay.nanoseconds
+        if run.lines.contains("migrated") {
+            end = max(delay, start + 1)
+        } else if run.lines.contains("migrating") == false {
+            start = delay
+            // A migration slower than the window's end: widen it past the kill that came early.
+            if end <= start { end = start + max(start / 2, 1_000_000) }
+        }
+    }
+
+    var description: String { "from \(Duration.nanoseconds(start)) to \(Duration.nanoseconds(end)) after open" }
 }
 
 /// The counts of a run of kills.
