@@ -303,7 +303,7 @@ import Synchronization
                 """
                 \(context): this write waited longer than the busy timeout (\(options.busyTimeout)) behind \
                 \(passed.jobsAhead) earlier write(s) of this process (which wait in turn for another process \
-                writing the store, or run long); nothing was written. Retry, or raise LMDBOptions.busyTimeout
+                writing the store, or run long). If this happens often, raise LMDBOptions.busyTimeout
                 """
             )
         } catch {

@@ -62,7 +62,7 @@ final class LMDBFileLock: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             let end = deadline.uptimeNanoseconds
             if now >= end {
-                throw .busy("\(holder) held \(path) for longer than the busy timeout (\(timeout)); nothing was written")
+                throw .busy("\(holder) held \(path) for longer than the busy timeout (\(timeout))")
             }
             usleep(UInt32(clamping: max(min(pause, end - now) / 1000, 1)))
             pause = min(pause * 2, 10_000_000)

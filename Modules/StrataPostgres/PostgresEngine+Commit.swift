@@ -56,7 +56,7 @@ extension PostgresEngine {
             return row.isInsert ? version != nil : version != row.expected
         }
         guard !involved.isEmpty else {
-            return .busy("\(location): a concurrent commit of the same links won a race; nothing was written. Retry")
+            return .busy("\(location): a concurrent commit of the same links won a race")
         }
         return .conflict((stale.isEmpty ? involved : stale).map(conflict))
     }

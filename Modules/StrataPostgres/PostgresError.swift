@@ -68,8 +68,7 @@ enum PostgresError {
                 guard case .io(let message, _) = error, message.hasSuffix(Self.unreachable) else { return error }
                 return .busy(
                     """
-                    \(store): the server cannot be reached now (restarting or failing over?); nothing was done. \
-                    Retry
+                    \(store): the server cannot be reached now (restarting or failing over?)
                     """, native: native)
             case .committing:
                 return .io(
@@ -80,8 +79,7 @@ enum PostgresError {
             case .ordinary:
                 return .busy(
                     """
-                    \(store): the connection to the server was lost; nothing was written. Retry when the server is \
-                    back
+                    \(store): the connection to the server was lost
                     """,
                     native: native)
             }
@@ -91,8 +89,7 @@ enum PostgresError {
         case "40001", "40P01":
             return .busy(
                 """
-                \(store): the server aborted the transaction (serialization failure or deadlock); nothing was \
-                written. Retry
+                \(store): the server aborted the transaction (serialization failure or deadlock)
                 """,
                 native: native)
         case "23505":
@@ -102,15 +99,13 @@ enum PostgresError {
         case "25P03", "57P01", "57P02", "57P03", "57P05", "26000", "72000", "55P03", "55006":
             return .busy(
                 """
-                \(store): \(failure.message); nothing was written. Retry, or raise PostgresOptions.lockTimeout when \
-                locks are held long
+                \(store): \(failure.message). If locks are held long, raise PostgresOptions.lockTimeout
                 """,
                 native: native)
         case "57014":
             return .busy(
                 """
-                \(store): the statement ran past statementTimeout (\(options.statementTimeout)) and was cancelled; \
-                nothing was written
+                \(store): the statement ran past statementTimeout (\(options.statementTimeout)) and was cancelled
                 """,
                 native: native)
         case "28000", "28P01":
@@ -139,7 +134,7 @@ enum PostgresError {
         case "53200": return .io("\(store): the server is out of memory", native: native)
         case "53300":
             return .busy(
-                "\(store): the server refused a new connection: max_connections reached; lower poolSize or retry later",
+                "\(store): the server refused a new connection: max_connections reached; lower poolSize",
                 native: native)
         case "54000":
             return .misuse(
@@ -160,7 +155,7 @@ enum PostgresError {
                     been applied
                     """,
                     native: native)
-                : .busy("\(store): the connection to the server was lost; nothing was written. Retry", native: native)
+                : .busy("\(store): the connection to the server was lost", native: native)
         case "22", "23", "54":
             return .misuse("\(store): the server refused a value: \(failure.message)", native: native)
         case "25", "2D", "3B", "0B":
@@ -189,7 +184,7 @@ enum PostgresError {
                     engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
         }
         if text.contains("too many clients") || text.contains("starting up") || text.contains("shutting down") {
-            return .busy("\(store): the server cannot take a connection now; retry later", native: native)
+            return .busy("\(store): the server cannot take a connection now", native: native)
         }
         return .io(
             "\(store): \(unreachable)",

@@ -38,12 +38,16 @@ final class PostgresPool: @unchecked Sendable {
         condition.lock()
         while !closed && (leasedTotal >= options.poolSize || (kind == .reader && leasedReaders >= readerLimit)) {
             if !condition.wait(until: deadline) {
+                let readersFull = kind == .reader && leasedTotal < options.poolSize
                 condition.unlock()
+                let inUse =
+                    readersFull
+                    ? "all \(readerLimit) connections readers may hold (poolSize - 1: one is kept for commits)"
+                    : "all \(options.poolSize) connections of the pool"
                 throw .busy(
                     """
-                    \(settings.location): all \(options.poolSize) connections of the pool were in use for longer than \
-                    checkoutTimeout (\(options.checkoutTimeout)); nothing was done. Retry, or raise \
-                    PostgresOptions.poolSize
+                    \(settings.location): \(inUse) were in use for longer than checkoutTimeout \
+                    (\(options.checkoutTimeout)). If this happens often, raise PostgresOptions.poolSize
                     """)
             }
         }

@@ -107,7 +107,7 @@ final class SQLiteEngine: StorageEngine {
             """
             \(path): this write waited longer than the busy timeout (\(options.busyTimeout)) for the store's \
             writer connection, held by earlier writes of this process (which wait in turn for another \
-            connection's lock, or run long); nothing was written. Retry, or raise SQLiteOptions.busyTimeout
+            connection's lock, or run long). If this happens often, raise SQLiteOptions.busyTimeout
             """
         )
     }

@@ -189,9 +189,10 @@ extension StrataError: CustomStringConvertible {
             return "The store is full: \(detail). Free disk space or raise the store's size limit, then retry."
                 + Self.cause(native)
         case .busy(let detail, let native):
-            return "The store is busy: \(detail). Retry later, or raise the busy timeout." + Self.cause(native)
+            return "The store is busy: \(detail). Nothing was changed; retry later." + Self.cause(native)
         case .io(let detail, let native):
-            return "I/O failure: \(detail). Check the disk and permissions, then retry." + Self.cause(native)
+            return "I/O failure: \(detail). Fix the cause (the disk, file permissions or the connection to a server), "
+                + "then retry." + Self.cause(native)
         case .misuse(let detail, let native):
             return "Strata misuse: \(detail)" + Self.cause(native)
         case .schemaMismatch(let storeVersion, let modelVersion, let differences):

@@ -40,6 +40,7 @@ struct PostgresPoolExhaustionTests {
         #expect(waited >= checkoutTimeout - .milliseconds(50), "busy before checkoutTimeout: \(message)")
         #expect(waited < checkoutTimeout + .seconds(3), "busy long after checkoutTimeout: \(waited)")
         #expect(message.contains("poolSize"), "the message should say what to raise: \(message)")
+        #expect(message.contains("all 2 connections readers may hold"), "the message should say which share ran out")
 
         // A reader closed, its connection serves the next one at once.
         held.removeLast().close()

@@ -66,7 +66,7 @@ struct SQLiteEngineBusyTests {
         #expect(
             error?.description.contains("sqlite code \(native?.code ?? 0) \"database is locked\"") == true,
             "\(String(describing: error))")
-        #expect(error?.description.contains("Retry later, or raise the busy timeout") == true)
+        #expect(error?.description.contains("Nothing was changed; retry later.") == true)
         // Opening the store also takes the write lock briefly: busy as well, not damage.
         guard case .busy = strataError({ _ = try store.open(options: options) }) else {
             Issue.record("opening a store whose write lock is held did not give busy")
