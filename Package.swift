@@ -66,13 +66,13 @@ let package = Package(
         .target(
             name: "StrataConformance",
             dependencies: ["Strata", "StrataStorage", "StrataTestSupport"],
-            path: "Modules/StrataConformance"
+            path: "Modules/StrataConformance", swiftSettings: strictMemorySafety
         ),
         .target(
             name: "StrataTestSupport", dependencies: ["Strata", "StrataStorage", "StrataPostgres"],
-            path: "Modules/StrataTestSupport"
+            path: "Modules/StrataTestSupport", swiftSettings: strictMemorySafety
         ),
-        .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger"),
+        .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger", swiftSettings: strictMemorySafety),
         .executableTarget(
             name: "ledger",
             dependencies: ["Ledger", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres"],

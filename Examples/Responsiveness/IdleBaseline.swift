@@ -62,8 +62,7 @@ private final class PlainThreadBeat: Sendable {
             var lastWait = Machine.runQueueWait()
             var lastSteal = CPUTicks.now().steal
             while !stopping.load(ordering: .relaxed) {
-                var interval = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-                nanosleep(&interval, nil)
+                Thread.sleep(forTimeInterval: 0.001)
                 let now = ContinuousClock.now
                 let wait = Machine.runQueueWait()
                 let steal = CPUTicks.now().steal

@@ -16,9 +16,8 @@ enum StoreFileChecks {
 
     /// Every regular file of the store: the location itself, or the files inside it.
     static func storeFiles(_ location: URL) -> [URL] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: location.path, isDirectory: &isDirectory) else { return [] }
-        if !isDirectory.boolValue { return [location] }
+        guard let values = try? location.resourceValues(forKeys: [.isDirectoryKey]) else { return [] }
+        if values.isDirectory != true { return [location] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: location.path)) ?? []
         return names.sorted().map { location.appendingPathComponent($0) }
     }
