@@ -44,21 +44,7 @@ struct PostgresBatchInsertTests {
 
     /// Opens a fresh store, runs `body` off the cooperative pool, closes it.
     static func withEngine<T: Sendable>(_ body: @escaping @Sendable (PostgresEngine) throws -> T) async throws -> T {
-        guard let url = TestPostgres.url else {
-            throw StrataError.misuse("\(TestPostgres.variable) is not set: run with Scripts/with-postgres.sh")
-        }
-        let schemaName = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        let engine = try PostgresEngine.open(
-                            url: url, schema: String(schemaName), storeSchema: schema, options: PostgresOptions())
-                        defer { engine.close() }
-                        return try body(engine)
-                    })
-            }
-        }
+        try await PostgresEngineFixture.withEngine(schema, body)
     }
 
     static func allRows(_ engine: PostgresEngine, entity: Int) throws -> [StoredRow] {

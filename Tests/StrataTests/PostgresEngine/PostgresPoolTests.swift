@@ -21,21 +21,7 @@ struct PostgresPoolTests {
     static func withEngine<T: Sendable>(
         _ options: PostgresOptions, _ body: @escaping @Sendable (PostgresEngine) throws -> T
     ) async throws -> T {
-        guard let url = TestPostgres.url else {
-            throw StrataError.misuse("\(TestPostgres.variable) is not set: run with Scripts/with-postgres.sh")
-        }
-        let schemaName = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        let engine = try PostgresEngine.open(
-                            url: url, schema: String(schemaName), storeSchema: schema, options: options)
-                        defer { engine.close() }
-                        return try body(engine)
-                    })
-            }
-        }
+        try await PostgresEngineFixture.withEngine(schema, options: options, body)
     }
 
     @Test("a connection the server dropped is replaced: one call fails with .busy, the next works")

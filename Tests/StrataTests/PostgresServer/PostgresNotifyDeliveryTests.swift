@@ -77,26 +77,38 @@ struct PostgresNotifyDeliveryTests {
         try PostgresSQL().execute(sql).first?.first ?? nil
     }
 
+    /// Opens a store twice (an observed container and a writer, each with its own engine and
+    /// connections) with the fallback poll made long, observes the first, commits a warm-up
+    /// (the first delivery may come from the poll while the listener connects) and waits for
+    /// the listener's connection; then runs `body` with the writer, what the observer received
+    /// (the warm-up's token first) and the observed engine's listener.
+    static func withListeningObserver(
+        _ body: (PersistentContainer, Received, PostgresNotifications) async throws -> Void
+    ) async throws {
+        let saved = lengthenFallback()
+        defer { restoreFallback(saved) }
+        let store = try TestStore(.postgres)
+        let observed = try store.open()
+        let writer = try store.open()
+        defer {
+            observed.close()
+            writer.close()
+        }
+        let received = Received()
+        let observer = observe(observed, into: received)
+        defer { observer.cancel() }
+        try await commit(writer, "warm-up")
+        try #require(try await waitUntil(.seconds(10)) { received.count == 1 } != nil, "the warm-up was not delivered")
+        let listener = try listener(of: observed)
+        try #require(
+            try await waitUntil(.seconds(10)) { listener.listenerBackendPID != nil } != nil,
+            "the listener did not connect")
+        try await body(writer, received, listener)
+    }
+
     @Test("a commit from another container is delivered by notification, long before the fallback poll")
     func deliveredByNotification() async throws {
-        let saved = Self.lengthenFallback()
-        defer { Self.restoreFallback(saved) }
-        do {
-            let store = try TestStore(.postgres)
-            let observed = try store.open()
-            let writer = try store.open()
-            defer {
-                observed.close()
-                writer.close()
-            }
-            let received = Received()
-            let observer = Self.observe(observed, into: received)
-            defer { observer.cancel() }
-            // Warm-up: the first delivery may come from the poll while the listener connects.
-            try await Self.commit(writer, "warm-up")
-            #expect(try await Self.waitUntil(.seconds(10)) { received.count == 1 } != nil)
-            let listener = try Self.listener(of: observed)
-            #expect(try await Self.waitUntil(.seconds(10)) { listener.listenerBackendPID != nil } != nil)
+        try await Self.withListeningObserver { writer, received, _ in
             var latencies: [Duration] = []
             for index in 1...5 {
                 try await Self.commit(writer, "a\(index)")
@@ -115,23 +127,7 @@ struct PostgresNotifyDeliveryTests {
 
     @Test("a listener connection the server drops falls back to polling, reconnects and delivers again")
     func droppedListenerRecovers() async throws {
-        let saved = Self.lengthenFallback()
-        defer { Self.restoreFallback(saved) }
-        do {
-            let store = try TestStore(.postgres)
-            let observed = try store.open()
-            let writer = try store.open()
-            defer {
-                observed.close()
-                writer.close()
-            }
-            let received = Received()
-            let observer = Self.observe(observed, into: received)
-            defer { observer.cancel() }
-            try await Self.commit(writer, "warm-up")
-            #expect(try await Self.waitUntil(.seconds(10)) { received.count == 1 } != nil)
-            let listener = try Self.listener(of: observed)
-            #expect(try await Self.waitUntil(.seconds(10)) { listener.listenerBackendPID != nil } != nil)
+        try await Self.withListeningObserver { writer, received, listener in
             let first = try #require(listener.listenerBackendPID)
             #expect(try Self.query("SELECT pg_terminate_backend(\(first))") == "t")
             // While it is down (or reconnecting), commits are still delivered promptly.

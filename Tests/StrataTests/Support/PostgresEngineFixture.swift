@@ -1,0 +1,33 @@
+import Foundation
+import StrataStorage
+import StrataTestSupport
+
+@testable import StrataPostgres
+
+/// A `PostgresEngine` of its own for an engine-level test: a fresh schema on the test server
+/// (`Scripts/with-postgres.sh`), opened and closed on a dispatch queue, because every call
+/// blocks on the server and must not hold a cooperative thread.
+enum PostgresEngineFixture {
+    /// Opens a fresh store of `schema` with `options`, runs `body` with its engine, and closes it.
+    /// - Throws: `.misuse` when no test server is set, else what the open or `body` throws.
+    static func withEngine<T: Sendable>(
+        _ schema: StoreSchema, options: PostgresOptions = PostgresOptions(),
+        _ body: @escaping @Sendable (PostgresEngine) throws -> T
+    ) async throws -> T {
+        guard let url = TestPostgres.url else {
+            throw StrataError.misuse("\(TestPostgres.variable) is not set: run with Scripts/with-postgres.sh")
+        }
+        let schemaName = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        let engine = try PostgresEngine.open(
+                            url: url, schema: String(schemaName), storeSchema: schema, options: options)
+                        defer { engine.close() }
+                        return try body(engine)
+                    })
+            }
+        }
+    }
+}
