@@ -28,14 +28,13 @@ struct PostgresConnectionSettings: Sendable {
         secret = parsed.first { $0.keyword == "password" }?.value
         location = Self.redactedLocation(parsed, schema: schema)
         try Self.validateSchemaName(schema, location: location)
+        try options.validate(store: location)
         var keywords = parsed.filter {
             !["connect_timeout", "application_name", "client_encoding", "options"].contains($0.keyword)
         }
         .map { ($0.keyword, $0.value) }
-        let connectSeconds = max(
-            2,
-            Int((options.connectTimeout.components.seconds))
-                + (options.connectTimeout.components.attoseconds > 0 ? 1 : 0))
+        // libpq counts whole seconds (an int) and waits at least 2.
+        let connectSeconds = max(2, (Self.milliseconds(options.connectTimeout) + 999) / 1000)
         keywords.append(("connect_timeout", String(connectSeconds)))
         keywords.append(("application_name", options.applicationName))
         keywords.append(("client_encoding", "UTF8"))
@@ -44,7 +43,8 @@ struct PostgresConnectionSettings: Sendable {
         keywords.append(("keepalives_interval", "5"))
         keywords.append(("keepalives_count", "3"))
         // On TCP, data unacknowledged this long drops the connection (a vanished server).
-        keywords.append(("tcp_user_timeout", String(Self.milliseconds(options.statementTimeout + .seconds(5)))))
+        keywords.append(
+            ("tcp_user_timeout", String(min(Self.milliseconds(options.statementTimeout) + 5000, Self.largestMilliseconds))))
         let userOptions = parsed.first { $0.keyword == "options" }?.value
         let serverOptions =
             """
@@ -55,9 +55,16 @@ struct PostgresConnectionSettings: Sendable {
         self.keywords = keywords
     }
 
+    /// The largest timeout the server and libpq take, in milliseconds (a C `int`; about 24.8 days).
+    static let largestMilliseconds = Int64(Int32.max)
+
+    /// `duration` in whole milliseconds, from 1 up to ``largestMilliseconds``: longer timeouts
+    /// are the largest one, and never overflow.
     static func milliseconds(_ duration: Duration) -> Int64 {
         let parts = duration.components
-        return max(1, parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000)
+        guard parts.seconds < largestMilliseconds / 1000 else { return largestMilliseconds }
+        let total = parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+        return min(max(1, total), largestMilliseconds)
     }
 
     /// Refuses schema names PostgreSQL would truncate or that belong to the system.

@@ -183,6 +183,14 @@ enum PostgresError {
                 native: NativeError(
                     engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
         }
+        if text.contains("invalid integer value") || text.contains("invalid port number")
+            || text.contains("could not match") || text.contains(/invalid \w+ value: "/)
+        {
+            return .misuse(
+                "\(store): libpq refuses a setting of the URL; fix it (the cause names it)",
+                native: NativeError(
+                    engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
+        }
         if text.contains("too many clients") || text.contains("starting up") || text.contains("shutting down") {
             return .busy("\(store): the server cannot take a connection now", native: native)
         }

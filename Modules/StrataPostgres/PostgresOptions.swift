@@ -1,3 +1,5 @@
+import StrataStorage
+
 /// Tuning for a PostgreSQL store, passed to
 /// ``StrataStorage/EngineConfiguration/postgres(url:schema:options:)``.
 ///
@@ -11,14 +13,17 @@
 /// ```
 public struct PostgresOptions: Sendable, Hashable {
     /// The most connections the engine holds open to the server at once (readers, commits and
-    /// key reservations each lease one while they run). Default: 8.
+    /// key reservations each lease one while they run). Readers hold at most `poolSize - 1`:
+    /// the last connection is kept for commits, so with 2 only one read runs at a time.
+    /// Opening refuses fewer than 2 with `StrataError.misuse`. Default: 8.
     public var poolSize: Int
     /// How long opening one connection may take before it fails with `StrataError.io`. libpq
     /// counts whole seconds and waits at least 2 seconds; shorter values are rounded up to 2.
     /// Default: 5 seconds.
     public var connectTimeout: Duration
     /// How long one statement may run on the server (`statement_timeout`) before it is
-    /// cancelled with `StrataError.busy`. Default: 30 seconds.
+    /// cancelled with `StrataError.busy`. Counted in whole milliseconds; longer than about
+    /// 24.8 days (PostgreSQL's largest) counts as that. Default: 30 seconds.
     public var statementTimeout: Duration
     /// How long a commit may wait for a row or table lock another transaction holds
     /// (`lock_timeout`) before it fails with `StrataError.busy` having written nothing.
@@ -30,7 +35,7 @@ public struct PostgresOptions: Sendable, Hashable {
     /// What opening does when the schema does not exist yet. Default: ``Creation/createSchema``.
     public var creation: Creation
     /// The `application_name` the server shows for the engine's connections (in
-    /// `pg_stat_activity`). Default: `"strata"`.
+    /// `pg_stat_activity`), at most 63 bytes. Default: `"strata"`.
     public var applicationName: String
 
     /// What opening a store does when its schema is missing.
@@ -42,13 +47,16 @@ public struct PostgresOptions: Sendable, Hashable {
         case requireExistingSchema
     }
 
-    /// Creates options; every parameter has a safe default.
+    /// Creates options; every parameter has a safe default. Opening a store checks them: a
+    /// timeout that is not positive, or an application name over 63 bytes, is
+    /// `StrataError.misuse`.
     ///
     /// ```swift
     /// let strict = PostgresOptions(creation: .requireExistingSchema)
     /// ```
     /// - Parameters:
-    ///   - poolSize: the most connections held open at once (default 8, at least 2).
+    ///   - poolSize: the most connections held open at once (default 8; at least 2, or opening
+    ///     throws `StrataError.misuse`).
     ///   - connectTimeout: the longest wait for one new connection (default 5 s, at least 2 s).
     ///   - statementTimeout: the longest run of one statement (default 30 s).
     ///   - lockTimeout: the longest wait of a commit for a lock (default 5 s).
@@ -64,12 +72,60 @@ public struct PostgresOptions: Sendable, Hashable {
         creation: Creation = .createSchema,
         applicationName: String = "strata"
     ) {
-        self.poolSize = max(poolSize, 2)
+        self.poolSize = poolSize
         self.connectTimeout = connectTimeout
         self.statementTimeout = statementTimeout
         self.lockTimeout = lockTimeout
         self.checkoutTimeout = checkoutTimeout
         self.creation = creation
         self.applicationName = applicationName
+    }
+}
+
+extension PostgresOptions {
+    /// The largest timeout the server and libpq take: 2,147,483,647 ms (a C `int`), about 24.8 days.
+    static let largestTimeout = Duration.milliseconds(Int64(Int32.max))
+
+    /// These options with every timeout at most ``largestTimeout``, so deadlines computed from
+    /// them never overflow.
+    var boundedTimeouts: PostgresOptions {
+        var bounded = self
+        bounded.connectTimeout = min(connectTimeout, Self.largestTimeout)
+        bounded.statementTimeout = min(statementTimeout, Self.largestTimeout)
+        bounded.lockTimeout = min(lockTimeout, Self.largestTimeout)
+        bounded.checkoutTimeout = min(checkoutTimeout, Self.largestTimeout)
+        return bounded
+    }
+
+    /// Refuses options no store can run with, before any connection is made.
+    /// - Throws: `.misuse` naming the option, for a pool of fewer than 2 connections, a timeout
+    ///   that is not positive, or an application name PostgreSQL would cut or refuse.
+    func validate(store: String) throws(StrataError) {
+        guard poolSize >= 2 else {
+            throw .misuse(
+                """
+                PostgresOptions.poolSize is \(poolSize): use at least 2 (one connection is kept for commits while \
+                readers hold the others) (store \(store))
+                """)
+        }
+        let timeouts = [
+            ("connectTimeout", connectTimeout), ("statementTimeout", statementTimeout),
+            ("lockTimeout", lockTimeout), ("checkoutTimeout", checkoutTimeout),
+        ]
+        for (name, timeout) in timeouts where timeout <= .zero {
+            throw .misuse(
+                """
+                PostgresOptions.\(name) is \(timeout): use a positive duration (timeouts longer than about 24.8 days \
+                count as that) (store \(store))
+                """)
+        }
+        let nameBytes = applicationName.utf8.count
+        guard nameBytes <= 63, !applicationName.utf8.contains(0) else {
+            throw .misuse(
+                """
+                PostgresOptions.applicationName has \(nameBytes) bytes\(applicationName.utf8.contains(0) ? " and a NUL" : ""): \
+                use at most 63 bytes without NUL, the most PostgreSQL keeps (store \(store))
+                """)
+        }
     }
 }

@@ -24,7 +24,7 @@ final class PostgresPool: @unchecked Sendable {
 
     init(settings: PostgresConnectionSettings, options: PostgresOptions) {
         self.settings = settings
-        self.options = options
+        self.options = options.boundedTimeouts
     }
 
     /// The most readers at once.
