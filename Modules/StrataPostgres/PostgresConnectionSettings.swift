@@ -43,8 +43,8 @@ struct PostgresConnectionSettings: Sendable {
         keywords.append(("keepalives_interval", "5"))
         keywords.append(("keepalives_count", "3"))
         // On TCP, data unacknowledged this long drops the connection (a vanished server).
-        keywords.append(
-            ("tcp_user_timeout", String(min(Self.milliseconds(options.statementTimeout) + 5000, Self.largestMilliseconds))))
+        let unacknowledged = min(Self.milliseconds(options.statementTimeout) + 5000, Self.largestMilliseconds)
+        keywords.append(("tcp_user_timeout", String(unacknowledged)))
         let userOptions = parsed.first { $0.keyword == "options" }?.value
         let serverOptions =
             """

@@ -120,11 +120,12 @@ extension PostgresOptions {
                 """)
         }
         let nameBytes = applicationName.utf8.count
-        guard nameBytes <= 63, !applicationName.utf8.contains(0) else {
+        let hasNUL = applicationName.utf8.contains(0)
+        guard nameBytes <= 63, !hasNUL else {
             throw .misuse(
                 """
-                PostgresOptions.applicationName has \(nameBytes) bytes\(applicationName.utf8.contains(0) ? " and a NUL" : ""): \
-                use at most 63 bytes without NUL, the most PostgreSQL keeps (store \(store))
+                PostgresOptions.applicationName has \(nameBytes) bytes\(hasNUL ? " and a NUL" : ""): use at most 63 \
+                bytes without NUL, the most PostgreSQL keeps (store \(store))
                 """)
         }
     }

@@ -76,7 +76,8 @@ struct PostgresOptionsTests {
     func refusedURLSetting() async throws {
         let url = try #require(TestPostgres.url, "\(TestPostgres.variable) is not set: run with Scripts/test.sh")
         let host = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "host" }?.value)
-        for (setting, value) in [("port", "notaport"), ("sslmode", "sometimes"), ("target_session_attrs", "sometimes")] {
+        let refused = [("port", "notaport"), ("sslmode", "sometimes"), ("target_session_attrs", "sometimes")]
+        for (setting, value) in refused {
             let outcome = await PostgresBadInputTests.open(
                 url: "postgresql://strata@/strata?host=\(host)&\(setting)=\(value)", schema: "s_bad_setting")
             PostgresBadInputTests.expectTyped(outcome, "\(setting)=\(value)") {
