@@ -41,7 +41,7 @@ extension PostgresEngine: HistoryStore {
 
     func currentHistoryToken() throws -> Int64 {
         guard !pool.isClosed else {
-            throw StrataError.misuse("the PostgreSQL store \(location) was closed; open a new engine")
+            throw PostgresError.closed(location)
         }
         return try withSession { (session) throws(StrataError) -> Int64 in
             guard let token = try session.int64("SELECT last_token FROM \(names.historyClock) WHERE id = 1") else {
@@ -128,7 +128,7 @@ extension PostgresEngine: HistoryStore {
     /// A transaction holding the store's history advisory lock: cursor moves and trims serialise.
     @discardableResult
     private func withHistoryWrite<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
-        guard !pool.isClosed else { throw .misuse("the PostgreSQL store \(location) was closed; open a new engine") }
+        guard !pool.isClosed else { throw PostgresError.closed(location) }
         return try withTransaction { (session) throws(StrataError) -> T in
             try session.run(
                 "SELECT pg_advisory_xact_lock($1::int4, hashtext($2))",

@@ -10,7 +10,7 @@ extension PostgresEngine {
         let table = try table(entity)
         guard count >= 0 else { throw StrataError.misuse("allocateKeys needs a non-negative count, got \(count)") }
         guard !pool.isClosed else {
-            throw StrataError.misuse("the PostgreSQL store \(location) was closed; open a new engine")
+            throw PostgresError.closed(location)
         }
         let wanted = Int64(count)
         if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }

@@ -165,6 +165,11 @@ enum PostgresError {
         }
     }
 
+    /// The error of a call on a store after its `close()`.
+    static func closed(_ location: String) -> StrataError {
+        .misuse("the PostgreSQL store \(location) was closed; open a new PersistentContainer to use it again")
+    }
+
     /// The message of a server that cannot be reached.
     static let unreachable = "cannot connect to the server; check that it runs, the host and port, and the network"
 

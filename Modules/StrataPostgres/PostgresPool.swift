@@ -53,7 +53,7 @@ final class PostgresPool: @unchecked Sendable {
         }
         guard !closed else {
             condition.unlock()
-            throw .misuse("the PostgreSQL store \(settings.location) was closed; open a new engine")
+            throw PostgresError.closed(settings.location)
         }
         leasedTotal += 1
         if kind == .reader { leasedReaders += 1 }

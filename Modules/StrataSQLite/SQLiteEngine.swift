@@ -113,7 +113,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     static func closedError(_ path: String) -> StrataError {
-        .misuse("the SQLite store at \(path) was closed; open a new engine")
+        .misuse("the SQLite store at \(path) was closed; open a new PersistentContainer to use it again")
     }
 
     /// An idle read connection, or a new one when none is idle (readers never wait).
