@@ -183,6 +183,7 @@ extension PostgresEngine {
                 }
             }
         }
+        if failure.sqlState == "54000", let issue = indexEntryTooLong(failure) { return .validation([issue]) }
         if failure.sqlState == "23505" || failure.sqlState == "40P01" || failure.sqlState == "40001" {
             // A concurrent transaction wrote the same rows (a deadlock, or an insert key taken after
             // it was looked up). The rows are listed once the transaction is rolled back
@@ -190,6 +191,26 @@ extension PostgresEngine {
             return .conflict([])
         }
         return session.error(failure, sql: nil)
+    }
+
+    /// A value too long for a B-tree index (SQLSTATE 54000, "index row size … exceeds … maximum
+    /// … for index "NAME""): the issue names the index's entity and attributes, as LMDB's
+    /// key-size check does. The server sets no field with the index, so its quoted name is
+    /// looked up in the message among the store's own indexes.
+    private func indexEntryTooLong(_ failure: PGFailure) -> ValidationIssue? {
+        guard failure.message.hasPrefix("index row") else { return nil }
+        for table in tables {
+            for index in table.entity.indexes where failure.message.hasSuffix("for index \"\(index.name)\"") {
+                return ValidationIssue(
+                    entity: table.entity.name,
+                    property: index.columns.map { table.entity.columns[$0].name }.joined(separator: ", "),
+                    message: """
+                        the value is too long to index: \(failure.message) (a PostgreSQL B-tree entry holds about \
+                        2,700 bytes, after compression); nothing was written. Shorten the value or drop the index
+                        """)
+            }
+        }
+        return nil
     }
 
     /// Deletes (and their links), unlinks, updates, touches, inserts, links — in the order of the

@@ -138,7 +138,10 @@ enum PostgresError {
                 native: native)
         case "54000":
             return .misuse(
-                "\(store): a value is too long for an index (or another server limit): \(failure.message)",
+                """
+                \(store): a value is too long for an index (or passes another server limit): \(failure.message); \
+                shorten the value
+                """,
                 native: native)
         case "XX001", "XX002":
             return .storeCorrupt("\(store): the server reports damaged data: \(failure.message)", native: native)

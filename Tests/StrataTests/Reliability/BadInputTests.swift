@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataLMDB
 import StrataSQLite
 import Testing
@@ -251,6 +252,47 @@ struct BadInputTests {
             #expect(issues.map(\.property) == ["name"], "\(issues)")
             #expect(
                 names.isEmpty, "LMDB wrote something although the save was refused: \(names.map(\.utf8.count)) bytes")
+        }
+    }
+
+    /// An 8,000-byte string that does not compress (random hex digits): SQLite stores it whole;
+    /// LMDB (keys of at most 511 bytes) and PostgreSQL (B-tree entries of about 2,700 bytes after
+    /// compression) refuse the save with `.validation` naming the attribute, and write nothing.
+    @Test(
+        "an incompressible 8,000-byte indexed string is stored whole on SQLite and refused with validation elsewhere",
+        arguments: EngineKind.allCases)
+    func incompressibleIndexedString(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        defer { container.close() }
+        var random = SeededGenerator(seed: 8_000)
+        let long = String((0..<8_000).map { _ in "0123456789abcdef".randomElement(using: &random)! })
+        let context = container.newBackgroundContext()
+        let saved: Result<Void, any Error>
+        do {
+            try await context.perform {
+                Account(context: context).name = long
+                try context.save()
+            }
+            saved = .success(())
+        } catch {
+            saved = .failure(error)
+        }
+        let reader = container.newBackgroundContext()
+        let names = try await reader.perform { try reader.fetch(FetchRequest<Account>()).map(\.name) }
+        switch kind {
+        case .sqlite:
+            #expect(throws: Never.self) { try saved.get() }
+            #expect(names == [long], "SQLite must store the 8,000-byte string whole")
+        case .lmdb, .postgres:
+            guard case .failure(StrataError.validation(let issues)) = saved else {
+                Issue.record("\(kind): expected StrataError.validation for an 8,000-byte indexed string, got \(saved)")
+                return
+            }
+            #expect(issues.map(\.entity) == ["Account"] && issues.map(\.property) == ["name"], "\(issues)")
+            let advice = issues.first?.message.lowercased().contains("shorten the value or drop the index")
+            #expect(advice == true, "\(issues)")
+            #expect(names.isEmpty, "\(kind) wrote something although the save was refused")
         }
     }
 }
