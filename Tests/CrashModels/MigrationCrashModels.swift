@@ -5,7 +5,7 @@ public import Strata
 ///
 /// Every row's contents follow from its number, so a reopened store can be checked row by row
 /// at either version. Two version 2s: ``MigrationCrashV2`` (inferred: an optional attribute
-/// added with a non-null default, which rewrites every row on both engines) and
+/// added with a non-null default, which rewrites every row on every engine) and
 /// ``MigrationCrashV2Staged`` (a rename, a required attribute with a default, and a custom stage
 /// whose `didMigrate` sets a value on every row).
 public enum MigrationCrash {

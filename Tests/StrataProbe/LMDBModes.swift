@@ -4,7 +4,7 @@ import Foundation
 import Strata
 import StrataLMDB
 
-/// Modes for the LMDB multi-process tests (and the write-lock holder both engines use).
+/// Modes for the LMDB multi-process tests (and the write-lock holder both embedded engines use).
 let lmdbModes: [String: ProbeMode] = [
     // Commits --count times, each inserting --batch items with 200-byte names, so the data file
     // keeps growing; prints one line at the end ("ok <n>" or the first error).

@@ -6,7 +6,7 @@ import Testing
 /// The engines' read paths for faults, batch faults and prefetching (issue 16): an equality on a
 /// to-one column, an integer membership on it, and the links of many keys in one pass. Each is
 /// checked against the reference semantics (`FetchPlan.apply`, `linkedKeys` per key) on real
-/// store files of both engines.
+/// stores of every engine.
 ///
 /// The data set scatters each account's transactions over the key range, so a read that returned
 /// them grouped by account rather than by primary key would fail; some transactions have no

@@ -11,7 +11,7 @@ final class HistoryNote: ManagedObject {
 }
 
 /// What only LMDB's persistent history has (issue 15): map growth, a store made before history,
-/// damaged entries. The cases both engines share are in ``HistoryStoreTests`` and
+/// damaged entries. The cases every engine shares are in ``HistoryStoreTests`` and
 /// ``HistoryCursorTests``.
 @Suite("LMDB history")
 struct LMDBHistoryTests {

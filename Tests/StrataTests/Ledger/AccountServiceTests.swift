@@ -4,7 +4,7 @@ import Strata
 import Testing
 
 extension LedgerTests {
-    /// `AccountService` on both engines: create, list, look up, rename, delete, balance, and the
+    /// `AccountService` on every engine: create, list, look up, rename, delete, balance, and the
     /// ledger errors for bad input.
     @Suite("ledger: accounts")
     struct AccountServiceTests {

@@ -4,7 +4,7 @@ import Strata
 import Testing
 
 extension LedgerTests {
-    /// `TransactionService` on both engines: add, history, update, delete, transfer, and the
+    /// `TransactionService` on every engine: add, history, update, delete, transfer, and the
     /// ledger errors.
     @Suite("ledger: transactions")
     struct TransactionServiceTests {

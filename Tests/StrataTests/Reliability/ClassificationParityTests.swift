@@ -7,8 +7,9 @@ import Testing
 @testable import StrataLMDB
 @testable import StrataSQLite
 
-/// The two engines put the same situation into the same `StrataError` case, each keeping its own
+/// SQLite and LMDB put the same situation into the same `StrataError` case, each keeping its own
 /// native code: a caller matches on the case and never needs to know the engine.
+/// PostgreSQL's SQLSTATEs map to the same cases (`PostgresCodecTests`).
 @Suite("classification parity")
 struct ClassificationParityTests {
     /// One situation, with SQLite's and LMDB's codes for it, and the case both must give.

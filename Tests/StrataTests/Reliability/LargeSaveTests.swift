@@ -5,7 +5,7 @@ import Testing
 
 @testable import StrataLMDB
 
-/// Saves much larger than an LMDB store's initial map, on both engines: the data reads back,
+/// Saves much larger than an LMDB store's initial map, on every engine: the data reads back,
 /// and on LMDB the map grows before the write instead of the write failing with
 /// `MDB_MAP_FULL` and running again. (PostgreSQL has no map: its store is the test one.)
 @Suite("saves larger than the initial LMDB map")

@@ -7,7 +7,7 @@ import StrataTestSupport
 import Testing
 
 /// A writer waiting for another process's write lock gives up with `.busy` after the configured
-/// busy timeout, on both engines, instead of waiting without bound.
+/// busy timeout, on every engine, instead of waiting without bound.
 @Suite("waiting writers", .serialized)
 struct WaitingWriterTests {
     static let timeout = Duration.milliseconds(400)

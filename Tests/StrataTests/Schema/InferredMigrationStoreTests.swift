@@ -29,7 +29,7 @@ final class IMNoteUniqueTitle: ManagedObject {
     @Attribute(.unique) var title = ""
 }
 
-/// Inferred migrations applied by an engine at open, on real store files, on both engines.
+/// Inferred migrations applied by an engine at open, on real stores, on every engine.
 @Suite("Inferred migrations in stores", .serialized)
 struct InferredMigrationStoreTests {
     /// A version-1 `Note` store holding `titles`.
