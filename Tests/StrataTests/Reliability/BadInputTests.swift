@@ -1,8 +1,8 @@
 import Foundation
 import Strata
-import StrataTestSupport
 import StrataLMDB
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)
