@@ -175,7 +175,7 @@ extension PostgresEngine {
         let native = PostgresError.native(failure, sql: nil, operation: "committing", redacting: pool.settings.secret)
         if failure.sqlState == "23505", let constraint = failure.constraint {
             for table in tables {
-                if constraint == table.entity.name + "_pkey" { break }
+                if constraint == PostgresDerivedName.primaryKey(of: table.entity.name) { break }
                 if let index = table.entity.indexes.first(where: { $0.name == constraint }) {
                     return .constraintViolation(
                         entity: table.entity.name, attributes: index.columns.map { table.entity.columns[$0].name },

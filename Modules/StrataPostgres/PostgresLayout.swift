@@ -68,7 +68,10 @@ final class PostgresTableLayout: Sendable {
     /// `CREATE TABLE` and its indexes.
     func create(schemaName: String) -> [String] {
         let parts =
-            ["\"id\" int8 CONSTRAINT \(pgQuoted(entity.name + "_pkey")) PRIMARY KEY", "\"version\" int8 NOT NULL"]
+            [
+                "\"id\" int8 CONSTRAINT \(pgQuoted(PostgresDerivedName.primaryKey(of: entity.name))) PRIMARY KEY",
+                "\"version\" int8 NOT NULL",
+            ]
             + entity.columns.map { column in
                 """
                 \(pgQuoted(column.name)) \
@@ -134,8 +137,8 @@ final class PostgresJoinLayout: Sendable {
     init(join: JoinSchema, schemaName: String) {
         self.join = join
         table = pgQuoted(schemaName) + "." + pgQuoted(join.name)
-        rightIndex = pgQuoted(join.name + "_right")
-        primaryKey = pgQuoted(join.name + "_pkey")
+        rightIndex = pgQuoted(PostgresDerivedName.rightIndex(of: join.name))
+        primaryKey = pgQuoted(PostgresDerivedName.primaryKey(of: join.name))
         link = "INSERT INTO \(table) (\"left\", \"right\") VALUES ($1, $2) ON CONFLICT DO NOTHING"
         unlink = "DELETE FROM \(table) WHERE \"left\" = $1 AND \"right\" = $2"
         deleteLefts = "DELETE FROM \(table) WHERE \"left\" = ANY($1)"
@@ -180,7 +183,7 @@ func validatePostgresLayout(_ schema: StoreSchema) throws(StrataError) {
             throw .invalidSchema("entity \(entity.name) has number \(entity.number), expected \(number)")
         }
         try claim(entity.name, "entity")
-        try claim(entity.name + "_pkey", "primary key")
+        try claim(PostgresDerivedName.primaryKey(of: entity.name), "primary key")
         var columnNames: Set<String> = ["id", "version"]
         for column in entity.columns {
             guard column.name.utf8.count <= 63, !column.name.isEmpty, columnNames.insert(column.name).inserted else {
@@ -202,7 +205,7 @@ func validatePostgresLayout(_ schema: StoreSchema) throws(StrataError) {
         guard schema.entities.indices.contains(join.leftEntity), schema.entities.indices.contains(join.rightEntity)
         else { throw .invalidSchema("join \(join.name) names an entity that does not exist") }
         try claim(join.name, "join")
-        try claim(join.name + "_right", "join index")
-        try claim(join.name + "_pkey", "join primary key")
+        try claim(PostgresDerivedName.rightIndex(of: join.name), "join index")
+        try claim(PostgresDerivedName.primaryKey(of: join.name), "join primary key")
     }
 }

@@ -8,8 +8,8 @@ extension PostgresMigration {
     /// Renames a join table and its primary key and `_right` index, keeping its links.
     func renameJoin(from: String, to: String) throws(StrataError) {
         try session.run("ALTER TABLE \(qualified(from)) RENAME TO \(pgQuoted(to))")
-        try renameIndex(from + "_pkey", to: to + "_pkey")
-        try renameIndex(from + "_right", to: to + "_right")
+        try renameIndex(PostgresDerivedName.primaryKey(of: from), to: PostgresDerivedName.primaryKey(of: to))
+        try renameIndex(PostgresDerivedName.rightIndex(of: from), to: PostgresDerivedName.rightIndex(of: to))
     }
 
     /// Remakes a join with its sides swapped: every (left, right) link becomes (right, left).
@@ -28,8 +28,8 @@ extension PostgresMigration {
                 """)
         }
         try session.run("ALTER TABLE \(qualified(name)) RENAME TO \(pgQuoted(Self.swappingJoin))")
-        try session.run("ALTER TABLE \(old) DROP CONSTRAINT \(pgQuoted(name + "_pkey"))")
-        try session.run("DROP INDEX \(qualified(name + "_right"))")
+        try session.run("ALTER TABLE \(old) DROP CONSTRAINT \(pgQuoted(PostgresDerivedName.primaryKey(of: name)))")
+        try session.run("DROP INDEX \(qualified(PostgresDerivedName.rightIndex(of: name)))")
         for statement in layout.create() { try session.run(statement) }
         let copied = try session.run(
             "INSERT INTO \(layout.table) (\"left\", \"right\") SELECT \"right\", \"left\" FROM \(old)")

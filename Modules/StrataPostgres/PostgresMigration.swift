@@ -98,7 +98,10 @@ struct PostgresMigration: SchemaMigrationApplier {
     /// recorded names carry the entity's, were dropped before this step and are re-created after it.
     private func renameEntity(from: String, to: String) throws(StrataError) {
         try session.run("ALTER TABLE \(qualified(from)) RENAME TO \(pgQuoted(to))")
-        for index in try indexNames(of: to) where index.hasPrefix(from + "_") {
+        let oldKey = PostgresDerivedName.primaryKey(of: from)
+        let indexes = try indexNames(of: to)
+        try renameIndex(oldKey, to: PostgresDerivedName.primaryKey(of: to))
+        for index in indexes where index != oldKey && index.hasPrefix(from + "_") {
             try renameIndex(index, to: to + index.dropFirst(from.count))
         }
         try session.run(

@@ -59,8 +59,19 @@ final class EntityModel: @unchecked Sendable {
     fileprivate init(type: ManagedObject.Type) throws(StrataError) {
         self.type = type
         self.name = type.entityName
+        guard name.utf8.count <= Schema.longestName else {
+            throw .invalidSchema(
+                """
+                entity name \(String(reflecting: name)) has \(name.utf8.count) bytes, and PostgreSQL keeps \
+                \(Schema.longestName); shorten it
+                """)
+        }
         guard EntityName.isValid(name) else {
-            throw .invalidSchema("entity name \(String(reflecting: name)) must be ASCII letters, digits and _")
+            throw .invalidSchema(
+                """
+                entity name \(String(reflecting: name)) must be ASCII letters, digits and _, not starting with a \
+                digit
+                """)
         }
         let (prototype, captured) = DeclarationCapture.capture { type.init() }
         prototype.state.insert(.prototype)

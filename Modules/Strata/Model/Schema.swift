@@ -56,6 +56,7 @@ public struct Schema: Sendable {
             entities.append(try Self.entitySchema(model, number: number, numbers: numbers, joins: &joins))
         }
         self.joinNumbers = Dictionary(uniqueKeysWithValues: joins.map { ($0.name, $0.number) })
+        try Self.checkPortableNames(entities, joins)
         let recorded = Self.recordedSchema(version: version, models: models, entities: entities, joins: joins)
         self.recordedSchema = recorded
         var renames = SchemaRenames()
