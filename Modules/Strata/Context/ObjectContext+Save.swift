@@ -34,13 +34,15 @@ extension ObjectContext {
     ///   ``StrataStorage/StrataError/constraintViolation(entity:attributes:native:)``,
     ///   ``StrataStorage/StrataError/conflict(_:)`` when another context saved the same rows (or a row required
     ///   unchanged) first (nothing is written), errors thrown by `validateForSave()`, `.misuse`
-    ///   outside `perform` or after an insert of a class the schema does not list,
+    ///   outside `perform`, after an insert of a class the schema does not list, or after a change
+    ///   to an object whose deletion this context already saved,
     ///   `CancellationError` after cancellation, and engine errors (`.busy`, `.storeFull`, `.io`,
     ///   `.storeCorrupt`).
     public func save() throws {
         try checkInside("ObjectContext.save()")
         try checkCancellation()
         if let refused = refusedInserts.first { throw refused }
+        try refuseChangesToDeletedObjects()
         guard
             !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
                 || !unchangedRequirements.isEmpty
@@ -211,6 +213,23 @@ extension ObjectContext {
         }
         for object in inserted where !object.state.contains(.deleted) { temporaries[object.temporarySerial] = nil }
         for object in deleted { temporaries[object.temporarySerial] = nil }
+    }
+
+    /// Refuses a save that holds a change to an object whose deletion this context already
+    /// saved: the row is gone, so the change could never be written (it used to be dropped
+    /// without a word).
+    private func refuseChangesToDeletedObjects() throws(StrataError) {
+        let ghost =
+            updated.first { $0.state.isSuperset(of: [.deleted, .gone]) }
+            ?? touched.first { $0.state.isSuperset(of: [.deleted, .gone]) }
+            ?? relationDirty.first { $0.state.isSuperset(of: [.deleted, .gone]) }
+        guard let ghost else { return }
+        throw .misuse(
+            """
+            \(ghost) was changed after this context saved its deletion: it no longer exists, so the change cannot \
+            be saved. Nothing was written; insert a new object instead, and call rollback() (or use a fresh \
+            context) to drop the change
+            """)
     }
 }
 
