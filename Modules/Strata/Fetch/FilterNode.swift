@@ -11,6 +11,25 @@ indirect enum FilterNode {
     /// Evaluated by Foundation against the object itself.
     case opaque((PredicateBindings) throws -> Bool)
 
+    /// `lhs && rhs`, with conjunctions among them spliced into one list: a chain of `&&`
+    /// compiles to one flat node (and one flat SQL expression), not a tree as deep as the chain.
+    static func conjunction(_ lhs: FilterNode, _ rhs: FilterNode) -> FilterNode {
+        var parts: [FilterNode] = []
+        for node in [lhs, rhs] {
+            if case .and(let inner) = node { parts += inner } else { parts.append(node) }
+        }
+        return .and(parts)
+    }
+
+    /// `lhs || rhs`, with disjunctions among them spliced into one list (see ``conjunction(_:_:)``).
+    static func disjunction(_ lhs: FilterNode, _ rhs: FilterNode) -> FilterNode {
+        var parts: [FilterNode] = []
+        for node in [lhs, rhs] {
+            if case .or(let inner) = node { parts += inner } else { parts.append(node) }
+        }
+        return .or(parts)
+    }
+
     /// The node as a pure engine filter, when no part is opaque.
     var pureFilter: Filter? {
         switch self {

@@ -12,6 +12,19 @@ struct PredicateCompiler {
     /// Every object ID the compiled filter compares with a relationship's key, with the
     /// relationship's target: the caller checks them (see ``compile(_:model:checkingReferencesWith:)``).
     let references = ReferenceLog()
+    /// How many Boolean expressions enclose the one being compiled.
+    private var depth = 0
+
+    /// The deepest nesting of Boolean expressions compiled. Foundation's predicate types nest
+    /// one level per `&&` or `||` of a chain, and compiling (and copying) them recurses once per
+    /// level, so a chain of thousands of terms would overflow a thread's stack. Deeper
+    /// predicates are refused with `.misuse`.
+    static let deepestNesting = 256
+
+    init(model: EntityModel, variableID: PredicateExpressions.VariableID) {
+        self.model = model
+        self.variableID = variableID
+    }
 
     /// A compile-time operand: a column of the entity, or a constant.
     enum Operand {
@@ -33,11 +46,16 @@ struct PredicateCompiler {
     /// The object IDs a compiled predicate compares with relationship keys.
     final class ReferenceLog {
         var entries: [(id: ObjectID, target: EntityModel)] = []
+        /// Set when a sub-expression nested deeper than ``deepestNesting`` was not compiled.
+        var tooDeep = false
     }
 
+    /// Compiles a predicate no deeper than ``deepestNesting`` (tests and fuzzing).
     static func compile<Entity: ManagedObject>(_ predicate: Predicate<Entity>, model: EntityModel) -> FilterNode {
         let compiler = PredicateCompiler(model: model, variableID: predicate.variable.key)
-        return compiler.node(predicate.expression)
+        let node = compiler.node(predicate.expression)
+        precondition(!compiler.references.tooDeep, "a predicate nests deeper than \(deepestNesting) levels")
+        return node
     }
 
     /// Compiles a predicate for a fetch in `context`, refusing object IDs that cannot name a row
@@ -51,6 +69,14 @@ struct PredicateCompiler {
     ) throws(StrataError) -> FilterNode {
         let compiler = PredicateCompiler(model: model, variableID: predicate.variable.key)
         let node = compiler.node(predicate.expression)
+        if compiler.references.tooDeep {
+            throw .misuse(
+                """
+                the predicate nests more than \(deepestNesting) levels of expressions (such as a chain of that many \
+                || or && terms), which Strata refuses rather than overflow the stack; test membership in an array \
+                instead (values.contains(item.attribute)), or split the fetch
+                """)
+        }
         for (id, target) in compiler.references.entries {
             if id.storeIdentifier != context.storeIdentifier { throw .invalidURI(id.uriString, reason: .otherStore) }
             if id.entityName != target.name { throw .invalidURI(id.uriString, reason: .unknownEntity) }
@@ -61,7 +87,13 @@ struct PredicateCompiler {
 
     /// Compiles a Boolean sub-expression, falling back to in-memory evaluation.
     func node<Expression: PredicateExpression>(_ expression: Expression) -> FilterNode where Expression.Output == Bool {
-        if let compilable = expression as? any FilterNodeCompilable, let compiled = compilable.compile(with: self) {
+        guard depth < Self.deepestNesting else {
+            references.tooDeep = true
+            return .filter(.constant(false))
+        }
+        var inner = self
+        inner.depth += 1
+        if let compilable = expression as? any FilterNodeCompilable, let compiled = compilable.compile(with: inner) {
             return compiled
         }
         return .opaque { try expression.evaluate($0) }

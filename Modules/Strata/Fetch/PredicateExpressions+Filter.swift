@@ -55,13 +55,13 @@ extension PredicateExpressions.NilLiteral: FilterOperandCompilable {
 
 extension PredicateExpressions.Conjunction: FilterNodeCompilable {
     func compile(with compiler: PredicateCompiler) -> FilterNode? {
-        .and([compiler.node(lhs), compiler.node(rhs)])
+        .conjunction(compiler.node(lhs), compiler.node(rhs))
     }
 }
 
 extension PredicateExpressions.Disjunction: FilterNodeCompilable {
     func compile(with compiler: PredicateCompiler) -> FilterNode? {
-        .or([compiler.node(lhs), compiler.node(rhs)])
+        .disjunction(compiler.node(lhs), compiler.node(rhs))
     }
 }
 
