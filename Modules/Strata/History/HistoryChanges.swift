@@ -163,8 +163,9 @@ enum HistoryGap {
     /// than waited on: waiting would deliver nothing until the store caught up, skipping every
     /// commit in between.
     /// - Throws: ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)``; `.misuse` for a
-    ///   token past the store's last commit; the engine's errors.
+    ///   negative token or one past the store's last commit; the engine's errors.
     static func read(_ engine: any HistoryStore, after token: Int64, limit: Int?) throws -> [HistoryTransaction] {
+        try refuseNegative(token, in: "history(after:)")
         var stored = try engine.history(after: token, limit: limit)
         guard token > 0, limit != 0 else { return stored }
         if stored.isEmpty {
@@ -177,6 +178,18 @@ enum HistoryGap {
         }
         if stored[0].token > token + 1 { throw StrataError.historyTrimmed(after: token, oldestKept: stored[0].token) }
         return stored
+    }
+
+    /// Refuses a negative token: tokens start at 0 (``HistoryToken/beginning``), so a negative one
+    /// never came from a store (read as the beginning, it would hide a trim).
+    static func refuseNegative(_ token: Int64, in api: String) throws(StrataError) {
+        guard token >= 0 else {
+            throw .misuse(
+                """
+                \(api) was given history token \(token): tokens start at 0 (HistoryToken.beginning) and only grow, \
+                so it did not come from a store; use a token read from the store
+                """)
+        }
     }
 
     private static func futureToken(_ token: Int64, current: Int64) -> StrataError {

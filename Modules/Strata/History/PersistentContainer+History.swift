@@ -22,13 +22,15 @@ extension PersistentContainer {
     /// saved = transactions.last?.token ?? saved
     /// ```
     /// - Parameters:
-    ///   - token: where to start (exclusive); ``HistoryToken/beginning`` for everything still kept.
+    ///   - token: where to start (exclusive); ``HistoryToken/beginning`` for everything still kept
+    ///     (after a trim, that starts at the oldest kept transaction: a consumer that must see every
+    ///     commit registers a cursor, which trimming respects).
     ///   - entities: keep only the changes to these entities, and only transactions with one
     ///     (all when empty).
     ///   - authors: keep only transactions by these authors (all when nil).
     ///   - limit: read at most this many transactions from the store before filtering (nil: all).
     ///     With filters, fewer may be returned.
-    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit, a `token` past
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit or `token`, a `token` past
     ///   the store's last commit (it never came from this store), an entity not in the schema, an
     ///   engine without history or a closed container;
     ///   ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)`` when the history after `token`
@@ -54,11 +56,12 @@ extension PersistentContainer {
     /// // Keep a week; never past what the search indexer has read.
     /// let kept = try await container.deleteHistory(before: weekOldToken)
     /// ```
-    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for an engine without history or a
-    ///   closed container; engine errors (`.busy`, `.storeFull`, `.io`).
+    /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative token, an engine
+    ///   without history or a closed container; engine errors (`.busy`, `.storeFull`, `.io`).
     @discardableResult
     public func deleteHistory(before token: HistoryToken, force: Bool = false) async throws -> HistoryToken {
         let hub = try historyHub()
+        try HistoryGap.refuseNegative(token.rawValue, in: "deleteHistory(before:)")
         let bound = try await Offload.run { try hub.engine.deleteHistory(before: token.rawValue, force: force) }
         return HistoryToken(rawValue: bound)
     }

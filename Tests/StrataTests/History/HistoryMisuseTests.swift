@@ -37,6 +37,38 @@ struct HistoryMisuseTests {
         } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
     }
 
+    @Test(
+        "a negative token is refused by history(), changes() and deleteHistory(); .beginning reads what is kept",
+        arguments: EngineKind.allCases)
+    func negativeToken(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        defer { container.close() }
+        try await Self.commit(container, count: 5)
+        for raw in [-1, Int64.min] {
+            do {
+                _ = try await container.history(after: HistoryToken(rawValue: raw))
+                Issue.record("\(kind): history(after: \(raw)) returned")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+            do {
+                var iterator = container.changes(after: HistoryToken(rawValue: raw)).makeAsyncIterator()
+                _ = try await iterator.next()
+                Issue.record("\(kind): changes(after: \(raw)) delivered")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+            do {
+                try await container.deleteHistory(before: HistoryToken(rawValue: raw))
+                Issue.record("\(kind): deleteHistory(before: \(raw)) returned")
+            } catch { #expect(Self.isMisuse(error), "\(kind): \(error)") }
+        }
+        // Trimmed, the history after .beginning starts at the oldest kept transaction (documented);
+        // after a token whose successors were trimmed it is historyTrimmed.
+        let kept = try await container.deleteHistory(before: HistoryToken(rawValue: 5), force: true)
+        #expect(try await container.history(after: .beginning).map(\.token) == [kept])
+        await #expect(throws: StrataError.historyTrimmed(after: 1, oldestKept: kept.rawValue)) {
+            _ = try await container.history(after: HistoryToken(rawValue: 1))
+        }
+    }
+
     @Test("a token past the store's last commit is refused, by history() and changes(), not waited on")
     func futureToken() async throws {
         for kind in EngineKind.allCases {
