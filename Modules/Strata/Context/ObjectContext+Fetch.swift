@@ -140,7 +140,9 @@ struct FetchQuery {
     var isExact: Bool { node == nil || node?.pureFilter != nil }
 
     init<Entity: ManagedObject>(_ request: FetchRequest<Entity>, context: ObjectContext) throws {
-        guard let model = context.schemaModel(of: Entity.self) else { throw context.notInSchema(Entity.entityName) }
+        guard let model = context.schemaModel(of: Entity.self) else {
+            throw context.notInSchema(Entity.entityName, type: Entity.self)
+        }
         self.model = model
         number = try context.entityNumber(model)
         if request.fetchOffset < 0 {

@@ -33,7 +33,7 @@ extension ObjectContext {
             object.slots = link.claimSlots(model.defaults, count: model.columnCount)
         } else if object.model.flatMap({ schema.number(of: $0) }) == nil {
             // Not in the schema (or not an entity at all): refused, reported by the next save.
-            refusedInserts.append(notInSchema(type(of: object).entityName))
+            refusedInserts.append(notInSchema(type(of: object).entityName, type: type(of: object)))
             return object
         }
         object.link = link

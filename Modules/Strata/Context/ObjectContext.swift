@@ -122,12 +122,24 @@ public final class ObjectContext: @unchecked Sendable {
     func entityNumber(_ model: EntityModel) throws(StrataError) -> Int {
         // Schemas are small: a scan by identity beats hashing.
         for (number, candidate) in schema.models.enumerated() where candidate === model { return number }
-        throw notInSchema(model.name)
+        throw notInSchema(model.name, type: model.type)
     }
 
-    /// The error for an entity class that is not in this context's schema.
-    func notInSchema(_ entityName: String) -> StrataError {
-        .misuse(
+    /// The error for an entity class that is not in this context's schema: `type`, whose entity
+    /// is `entityName`. When the schema has an entity of that name through another class (a class
+    /// of another schema version, as in a migration stage), the message says which class to use.
+    func notInSchema(_ entityName: String, type: Any.Type) -> StrataError {
+        if let listed = schema.model(named: entityName) {
+            return .misuse(
+                """
+                \(String(reflecting: type)) is not the class this container's schema uses for the entity \
+                \(entityName): that is \(String(reflecting: listed.type)). Classes of another schema version do not \
+                mix (in a migration stage, willMigrate sees the old version's classes and didMigrate the new \
+                version's); use \(String(reflecting: listed.type)).
+                """
+            )
+        }
+        return .misuse(
             """
             \(entityName) is not in this container's schema (its entities: \
             \(schema.entityNames.joined(separator: ", "))). Add \(entityName).self to the Schema the container is \
