@@ -29,7 +29,8 @@ extension Account {
             let (sum, overflow) = running.addingReportingOverflow(transaction.amount)
             guard !overflow else {
                 throw LedgerError.invalidAmount(
-                    String(transaction.amount), reason: "the balance of \(name) would overflow 64-bit minor units")
+                    MinorUnits.format(transaction.amount),
+                reason: "the balance of \(name) would pass the largest a ledger holds, \(MinorUnits.format(.max))")
             }
             running = sum
             runningBalances.append(running)

@@ -35,7 +35,8 @@ extension Account {
         let (newBalance, overflow) = balance.addingReportingOverflow(transaction.amount)
         guard !overflow else {
             throw LedgerError.invalidAmount(
-                String(transaction.amount), reason: "the balance of \(name) would overflow 64-bit minor units")
+                MinorUnits.format(transaction.amount),
+                reason: "the balance of \(name) would pass the largest a ledger holds, \(MinorUnits.format(.max))")
         }
         if !allowsOverdraft && newBalance < 0 {
             throw LedgerError.insufficientFunds(
