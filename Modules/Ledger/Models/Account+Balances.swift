@@ -30,7 +30,7 @@ extension Account {
             guard !overflow else {
                 throw LedgerError.invalidAmount(
                     MinorUnits.format(transaction.amount),
-                reason: "the balance of \(name) would pass the largest a ledger holds, \(MinorUnits.format(.max))")
+                    reason: "the balance of \(name) would pass the largest a ledger holds, \(MinorUnits.format(.max))")
             }
             running = sum
             runningBalances.append(running)
