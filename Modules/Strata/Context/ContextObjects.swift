@@ -19,11 +19,15 @@ final class ContextObjects {
     @exclusivity(unchecked) private var _relationDirty: [ManagedObject] = []
     @exclusivity(unchecked) private var _temporaries: TemporaryMap = [:]
     @exclusivity(unchecked) private var _fetchGroups: [FetchGroup?]
-    /// Bumped by every change to `inserted`, `updated`, `deleted` or `relationDirty`.
-    @exclusivity(unchecked) private var _changeGeneration = 0
-    /// The entities with pending changes, as of `_changedModelsGeneration`.
+    /// The entities of the objects in `inserted`, `updated`, `deleted` and `relationDirty`, as far
+    /// as `_scanned` counts: the lists only grow by appending, so each call of
+    /// ``hasChanges(to:)`` reads only what was appended since the last one.
     @exclusivity(unchecked) private var _changedModels: Set<ObjectIdentifier> = []
-    @exclusivity(unchecked) private var _changedModelsGeneration = -1
+    /// How many objects of each list (`inserted`, `updated`, `deleted`, `relationDirty`) are in
+    /// `_changedModels`.
+    @exclusivity(unchecked) private var _scanned = [0, 0, 0, 0]
+    /// Set when one of those lists lost objects: `_changedModels` is then rebuilt from scratch.
+    @exclusivity(unchecked) private var _changedModelsStale = false
 
     /// Empty state for a schema of `entityCount` entities.
     init(entityCount: Int) {
@@ -32,20 +36,31 @@ final class ContextObjects {
     }
 
     /// Whether objects of `model` are inserted, updated, deleted or have changed to-one
-    /// relationships: O(1) while the lists do not change, whatever their length, so a loop of
-    /// relationship faults in a context with many changes does not scan them once per fault.
+    /// relationships. Each call reads only the objects appended to the lists since the last one
+    /// (all of them again only after a list lost objects), so a loop of relationship faults while
+    /// the lists grow, such as a cascade of deletes, stays linear instead of scanning them per fault.
     func hasChanges(to model: EntityModel) -> Bool {
         if inserted.isEmpty && updated.isEmpty && deleted.isEmpty && relationDirty.isEmpty { return false }
-        let generation = unsafe _changeGeneration
-        if unsafe _changedModelsGeneration != generation {
-            var models = Set<ObjectIdentifier>()
-            for list in [inserted, updated, deleted, relationDirty] {
-                for object in list { if let model = object.model { models.insert(ObjectIdentifier(model)) } }
-            }
-            unsafe _changedModels = models
-            unsafe _changedModelsGeneration = generation
+        if unsafe _changedModelsStale {
+            unsafe _changedModels = []
+            unsafe _scanned = [0, 0, 0, 0]
+            unsafe _changedModelsStale = false
         }
+        scanAppended(inserted, list: 0)
+        scanAppended(updated, list: 1)
+        scanAppended(deleted, list: 2)
+        scanAppended(relationDirty, list: 3)
         return unsafe _changedModels.contains(ObjectIdentifier(model))
+    }
+
+    /// Adds the entities of the objects appended to `objects` (list number `list`) since the last scan.
+    private func scanAppended(_ objects: [ManagedObject], list: Int) {
+        let scanned = unsafe _scanned[list]
+        guard objects.count > scanned else { return }
+        for object in objects[scanned...] {
+            if let model = object.model { unsafe _changedModels.insert(ObjectIdentifier(model)) }
+        }
+        unsafe _scanned[list] = objects.count
     }
 
     /// The identity map: per entity number, the one instance of each row the context holds.
@@ -57,7 +72,8 @@ final class ContextObjects {
     var inserted: [ManagedObject] {
         @inline(__always) get { unsafe _inserted }
         @inline(__always) _modify {
-            unsafe _changeGeneration &+= 1
+            let before = unsafe _inserted.count
+            defer { if unsafe _inserted.count < before { unsafe _changedModelsStale = true } }
             yield &(unsafe _inserted)
         }
     }
@@ -65,7 +81,8 @@ final class ContextObjects {
     var updated: [ManagedObject] {
         @inline(__always) get { unsafe _updated }
         @inline(__always) _modify {
-            unsafe _changeGeneration &+= 1
+            let before = unsafe _updated.count
+            defer { if unsafe _updated.count < before { unsafe _changedModelsStale = true } }
             yield &(unsafe _updated)
         }
     }
@@ -73,7 +90,8 @@ final class ContextObjects {
     var deleted: [ManagedObject] {
         @inline(__always) get { unsafe _deleted }
         @inline(__always) _modify {
-            unsafe _changeGeneration &+= 1
+            let before = unsafe _deleted.count
+            defer { if unsafe _deleted.count < before { unsafe _changedModelsStale = true } }
             yield &(unsafe _deleted)
         }
     }
@@ -86,7 +104,8 @@ final class ContextObjects {
     var relationDirty: [ManagedObject] {
         @inline(__always) get { unsafe _relationDirty }
         @inline(__always) _modify {
-            unsafe _changeGeneration &+= 1
+            let before = unsafe _relationDirty.count
+            defer { if unsafe _relationDirty.count < before { unsafe _changedModelsStale = true } }
             yield &(unsafe _relationDirty)
         }
     }
