@@ -29,6 +29,7 @@ struct PostgresConnectionSettings: Sendable {
         location = Self.redactedLocation(parsed, schema: schema)
         try Self.validateSchemaName(schema, location: location)
         try options.validate(store: location)
+        let options = options.boundedTimeouts
         var keywords = parsed.filter {
             !["connect_timeout", "application_name", "client_encoding", "options"].contains($0.keyword)
         }
@@ -58,13 +59,11 @@ struct PostgresConnectionSettings: Sendable {
     /// The largest timeout the server and libpq take, in milliseconds (a C `int`; about 24.8 days).
     static let largestMilliseconds = Int64(Int32.max)
 
-    /// `duration` in whole milliseconds, from 1 up to ``largestMilliseconds``: longer timeouts
-    /// are the largest one, and never overflow.
+    /// `duration` in whole milliseconds, at least 1. Callers pass timeouts already bounded by
+    /// ``PostgresOptions/boundedTimeouts``, so the product cannot overflow.
     static func milliseconds(_ duration: Duration) -> Int64 {
         let parts = duration.components
-        guard parts.seconds < largestMilliseconds / 1000 else { return largestMilliseconds }
-        let total = parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
-        return min(max(1, total), largestMilliseconds)
+        return max(1, parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Refuses schema names PostgreSQL would truncate or that belong to the system.

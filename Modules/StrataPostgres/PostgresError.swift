@@ -179,6 +179,8 @@ enum PostgresError {
     /// A connect failure (libpq gives no SQLSTATE), classified from libpq's message.
     static func connectError(_ native: NativeError, store: String) -> StrataError {
         let text = native.message
+        let connecting = NativeError(
+            engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams")
         if text.contains("does not exist") && text.contains("database") {
             return .notAStore(path: store, reason: "the database does not exist", native: native)
         }
@@ -188,23 +190,20 @@ enum PostgresError {
                 \(store): the server refused the login: check the user, the password (URL, PGPASSFILE, \
                 PGPASSWORD) and pg_hba.conf
                 """,
-                native: NativeError(
-                    engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
+                native: connecting)
         }
         if text.contains("invalid integer value") || text.contains("invalid port number")
             || text.contains("could not match") || text.contains(/invalid \w+ value: "/)
         {
             return .misuse(
                 "\(store): libpq refuses a setting of the URL; fix it (the cause names it)",
-                native: NativeError(
-                    engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams"))
+                native: connecting)
         }
         if text.contains("too many clients") || text.contains("starting up") || text.contains("shutting down") {
             return .busy("\(store): the server cannot take a connection now", native: native)
         }
         return .io(
             "\(store): \(unreachable)",
-            native: NativeError(engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams")
-        )
+            native: connecting)
     }
 }

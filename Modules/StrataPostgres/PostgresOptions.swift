@@ -84,7 +84,7 @@ public struct PostgresOptions: Sendable, Hashable {
 
 extension PostgresOptions {
     /// The largest timeout the server and libpq take: 2,147,483,647 ms (a C `int`), about 24.8 days.
-    static let largestTimeout = Duration.milliseconds(Int64(Int32.max))
+    static let largestTimeout = Duration.milliseconds(PostgresConnectionSettings.largestMilliseconds)
 
     /// These options with every timeout at most ``largestTimeout``, so deadlines computed from
     /// them never overflow.

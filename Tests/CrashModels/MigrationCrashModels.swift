@@ -130,3 +130,12 @@ public enum MigrationCrashV2Staged: VersionedSchema {
         @Attribute public var score = 0
     }
 }
+
+extension Duration {
+    /// The duration in whole nanoseconds: how the migration crash test passes a kill delay to the
+    /// crash writer (`--kill-after-ns`) and how the writer reports its timing.
+    public var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

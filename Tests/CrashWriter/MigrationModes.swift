@@ -56,12 +56,12 @@ func migrate(to target: MigrationCrash.Target, engine: EngineConfiguration) -> N
             killSelf(at: opened + .nanoseconds(delay))
         }
         let container = try PersistentContainer(schema: schema, migrationPlan: target.plan, engine: engine) { _ in
-            let since = nanoseconds(opened.duration(to: .now))
+            let since = opened.duration(to: .now).nanoseconds
             if untilMigrating.compareExchange(expected: -1, desired: since, ordering: .relaxed).exchanged {
                 say("migrating")
             }
         }
-        let total = nanoseconds(opened.duration(to: .now))
+        let total = opened.duration(to: .now).nanoseconds
         say("migrated")
         say("timing \(untilMigrating.load(ordering: .relaxed)) \(total)")
         container.close()
@@ -77,16 +77,10 @@ func migrate(to target: MigrationCrash.Target, engine: EngineConfiguration) -> N
 func killSelf(at deadline: ContinuousClock.Instant) {
     let thread = Thread {
         let remaining = ContinuousClock.now.duration(to: deadline)
-        if remaining > .zero { Thread.sleep(forTimeInterval: Double(nanoseconds(remaining)) / 1e9) }
+        if remaining > .zero { Thread.sleep(forTimeInterval: Double(remaining.nanoseconds) / 1e9) }
         kill(getpid(), SIGKILL)
     }
     thread.start()
-}
-
-/// The duration in whole nanoseconds.
-func nanoseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
 }
 
 /// Opens the store with version 1, as an older copy of the app would, and reports what happened.

@@ -14,20 +14,19 @@ indirect enum FilterNode {
     /// `lhs && rhs`, with conjunctions among them spliced into one list: a chain of `&&`
     /// compiles to one flat node (and one flat SQL expression), not a tree as deep as the chain.
     static func conjunction(_ lhs: FilterNode, _ rhs: FilterNode) -> FilterNode {
-        var parts: [FilterNode] = []
-        for node in [lhs, rhs] {
-            if case .and(let inner) = node { parts += inner } else { parts.append(node) }
-        }
-        return .and(parts)
+        .and(spliced(lhs, rhs) { if case .and(let parts) = $0 { parts } else { nil } })
     }
 
     /// `lhs || rhs`, with disjunctions among them spliced into one list (see ``conjunction(_:_:)``).
     static func disjunction(_ lhs: FilterNode, _ rhs: FilterNode) -> FilterNode {
-        var parts: [FilterNode] = []
-        for node in [lhs, rhs] {
-            if case .or(let inner) = node { parts += inner } else { parts.append(node) }
-        }
-        return .or(parts)
+        .or(spliced(lhs, rhs) { if case .or(let parts) = $0 { parts } else { nil } })
+    }
+
+    /// The parts of `lhs` and `rhs`, each replaced by its own parts when `parts` gives them.
+    private static func spliced(
+        _ lhs: FilterNode, _ rhs: FilterNode, _ parts: (FilterNode) -> [FilterNode]?
+    ) -> [FilterNode] {
+        (parts(lhs) ?? [lhs]) + (parts(rhs) ?? [rhs])
     }
 
     /// The node as a pure engine filter, when no part is opaque.

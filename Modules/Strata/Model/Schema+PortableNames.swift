@@ -24,13 +24,7 @@ extension Schema {
             guard !reservedTableNames.contains(folded), !folded.hasPrefix("sqlite_") else {
                 throw .invalidSchema("\(what) is a name an engine keeps for itself; choose another name")
             }
-            if let other = claimed[folded] {
-                throw .invalidSchema(
-                    """
-                    \(what) and \(other) differ only in case, and SQLite ignores case in names; rename one so that \
-                    every engine can store both
-                    """)
-            }
+            if let other = claimed[folded] { throw caseClash(what, other, rename: "one") }
             claimed[folded] = what
         }
         for entity in entities {
@@ -39,13 +33,7 @@ extension Schema {
             for column in entity.columns {
                 let what = "\(entity.name).\(column.name)"
                 try checkLength(column.name, what)
-                if let other = columns[column.name.lowercased()] {
-                    throw .invalidSchema(
-                        """
-                        \(what) and \(other) differ only in case, and SQLite ignores case in names; rename it so that \
-                        every engine can store both
-                        """)
-                }
+                if let other = columns[column.name.lowercased()] { throw caseClash(what, other, rename: "it") }
                 columns[column.name.lowercased()] = "\(entity.name).\(column.name)"
             }
             for index in entity.indexes {
@@ -56,6 +44,15 @@ extension Schema {
         for join in joins {
             try claim(join.name, "join table \(join.name) (of a many-to-many relationship)")
         }
+    }
+
+    /// The error for two names that differ only in case.
+    private static func caseClash(_ what: String, _ other: String, rename: String) -> StrataError {
+        .invalidSchema(
+            """
+            \(what) and \(other) differ only in case, and SQLite ignores case in names; rename \(rename) so that \
+            every engine can store both
+            """)
     }
 
     /// Refuses a name longer than ``longestName``.

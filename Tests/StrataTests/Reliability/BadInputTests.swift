@@ -215,6 +215,27 @@ struct BadInputTests {
         #expect(throws: Never.self) { readers.append(try engine.makeReader()) }
     }
 
+    /// Saves one account named `name` in a fresh context; what the save gave, and the names of
+    /// every stored account afterwards, read in another.
+    static func saveAccount(
+        named name: String, in container: PersistentContainer
+    ) async throws -> (saved: Result<Void, any Error>, names: [String]) {
+        let context = container.newBackgroundContext()
+        let saved: Result<Void, any Error>
+        do {
+            try await context.perform {
+                Account(context: context).name = name
+                try context.save()
+            }
+            saved = .success(())
+        } catch {
+            saved = .failure(error)
+        }
+        let reader = container.newBackgroundContext()
+        let names = try await reader.perform { try reader.fetch(FetchRequest<Account>()).map(\.name) }
+        return (saved, names)
+    }
+
     /// SQLite has no key-size limit, so it stores the string whole; LMDB's keys hold at most
     /// 511 bytes, so it refuses the save with `.validation` and writes nothing. PostgreSQL's
     /// btree entries hold about 2,700 bytes after compression: this repetitive 4,000-byte string
@@ -227,19 +248,7 @@ struct BadInputTests {
         let store = try TestStore(kind)
         let container = try store.open()
         let long = String(repeating: "é", count: 2_000)
-        let context = container.newBackgroundContext()
-        let saved: Result<Void, any Error>
-        do {
-            try await context.perform {
-                Account(context: context).name = long
-                try context.save()
-            }
-            saved = .success(())
-        } catch {
-            saved = .failure(error)
-        }
-        let reader = container.newBackgroundContext()
-        let names = try await reader.perform { try reader.fetch(FetchRequest<Account>()).map(\.name) }
+        let (saved, names) = try await Self.saveAccount(named: long, in: container)
         switch kind {
         case .sqlite, .postgres:
             #expect(throws: Never.self) { try saved.get() }
@@ -267,19 +276,7 @@ struct BadInputTests {
         defer { container.close() }
         var random = SeededGenerator(seed: 8_000)
         let long = String((0..<8_000).map { _ in "0123456789abcdef".randomElement(using: &random)! })
-        let context = container.newBackgroundContext()
-        let saved: Result<Void, any Error>
-        do {
-            try await context.perform {
-                Account(context: context).name = long
-                try context.save()
-            }
-            saved = .success(())
-        } catch {
-            saved = .failure(error)
-        }
-        let reader = container.newBackgroundContext()
-        let names = try await reader.perform { try reader.fetch(FetchRequest<Account>()).map(\.name) }
+        let (saved, names) = try await Self.saveAccount(named: long, in: container)
         switch kind {
         case .sqlite:
             #expect(throws: Never.self) { try saved.get() }
