@@ -69,6 +69,12 @@ final class PrivatePostgresServer: @unchecked Sendable {
     /// exit status. `system(3)`, not `Process`: Foundation's `Process` was seen never to reap
     /// `runuser` (the infrastructure notes of issue 17, §2).
     func control(_ arguments: String) async -> Int32 {
+        await runOnOwnThread { self.controlBlocking(arguments) }.0
+    }
+
+    /// ``control(_:)`` on the calling thread, which it blocks until pg_ctl exits: for a caller
+    /// that already runs on a thread of its own.
+    func controlBlocking(_ arguments: String) -> Int32 {
         // Every descriptor above 2 is closed first: the restarted server would keep this test
         // process's pipes open for as long as it runs.
         let closeDescriptors =
@@ -76,7 +82,7 @@ final class PrivatePostgresServer: @unchecked Sendable {
         let command =
             #"/bin/bash -c '\#(closeDescriptors); exec "$0" "$@"' \#(ctl) \#(arguments)"#
             + " </dev/null >/dev/null 2>&1"
-        return await runOnOwnThread { system(command) }.0
+        return system(command)
     }
 
     /// Lets the script go on: it stops the server and deletes the cluster. Waits up to 60 s.
