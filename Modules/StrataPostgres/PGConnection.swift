@@ -3,6 +3,7 @@
 import CPostgres
 import Foundation
 import Glibc
+import Synchronization
 
 /// What went wrong in one libpq call: the server's error fields when it answered with an error,
 /// else libpq's own message (a lost connection, a timeout, a failed connect).
@@ -62,7 +63,16 @@ enum PGTransactionState {
             throw PGFailure(
                 message: message.trimmingCharacters(in: .whitespacesAndNewlines), connectionBroken: true)
         }
+        // Non-blocking: sending never waits for a server that stopped reading (the send loop
+        // polls under the statement's deadline), and PQfinish's goodbye never blocks.
+        if unsafe PQsetnonblocking(connection, 1) != 0 {
+            let message = unsafe String(cString: PQerrorMessage(connection))
+            unsafe PQfinish(connection)
+            throw PGFailure(
+                message: "libpq could not make the connection non-blocking: \(message)", connectionBroken: true)
+        }
         unsafe conn = connection
+        backendPID = Int(unsafe PQbackendPID(connection))
     }
 
     deinit { unsafe PQfinish(conn) }
@@ -101,8 +111,9 @@ enum PGTransactionState {
         }
     }
 
-    /// The backend's process id, for tests that terminate it.
-    var backendPID: Int { Int(unsafe PQbackendPID(conn)) }
+    /// The backend's process id, read at connect: libpq answers 0 once the connection broke, and
+    /// a lost commit's backend must still be found (``PostgresEngine/settleCommit(_:backend:sent:failure:)``).
+    let backendPID: Int
 
     /// Runs one statement: parameters in binary, results in binary (`binaryResults`) or text. A
     /// statement with parameters is prepared once per connection and executed by name afterwards.
@@ -259,11 +270,13 @@ enum PGTransactionState {
     }
 
     /// Asks the server to cancel the running statement, then marks the connection unusable.
+    ///
+    /// The cancel request is sent from a thread of its own (``PGCancelSender``): libpq's
+    /// `PQcancel` connects to the server and waits for it to close the connection, which a
+    /// stopped server never does, and the caller must not wait for that.
     private func cancelAndAbandon() {
         if let cancel = unsafe PQgetCancel(conn) {
-            var buffer = [CChar](repeating: 0, count: 256)
-            _ = unsafe buffer.withUnsafeMutableBufferPointer { unsafe PQcancel(cancel, $0.baseAddress, 256) }
-            unsafe PQfreeCancel(cancel)
+            unsafe PGCancelSender.send(PGCancelRequest(cancel))
         }
         abandoned = true
     }
@@ -275,4 +288,56 @@ enum PGTransactionState {
         let text = message.isEmpty ? "the connection to the server failed" : message
         return PGFailure(message: text, connectionBroken: isBroken)
     }
+}
+
+/// libpq's cancel handle for one connection (`PGcancel`), owned by whoever holds this value: it
+/// is independent of the connection (the connection may be finished while it is in flight) and
+/// is freed once used.
+@safe struct PGCancelRequest: @unchecked Sendable {
+    fileprivate let handle: OpaquePointer
+
+    fileprivate init(_ handle: OpaquePointer) { unsafe self.handle = handle }
+
+    /// Sends the request (a new connection to the server carrying the backend's key), waiting as
+    /// long as libpq does, then frees the handle. Call once.
+    fileprivate func sendAndFree() {
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = unsafe buffer.withUnsafeMutableBufferPointer { unsafe PQcancel(handle, $0.baseAddress, 256) }
+        unsafe PQfreeCancel(handle)
+    }
+
+    /// Frees the handle without sending anything.
+    fileprivate func free() { unsafe PQfreeCancel(handle) }
+}
+
+/// Sends cancel requests from threads of their own, so that a caller whose deadline passed
+/// returns at once even when the server, stopped, would hold `PQcancel` for as long as it is
+/// stopped.
+///
+/// At most ``limit`` requests are in flight in the process; past that a request is dropped:
+/// the server cancels the statement itself when its own `statement_timeout` (set on every
+/// connection to ``PostgresOptions/statementTimeout``) runs out, so the client's request only
+/// frees the server sooner.
+enum PGCancelSender {
+    /// The most cancel requests in flight at once.
+    static let limit = 16
+    private static let inFlight = Atomic<Int>(0)
+
+    /// Sends `request` on a new thread, or drops it when ``limit`` are in flight.
+    static func send(_ request: PGCancelRequest) {
+        guard inFlight.add(1, ordering: .relaxed).newValue <= limit else {
+            inFlight.subtract(1, ordering: .relaxed)
+            request.free()
+            return
+        }
+        let thread = Thread {
+            request.sendAndFree()
+            inFlight.subtract(1, ordering: .relaxed)
+        }
+        thread.name = "strata-postgres-cancel"
+        thread.start()
+    }
+
+    /// The requests in flight now (for tests).
+    static var pending: Int { inFlight.load(ordering: .relaxed) }
 }

@@ -3,7 +3,8 @@ import StrataStorage
 /// Commits (design notes §7): one `READ COMMITTED` transaction on a short lease. Every row the
 /// change set depends on is locked (`FOR UPDATE`, entities in number order, keys ascending) and
 /// its version compared first, so a conflict lists every stale row and nothing is written; then
-/// the writes, the history append and `COMMIT`.
+/// the writes, the history append and `COMMIT`, sent with the commit's identity so that a lost
+/// reply is resolved instead of guessed (``commitIdentified(_:)``).
 extension PostgresEngine {
     func commit(_ changes: ChangeSet) throws {
         if changes.isEmpty { return }
@@ -20,7 +21,7 @@ extension PostgresEngine {
                 }
                 throw error
             }
-            try session.run("COMMIT", phase: .committing)
+            try commitIdentified(session)
         }
     }
 

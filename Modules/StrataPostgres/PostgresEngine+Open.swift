@@ -110,6 +110,10 @@ extension PostgresEngine {
         where !relationNames.contains(table) {
             throw StrataError.notAStore(path: store, reason: "its schema lacks Strata's table \(table)")
         }
+        // Stores made before commits carried an identity get the table now, under the open lock.
+        if !relationNames.contains("strata_commits") {
+            for statement in createCommitsTable(names) { try session.run(statement) }
+        }
         let migration = PostgresMigrationSession(session: session, schemaName: schemaName, storeIdentifier: identifier)
         let outcome = try schema.reconcileRecorded(
             storeVersion: version, recordedJSON: values["schema"], path: store, session: migration)
@@ -148,17 +152,18 @@ extension PostgresEngine {
         _ session: PostgresSession, schema: StoreSchema, tables: [PostgresTableLayout], joins: [PostgresJoinLayout],
         names: PostgresStoreNames
     ) throws(StrataError) -> StoreMetadata {
-        let statements = [
-            "CREATE TABLE \(names.metadata) (key text PRIMARY KEY, value text NOT NULL)",
-            "CREATE TABLE \(names.keyCounters) (entity text PRIMARY KEY, next_key int8 NOT NULL)",
-            "CREATE TABLE \(names.historyClock) (id int4 PRIMARY KEY CHECK (id = 1), last_token int8 NOT NULL)",
-            "INSERT INTO \(names.historyClock) (id, last_token) VALUES (1, 0)",
-            """
-            CREATE TABLE \(names.history) (token int8 PRIMARY KEY, "timestamp" float8 NOT NULL, author text, \
-            changes text NOT NULL)
-            """,
-            "CREATE TABLE \(names.historyCursors) (name text PRIMARY KEY, token int8 NOT NULL)",
-        ]
+        let statements =
+            [
+                "CREATE TABLE \(names.metadata) (key text PRIMARY KEY, value text NOT NULL)",
+                "CREATE TABLE \(names.keyCounters) (entity text PRIMARY KEY, next_key int8 NOT NULL)",
+                "CREATE TABLE \(names.historyClock) (id int4 PRIMARY KEY CHECK (id = 1), last_token int8 NOT NULL)",
+                "INSERT INTO \(names.historyClock) (id, last_token) VALUES (1, 0)",
+                """
+                CREATE TABLE \(names.history) (token int8 PRIMARY KEY, "timestamp" float8 NOT NULL, author text, \
+                changes text NOT NULL)
+                """,
+                "CREATE TABLE \(names.historyCursors) (name text PRIMARY KEY, token int8 NOT NULL)",
+            ] + createCommitsTable(names)
         for statement in statements { try session.run(statement) }
         for table in tables { for statement in table.create(schemaName: "") { try session.run(statement) } }
         for join in joins { for statement in join.create() { try session.run(statement) } }

@@ -21,6 +21,8 @@ final class PostgresEngine: StorageEngine {
     let keyBlocks = Mutex<[Int: Range<Int64>]>([:])
     /// The LISTEN connection that signals commits to observers (started on first use).
     let notifications: PostgresNotifications
+    /// When this engine last pruned `strata_commits` (``pruneCommitsIfDue(_:)``).
+    let lastCommitPrune = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Opens or creates the store.
     /// - Throws: `.misuse` (URL, schema name), `.io` (server unreachable, login refused),
@@ -105,7 +107,7 @@ final class PostgresEngine: StorageEngine {
                 session.rollbackQuietly()
                 throw error
             }
-            try session.run("COMMIT", phase: .committing)
+            try commitIdentified(session)
             return value
         }
     }
@@ -150,6 +152,8 @@ struct PostgresStoreNames: Sendable {
     let historyClock: String
     let history: String
     let historyCursors: String
+    /// `strata_commits`: the identity of every recent commit (``PostgresEngine/commitIdentified(_:)``).
+    let commits: String
     let selectMetadataValue: String
 
     init(schema: String) {
@@ -159,6 +163,7 @@ struct PostgresStoreNames: Sendable {
         historyClock = self.schema + ".strata_history_clock"
         history = self.schema + ".strata_history"
         historyCursors = self.schema + ".strata_history_cursors"
+        commits = self.schema + ".strata_commits"
         selectMetadataValue = "SELECT value FROM \(metadata) WHERE key = $1"
     }
 }

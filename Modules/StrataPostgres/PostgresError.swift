@@ -9,7 +9,9 @@ enum PostgresError {
         case opening
         /// Anything but a `COMMIT`: a lost connection wrote nothing (`.busy`).
         case ordinary
-        /// A `COMMIT` was sent: a lost connection leaves the outcome unknown (`.io`).
+        /// A `COMMIT` was sent: a lost connection or a passed deadline leaves the outcome unknown
+        /// (`.commitOutcomeUnknown`). Commits settle such failures themselves
+        /// (``PostgresEngine/commitIdentified(_:)``); this phase is the classification of last resort.
         case committing
         /// A new pooled connection of a store that is open: a server that cannot be reached now
         /// (restarting, failing over) is `.busy`, which `performUnitOfWork` retries; a refused
@@ -51,13 +53,19 @@ enum PostgresError {
     ) -> StrataError {
         let native = native(failure, sql: sql, operation: nil, redacting: secret)
         guard let state = failure.sqlState, state.utf8.count == 5 else {
+            if failure.timedOut && phase == .committing {
+                return .commitOutcomeUnknown(
+                    """
+                    \(store): the server did not answer COMMIT within statementTimeout (\(options.statementTimeout)) \
+                    plus 2 s; the commit may or may not have been applied
+                    """, native: native)
+            }
             if failure.timedOut {
                 return .busy(
                     """
                     \(store): the server did not answer within statementTimeout (\(options.statementTimeout)) plus \
-                    2 s; the statement was cancelled and the connection \
-                    dropped\(phase == .committing ? "" : ", nothing was written"). Retry, \
-                    or check the server
+                    2 s; the statement was cancelled and the connection dropped, nothing was written. Retry, or \
+                    check the server
                     """, native: native)
             }
             switch phase {
@@ -71,11 +79,8 @@ enum PostgresError {
                     \(store): the server cannot be reached now (restarting or failing over?)
                     """, native: native)
             case .committing:
-                return .io(
-                    """
-                    \(store): the connection was lost while the server committed; the commit may or may not have \
-                    been applied. Check the data before retrying
-                    """, native: native)
+                return .commitOutcomeUnknown(
+                    "\(store): the connection was lost while the server committed", native: native)
             case .ordinary:
                 return .busy(
                     """
@@ -118,7 +123,9 @@ enum PostgresError {
             return .notAStore(path: store, reason: "the database does not exist", native: native)
         case "3F000":
             return .notAStore(path: store, reason: "the schema does not exist", native: native)
-        case "40003": return .io("\(store): the outcome of the statement is unknown; check the data", native: native)
+        case "40003":
+            return .commitOutcomeUnknown(
+                "\(store): the server does not know whether the statement completed", native: native)
         case "42501":
             return .io(
                 "\(store): the role may not do this (\(failure.message)); grant it USAGE and CREATE on the schema",
@@ -152,12 +159,7 @@ enum PostgresError {
         switch stateClass {
         case "08":
             return phase == .committing
-                ? .io(
-                    """
-                    \(store): the connection was lost while the server committed; the commit may or may not have \
-                    been applied
-                    """,
-                    native: native)
+                ? .commitOutcomeUnknown("\(store): the connection was lost while the server committed", native: native)
                 : .busy("\(store): the connection to the server was lost", native: native)
         case "22", "23", "54":
             return .misuse("\(store): the server refused a value: \(failure.message)", native: native)

@@ -168,6 +168,7 @@ final class PostgresJoinLayout: Sendable {
 func validatePostgresLayout(_ schema: StoreSchema) throws(StrataError) {
     var names: Set<String> = [
         "strata_metadata", "strata_key_counters", "strata_history", "strata_history_cursors", "strata_history_clock",
+        "strata_commits", "strata_commits_pkey", "strata_commits_at",
     ]
     func claim(_ name: String, _ what: String) throws(StrataError) {
         guard !name.isEmpty, name.utf8.count <= 63, !name.utf8.contains(0) else {

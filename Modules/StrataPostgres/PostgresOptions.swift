@@ -32,6 +32,13 @@ public struct PostgresOptions: Sendable, Hashable {
     /// How long an operation may wait for a free pooled connection before it fails with
     /// `StrataError.busy`. Default: 5 seconds.
     public var checkoutTimeout: Duration
+    /// How long a commit whose reply was lost (the connection dropped, or the server stopped
+    /// answering within `statementTimeout`) may spend finding out, on a new connection, whether it
+    /// was applied: it returns normally when it was, throws `StrataError.busy` (retried by
+    /// `performUnitOfWork`) when it was not and never will be, and throws
+    /// `StrataError.commitOutcomeUnknown` only when the server could not be asked within this
+    /// time. Default: 30 seconds.
+    public var commitResolutionTimeout: Duration
     /// What opening does when the schema does not exist yet. Default: ``Creation/createSchema``.
     public var creation: Creation
     /// The `application_name` the server shows for the engine's connections (in
@@ -61,6 +68,8 @@ public struct PostgresOptions: Sendable, Hashable {
     ///   - statementTimeout: the longest run of one statement (default 30 s).
     ///   - lockTimeout: the longest wait of a commit for a lock (default 5 s).
     ///   - checkoutTimeout: the longest wait for a pooled connection (default 5 s).
+    ///   - commitResolutionTimeout: the longest search for the outcome of a commit whose reply was
+    ///     lost (default 30 s).
     ///   - creation: what to do when the schema is missing (default `.createSchema`).
     ///   - applicationName: the name the server shows for the connections (default `"strata"`).
     public init(
@@ -69,6 +78,7 @@ public struct PostgresOptions: Sendable, Hashable {
         statementTimeout: Duration = .seconds(30),
         lockTimeout: Duration = .seconds(5),
         checkoutTimeout: Duration = .seconds(5),
+        commitResolutionTimeout: Duration = .seconds(30),
         creation: Creation = .createSchema,
         applicationName: String = "strata"
     ) {
@@ -77,6 +87,7 @@ public struct PostgresOptions: Sendable, Hashable {
         self.statementTimeout = statementTimeout
         self.lockTimeout = lockTimeout
         self.checkoutTimeout = checkoutTimeout
+        self.commitResolutionTimeout = commitResolutionTimeout
         self.creation = creation
         self.applicationName = applicationName
     }
@@ -94,6 +105,7 @@ extension PostgresOptions {
         bounded.statementTimeout = min(statementTimeout, Self.largestTimeout)
         bounded.lockTimeout = min(lockTimeout, Self.largestTimeout)
         bounded.checkoutTimeout = min(checkoutTimeout, Self.largestTimeout)
+        bounded.commitResolutionTimeout = min(commitResolutionTimeout, Self.largestTimeout)
         return bounded
     }
 
@@ -111,6 +123,7 @@ extension PostgresOptions {
         let timeouts = [
             ("connectTimeout", connectTimeout), ("statementTimeout", statementTimeout),
             ("lockTimeout", lockTimeout), ("checkoutTimeout", checkoutTimeout),
+            ("commitResolutionTimeout", commitResolutionTimeout),
         ]
         for (name, timeout) in timeouts where timeout <= .zero {
             throw .misuse(

@@ -14,7 +14,8 @@ extension StrataError {
     public var native: NativeError? {
         switch self {
         case .constraintViolation(_, _, let native), .storeCorrupt(_, let native), .notAStore(_, _, let native),
-            .storeFull(_, let native), .busy(_, let native), .io(_, let native), .misuse(_, let native):
+            .storeFull(_, let native), .busy(_, let native), .io(_, let native), .misuse(_, let native),
+            .commitOutcomeUnknown(_, let native):
             native
         case .engineFailure(let native):
             native
@@ -46,6 +47,7 @@ extension StrataError {
         case .busy(let detail, _): .busy(detail)
         case .io(let detail, _): .io(detail)
         case .misuse(let detail, _): .misuse(detail)
+        case .commitOutcomeUnknown(let detail, _): .commitOutcomeUnknown(detail)
         case .retriesExhausted(let attempts, let errors):
             .retriesExhausted(attempts: attempts, errors: errors.map(\.withoutNative))
         case .conflict, .objectNotFound, .invalidURI, .wrongEntity, .validation, .schemaMismatch,

@@ -48,6 +48,16 @@ public enum StrataError: Error, Sendable, Hashable {
     case busy(String, native: NativeError? = nil)
     /// An operating-system or engine I/O failure.
     case io(String, native: NativeError? = nil)
+    /// A commit was sent, the reply never came (the connection dropped, or the server stopped
+    /// answering), and the engine could not find out in time whether the commit was applied: it
+    /// may or may not be in the store. Not retried by `performUnitOfWork`, since a blind retry
+    /// could apply the work twice. The message says how to check; check the data (or an
+    /// idempotency key stored with the work) before doing the work again.
+    ///
+    /// The PostgreSQL engine resolves most such failures itself (it fences the lost session and
+    /// looks the commit up, returning normally or throwing `.busy` with nothing written); this
+    /// case remains only when the server stayed unreachable past the engine's bound.
+    case commitOutcomeUnknown(String, native: NativeError? = nil)
     /// The API was used against its contract (outside `perform`, with another context's object…),
     /// or the engine refused a statement as misuse.
     case misuse(String, native: NativeError? = nil)
@@ -195,6 +205,12 @@ extension StrataError: CustomStringConvertible {
                 + "then retry." + Self.cause(native)
         case .misuse(let detail, let native):
             return "Strata misuse: \(detail)" + Self.cause(native)
+        case .commitOutcomeUnknown(let detail, let native):
+            return
+                """
+                The commit's outcome is unknown: \(Self.sentence(detail)) It may or may not have been applied, so \
+                it was not retried: check whether the work is in the store before doing it again.
+                """ + Self.cause(native)
         case .schemaMismatch(let storeVersion, let modelVersion, let differences):
             return Self.describeMismatch(storeVersion: storeVersion, modelVersion: modelVersion, differences)
         case .migrationNotInferable(let storeVersion, let modelVersion, let refused):

@@ -11,6 +11,7 @@ extension Schema {
     /// Table names the engines keep for themselves.
     static let reservedTableNames: Set<String> = [
         "strata_metadata", "strata_key_counters", "strata_history", "strata_history_cursors", "strata_history_clock",
+        "strata_commits",
     ]
 
     /// Checks the names of `entities` and `joins` against the rules every engine keeps.

@@ -1,0 +1,140 @@
+import Foundation
+import Ledger
+import Strata
+import StrataPostgres
+import StrataTestSupport
+import Testing
+
+/// A commit whose reply never comes, made exact by ``PostgresFaultProxy``: the engine settles the
+/// outcome on a new connection instead of guessing it, so a transfer is applied exactly once
+/// whether the server committed (reply lost), never saw the `COMMIT` (its session is ended and
+/// the work retried), or stays out of reach (`.commitOutcomeUnknown`, within the bound, naming
+/// the commit's identity to look up).
+@Suite("PostgreSQL: a lost reply to COMMIT")
+struct PostgresLostCommitTests {
+    /// A ledger with two accounts, reached through a fresh proxy.
+    struct Bank {
+        let proxy: PostgresFaultProxy
+        let container: PersistentContainer
+        let schema: String
+        let from: String
+        let to: String
+
+        init(options: PostgresOptions) async throws {
+            let url = try #require(TestPostgres.url, "run with Scripts/with-postgres.sh")
+            proxy = try PostgresFaultProxy(serverURL: url)
+            schema = "lost_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            container = try PersistentContainer(
+                ledger: .postgres(url: proxy.url, schema: schema, options: options))
+            let accounts = AccountService(contexts: container)
+            from = try await accounts.create(name: "From", currency: "USD", openingBalance: 10_000).id
+            to = try await accounts.create(name: "To", currency: "USD", openingBalance: 0).id
+        }
+
+        /// How many transactions carry `note`, read straight from the server.
+        func count(note: String) throws -> Int {
+            let sql = try PostgresSQL()
+            let value = try sql.value(
+                "SELECT count(*) FROM \(PostgresSQL.identifier(schema)).\"Transaction\" WHERE note = $1", [note])
+            return Int(value ?? "") ?? -1
+        }
+
+        /// The two balances, read straight from the server.
+        func balances() throws -> [Int64] {
+            let sql = try PostgresSQL()
+            return try sql.execute(
+                "SELECT balance FROM \(PostgresSQL.identifier(schema)).\"Account\" ORDER BY name"
+            ).map { Int64($0[0] ?? "") ?? -1 }
+        }
+
+        func close() {
+            container.close()
+            proxy.stop()
+            _ = try? PostgresSQL().execute(
+                "SET client_min_messages TO warning; DROP SCHEMA \(PostgresSQL.identifier(schema)) CASCADE")
+        }
+    }
+
+    static let quick = PostgresOptions(
+        poolSize: 4, connectTimeout: .seconds(2), statementTimeout: .seconds(1), commitResolutionTimeout: .seconds(3))
+
+    @Test("the server committed and the reply was lost: the save returns normally, applied once")
+    func replyLost() async throws {
+        let bank = try await Bank(options: Self.quick)
+        defer { bank.close() }
+        bank.proxy.arm(.loseReply)
+        try await TransactionService(contexts: bank.container).transfer(
+            from: bank.from, to: bank.to, amount: 250, note: "lost reply")
+        #expect(bank.proxy.triggered == 1)
+        #expect(try bank.count(note: "lost reply") == 2, "one withdrawal and one deposit")
+        #expect(try bank.balances() == [10_000 - 250, 250])
+    }
+
+    @Test("the COMMIT never reached the server: its session is ended, the unit of work retried, applied once")
+    func commitSwallowed() async throws {
+        let bank = try await Bank(options: Self.quick)
+        defer { bank.close() }
+        bank.proxy.arm(.swallowCommit)
+        try await TransactionService(contexts: bank.container).transfer(
+            from: bank.from, to: bank.to, amount: 300, note: "swallowed")
+        #expect(bank.proxy.triggered == 1)
+        #expect(try bank.count(note: "swallowed") == 2)
+        #expect(try bank.balances() == [10_000 - 300, 300])
+
+        // Without retries the caller sees the settled outcome: .busy, nothing applied.
+        bank.proxy.arm(.swallowCommit)
+        let from = bank.from
+        let to = bank.to
+        let error = await #expect(throws: StrataError.self) {
+            try await bank.container.performUnitOfWork(retries: .none) { context in
+                let source = try context.existingObject(
+                    with: try ObjectID(uriString: from), as: Ledger.Account.self)
+                let target = try context.existingObject(
+                    with: try ObjectID(uriString: to), as: Ledger.Account.self)
+                source.balance -= 1
+                target.balance += 1
+                try context.save()
+            }
+        }
+        guard case .busy(let message, _)? = error else {
+            Issue.record("expected .busy, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("not applied"), "\(message)")
+        #expect(try bank.balances() == [10_000 - 300, 300], "the unapplied commit changed nothing")
+    }
+
+    @Test("the server stops answering: .commitOutcomeUnknown within the bound, naming an identity that settles it")
+    func serverUnreachable() async throws {
+        let bank = try await Bank(options: Self.quick)
+        defer { bank.close() }
+        bank.proxy.arm(.blackHole)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: StrataError.self) {
+            try await TransactionService(contexts: bank.container).transfer(
+                from: bank.from, to: bank.to, amount: 400, note: "black hole")
+        }
+        let elapsed = ContinuousClock.now - started
+        // statementTimeout + 2 s for the COMMIT, commitResolutionTimeout for the search, and one
+        // connectTimeout for the connect attempt in flight when that runs out (Docs/Deploying.md).
+        let bound =
+            Self.quick.statementTimeout + .seconds(2) + Self.quick.commitResolutionTimeout
+            + Self.quick.connectTimeout
+        print("lost commit, server unreachable: returned after \(elapsed) (bound \(bound))")
+        #expect(elapsed < bound + .seconds(2), "returned after \(elapsed); the bound is \(bound)")
+        guard case .commitOutcomeUnknown(let message, _)? = error else {
+            Issue.record("expected .commitOutcomeUnknown, got \(String(describing: error))")
+            return
+        }
+        bank.proxy.heal()
+        // The message names the identity; the proxy passed the COMMIT on, so the server committed it.
+        let identity = try #require(
+            message.firstMatch(of: /identity is ([0-9A-F-]{36})/).map { String($0.output.1) }, "\(message)")
+        let sql = try PostgresSQL()
+        let found = try sql.value(
+            "SELECT count(*) FROM \(PostgresSQL.identifier(bank.schema)).strata_commits WHERE id = $1::uuid",
+            [identity])
+        #expect(found == "1", "the identity \(identity) is in strata_commits")
+        #expect(try bank.count(note: "black hole") == 2)
+    }
+}
