@@ -2,12 +2,19 @@
 // of several "app servers" moving money through the ledger's `TransactionService`.
 //
 //   strata-crash-writer --mode bank --engine E --store PATH --count N [--seed S]
+//       [--statement-timeout-ms T] [--resolution-timeout-ms R] [--connect-timeout-ms C]
+//       [--stop-file F]
 //
+// With --stop-file, it stops early, before the next transfer, once the file F exists.
 // Opens the ledger store at PATH (the test made it, with its accounts), then makes N transfers
-// between random accounts, one at a time, printing one line per outcome as it happens:
-//   "ack <n> <withdrawal id> <deposit id>"   the transfer returned: it is committed;
-//   "fail <n> <kind> <error>"                it threw; kind is busy, io, retriesExhausted,
-//                                            conflict or other (the error on one line);
+// between random accounts, one at a time, each with the note "bank <seed> <n>" (unique across
+// the writers, which get different seeds), printing one line per outcome as it happens:
+//   "ack <n> <withdrawal id> <deposit id> <ms>"   the transfer returned: it is committed;
+//   "fail <n> <kind> <ms> <error>"                it threw; kind is busy, io, retriesExhausted,
+//                                                 conflict, unknown (.commitOutcomeUnknown) or
+//                                                 other (the error on one line);
+// where <ms> is how long the call took. The timeouts set the PostgreSQL options (defaults:
+// PostgresOptions' own).
 // and at the end "done <acknowledged> <failed> conflicts <c> retries <r> exhausted <e>" (the
 // unit of work's `RetryStatistics`), then exits 0. After a failure it waits 100 ms before the
 // next transfer, as requests arrive at their own pace. A failed open prints "open-failed <error>"
@@ -26,6 +33,7 @@ func failureKind(_ error: any Error) -> String {
     case .io?: "io"
     case .retriesExhausted?: "retriesExhausted"
     case .conflict?: "conflict"
+    case .commitOutcomeUnknown?: "unknown"
     default: "other"
     }
 }
@@ -36,8 +44,8 @@ func runBankMode(engine: EngineConfiguration) async -> Never {
         FileHandle.standardError.write(Data("strata-crash-writer: --mode bank needs --count N\n".utf8))
         exit(2)
     }
-    var generator = SeededGenerator(
-        seed: argument("--seed").flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max))
+    let seed = argument("--seed").flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+    var generator = SeededGenerator(seed: seed)
     let container: PersistentContainer
     let accountIDs: [String]
     do {
@@ -55,19 +63,26 @@ func runBankMode(engine: EngineConfiguration) async -> Never {
     var acknowledged = 0
     var failed = 0
     let (_, retries) = await RetryStatistics.observing {
+        let stopFile = argument("--stop-file")
         for number in 0..<count {
+            if let stopFile, FileManager.default.fileExists(atPath: stopFile) { break }
             let from = Int.random(in: 0..<accountIDs.count, using: &generator)
             let to = (from + Int.random(in: 1..<accountIDs.count, using: &generator)) % accountIDs.count
             let amount = Int64.random(in: 1...500, using: &generator)
+            let started = ContinuousClock.now
+            func milliseconds() -> Int64 {
+                let elapsed = ContinuousClock.now - started
+                return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            }
             do {
                 let receipt = try await transactions.transfer(
-                    from: accountIDs[from], to: accountIDs[to], amount: amount, note: "bank \(number)")
+                    from: accountIDs[from], to: accountIDs[to], amount: amount, note: "bank \(seed) \(number)")
                 acknowledged += 1
-                say("ack \(number) \(receipt.withdrawal.id) \(receipt.deposit.id)")
+                say("ack \(number) \(receipt.withdrawal.id) \(receipt.deposit.id) \(milliseconds())")
             } catch {
                 failed += 1
                 let message = String(describing: error).replacingOccurrences(of: "\n", with: " ")
-                say("fail \(number) \(failureKind(error)) \(message)")
+                say("fail \(number) \(failureKind(error)) \(milliseconds()) \(message)")
                 // Requests keep coming at an app server's pace, not as fast as failures return.
                 try? await Task.sleep(for: .milliseconds(100))
             }

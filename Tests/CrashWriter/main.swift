@@ -35,14 +35,24 @@ guard let storePath = argument("--store"), let engineName = argument("--engine")
     exit(2)
 }
 let url = URL(fileURLWithPath: storePath)
+
+/// The writer's PostgreSQL options: a pool of 4, the pid in the application name, and the
+/// timeouts the bank mode's options give (in milliseconds), else the defaults.
+func writerPostgresOptions() -> PostgresOptions {
+    var options = PostgresOptions(poolSize: 4, applicationName: "strata-crash-writer \(getpid())")
+    func milliseconds(_ name: String) -> Duration? { argument(name).flatMap { Int64($0) }.map { .milliseconds($0) } }
+    if let timeout = milliseconds("--statement-timeout-ms") { options.statementTimeout = timeout }
+    if let timeout = milliseconds("--resolution-timeout-ms") { options.commitResolutionTimeout = timeout }
+    if let timeout = milliseconds("--connect-timeout-ms") { options.connectTimeout = timeout }
+    return options
+}
 let engine: EngineConfiguration =
     switch engineName {
     case "lmdb": .lmdb(at: url)
     // The application name carries the pid, so the test can tell the server sessions of a
     // killed writer from a live one's (pg_stat_activity.application_name).
     case "postgres":
-        TestPostgres.configuration(
-            at: url, options: PostgresOptions(poolSize: 4, applicationName: "strata-crash-writer \(getpid())"))
+        TestPostgres.configuration(at: url, options: writerPostgresOptions())
     default: .sqlite(at: url)
     }
 if argument("--mode") == "bank" { await runBankMode(engine: engine) }

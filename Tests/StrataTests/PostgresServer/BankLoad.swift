@@ -39,10 +39,12 @@ struct BankLoad {
         return configuration
     }
 
-    /// Starts `count` writer processes of `transfers` transfers each.
-    func startWriters(_ count: Int, transfers: Int, seed: UInt64) throws -> [BankWriter] {
+    /// Starts `count` writer processes of `transfers` transfers each, with `options` added to
+    /// their command line (`--statement-timeout-ms 1000`, …).
+    func startWriters(_ count: Int, transfers: Int, seed: UInt64, options: [String] = []) throws -> [BankWriter] {
         try (0..<count).map { index in
-            try BankWriter(url: url, path: path, transfers: transfers, seed: seed &+ UInt64(index))
+            try BankWriter(
+                url: url, path: path, transfers: transfers, seed: seed &+ UInt64(index), options: options)
         }
     }
 
@@ -117,6 +119,63 @@ struct BankLoad {
     }
 }
 
+extension BankLoad {
+    /// What the exactly-once audit found, transfer by transfer (by note, "bank <seed> <n>").
+    struct OnceReport: Sendable, CustomStringConvertible {
+        /// Transfers stored more than once (more than one withdrawal and one deposit).
+        var doubled: [String] = []
+        /// Acknowledged transfers not stored.
+        var lost: [String] = []
+        /// Transfers whose failure said nothing was written, stored all the same.
+        var phantom: [String] = []
+        /// Transfers of unknown outcome (`.commitOutcomeUnknown`): stored, and not stored.
+        var unknownApplied = 0
+        var unknownNotApplied = 0
+        /// Transfers with a note of neither a finished transfer nor a known failure.
+        var unaccounted: [String] = []
+
+        var isClean: Bool { doubled.isEmpty && lost.isEmpty && phantom.isEmpty && unaccounted.isEmpty }
+
+        var description: String {
+            """
+            \(doubled.count) applied twice \(doubled.prefix(3)), \(lost.count) acknowledged and lost \
+            \(lost.prefix(3)), \(phantom.count) failed but stored \(phantom.prefix(3)), unknown outcome: \
+            \(unknownApplied) stored and \(unknownNotApplied) not, \(unaccounted.count) unaccounted \
+            \(unaccounted.prefix(3))
+            """
+        }
+    }
+
+    /// Checks every transfer of `writers` against the store: an acknowledged one is stored exactly
+    /// once (two transactions with its note), one whose failure said nothing was written is not
+    /// stored, one of unknown outcome is stored once or not at all, and none is stored twice.
+    func auditExactlyOnce(_ writers: [BankWriter]) async throws -> OnceReport {
+        let context = container.newBackgroundContext()
+        let stored = try await context.perform {
+            try context.fetch(FetchRequest<Ledger.Transaction>()).reduce(into: [String: Int]()) {
+                $0[$1.note, default: 0] += 1
+            }
+        }
+        var report = OnceReport()
+        var accounted: Set<String> = []
+        for writer in writers {
+            for (number, outcome) in writer.outcomes {
+                let note = "bank \(writer.seed) \(number)"
+                accounted.insert(note)
+                let rows = stored[note] ?? 0
+                if rows > 2 { report.doubled.append("\(note): \(rows) rows") }
+                switch outcome {
+                case "ack": if rows < 2 { report.lost.append(note) }
+                case "unknown": if rows >= 2 { report.unknownApplied += 1 } else { report.unknownNotApplied += 1 }
+                default: if rows > 0 { report.phantom.append("\(note) (\(outcome))") }
+                }
+            }
+        }
+        report.unaccounted = stored.keys.filter { $0.hasPrefix("bank ") && !accounted.contains($0) }.sorted()
+        return report
+    }
+}
+
 /// The kind of a failure, as the bank tests count them: busy, io, retriesExhausted, conflict or other.
 func failureKind(_ error: any Error) -> String {
     switch error as? StrataError {
@@ -124,6 +183,7 @@ func failureKind(_ error: any Error) -> String {
     case .io?: "io"
     case .retriesExhausted?: "retriesExhausted"
     case .conflict?: "conflict"
+    case .commitOutcomeUnknown?: "unknown"
     default: "other"
     }
 }
@@ -176,12 +236,17 @@ final class BankWriter: @unchecked Sendable {
     private let output: LineStream
     private let errorOutput: LineStream
 
-    init(url: String, path: URL, transfers: Int, seed: UInt64) throws {
+    /// The writer's seed: its transfers' notes are "bank <seed> <n>".
+    let seed: UInt64
+
+    init(url: String, path: URL, transfers: Int, seed: UInt64, options: [String] = []) throws {
+        self.seed = seed
         process.executableURL = CrashSafetyTests.writerURL
-        process.arguments = [
-            "--mode", "bank", "--engine", "postgres", "--store", path.path, "--count", "\(transfers)", "--seed",
-            "\(seed)",
-        ]
+        process.arguments =
+            [
+                "--mode", "bank", "--engine", "postgres", "--store", path.path, "--count", "\(transfers)", "--seed",
+                "\(seed)",
+            ] + options
         var environment = ProcessInfo.processInfo.environment
         environment[TestPostgres.variable] = url
         process.environment = environment
@@ -229,9 +294,30 @@ final class BankWriter: @unchecked Sendable {
     var acknowledged: [String] {
         lines.compactMap { entry -> [String]? in
             let fields = entry.line.split(separator: " ")
-            guard fields.first == "ack", fields.count == 4 else { return nil }
+            guard fields.first == "ack", fields.count >= 4 else { return nil }
             return [String(fields[2]), String(fields[3])]
         }.flatMap { $0 }
+    }
+
+    /// Each transfer's outcome by number: "ack", or its failure's kind.
+    var outcomes: [(number: Int, outcome: String)] {
+        lines.compactMap { entry in
+            let fields = entry.line.split(separator: " ")
+            guard fields.count >= 3, let number = Int(fields[1]) else { return nil }
+            if fields[0] == "ack" { return (number, "ack") }
+            if fields[0] == "fail" { return (number, String(fields[2])) }
+            return nil
+        }
+    }
+
+    /// How long each call took, in milliseconds (the field after the ids or the kind).
+    var callMilliseconds: [Int64] {
+        lines.compactMap { entry in
+            let fields = entry.line.split(separator: " ")
+            if fields.first == "ack", fields.count >= 5 { return Int64(fields[4]) }
+            if fields.first == "fail", fields.count >= 4 { return Int64(fields[3]) }
+            return nil
+        }
     }
 
     /// The failures by kind.

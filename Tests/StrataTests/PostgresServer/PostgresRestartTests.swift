@@ -57,7 +57,8 @@ struct PostgresRestartTests {
                 writer.lines.first { $0.line.hasPrefix("ack ") && $0.at > restartEnded }.map { $0.at - restartBegan }
             }
             let (stored, problems) = try await bank.audit(acknowledged: acknowledged)
-            let unknown = (failures["io"] ?? 0) + (failures["retriesExhausted"] ?? 0)
+            let once = try await bank.auditExactlyOnce(writers)
+            let unknown = failures["unknown"] ?? 0
             print(
                 """
                 server restart: pg_ctl restart -m fast (exit \(status)) after \(before) acknowledged transfers took \
@@ -73,7 +74,9 @@ struct PostgresRestartTests {
             #expect(
                 writers.allSatisfy { $0.summary != nil }, "a writer printed no summary: \(writers.map(\.diagnostics))")
             #expect(writers.flatMap(\.otherLines).isEmpty, "\(writers.flatMap(\.otherLines).prefix(3))")
-            let untyped = failures.keys.filter { !["busy", "io", "retriesExhausted"].contains($0) }
+            print("server restart, exactly once: \(once)")
+            #expect(once.isClean, "\(once)")
+            let untyped = failures.keys.filter { !["busy", "io", "retriesExhausted", "unknown"].contains($0) }
             #expect(untyped.isEmpty, "failures of other types: \(writers.flatMap(\.failureLines).prefix(5))")
             #expect(problems.isEmpty, "\(problems)")
             #expect(
