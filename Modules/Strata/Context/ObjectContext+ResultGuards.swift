@@ -55,9 +55,8 @@ extension ObjectContext {
     public func requireUnchangedResults<Entity: ManagedObject>(of request: FetchRequest<Entity>) throws {
         try checkInside("ObjectContext.requireUnchangedResults(of:)")
         let query = try FetchQuery(request, context: self)
-        let guarded = ResultSetGuard(entity: query.number, filter: query.pushdown, expected: [:])
-        var expected: [Int64: Int64] = [:]
-        try snapshot().forEachRow(for: guarded.plan) { expected[$0.key] = $0.version }
-        resultGuards.append(ResultSetGuard(entity: query.number, filter: query.pushdown, expected: expected))
+        var guarded = ResultSetGuard(entity: query.number, filter: query.pushdown, expected: [:])
+        try snapshot().forEachRow(for: guarded.plan) { guarded.expected[$0.key] = $0.version }
+        resultGuards.append(guarded)
     }
 }
