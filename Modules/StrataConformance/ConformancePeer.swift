@@ -109,7 +109,8 @@ extension StrataConformance {
     /// cross-process check asks for on the store it names, opened with `engine`, and returns the
     /// exit status (0 when it did it all). The modes: `commit` (history delivery across
     /// processes), `guard-race` (one of several processes racing "insert an admin if there is
-    /// none" over a range of orgs, with or without `ObjectContext.requireUnchangedResults(of:)`)
+    /// none" over a range of orgs, with or without `ObjectContext.requireUnchangedResults(of:)`;
+    /// prints its conflict and retry counts)
     /// and `guard-count` (prints how many of those orgs have no admin, one, and more).
     ///
     /// ```swift
@@ -140,9 +141,10 @@ extension StrataConformance {
                 return 2
             }
             do {
-                try await PredicateGuardChecks.peerRace(
+                let counts = try await PredicateGuardChecks.peerRace(
                     engine: engine(URL(fileURLWithPath: store)), orgs: orgs, guarded: guarded,
                     ready: URL(fileURLWithPath: ready), go: URL(fileURLWithPath: go))
+                FileHandle.standardOutput.write(Data("\(counts)\n".utf8))
                 return 0
             } catch {
                 FileHandle.standardError.write(Data("conformance peer: \(error)\n".utf8))

@@ -272,8 +272,11 @@ enum PredicateGuardChecks {
 
     /// The peer's side of the multi-process race (`guard-race`): once `go` exists, for each org
     /// in `0..<orgs`, one unit of work that inserts an admin if the org has none (guarded or not).
-    /// `ready` is created once the store is open.
-    static func peerRace(engine: EngineConfiguration, orgs: Int, guarded: Bool, ready: URL, go: URL) async throws {
+    /// `ready` is created once the store is open. Returns the process's retry counts, as
+    /// `conflicts=N retries=N` (a retry after `.busy` is counted in retries only).
+    static func peerRace(
+        engine: EngineConfiguration, orgs: Int, guarded: Bool, ready: URL, go: URL
+    ) async throws -> String {
         let container = try PersistentContainer(schema: KitModels.schema, engine: engine)
         defer { container.close() }
         _ = FileManager.default.createFile(atPath: ready.path, contents: nil)
@@ -288,6 +291,8 @@ enum PredicateGuardChecks {
                 _ = try insertAdminIfNone(context, org: org, name: name, guarded: guarded)
             }
         }
+        let counts = RetryStatistics.snapshot()
+        return "conflicts=\(counts.conflicts) retries=\(counts.retries)"
     }
 
     /// The peer's count after a race (`guard-count`): how many of the orgs `0..<orgs` have no

@@ -20,8 +20,11 @@ struct PhantomRaceTests {
     func race(kind: EngineKind) async throws {
         let unguarded = try await Self.run(kind, guarded: false)
         let guarded = try await Self.run(kind, guarded: true)
-        print("phantom race \(kind.rawValue): orgs with two or more admins, without the guard \(unguarded.more)")
-        print("phantom race \(kind.rawValue): orgs with two or more admins, with the guard \(guarded.more)")
+        for (label, counts) in [("without", unguarded), ("with", guarded)] {
+            print(
+                "phantom race \(kind.rawValue): orgs with two or more admins, \(label) the guard: \(counts.more) "
+                    + "(conflicts \(counts.conflicts), retries \(counts.retries))")
+        }
         #expect(unguarded.none == 0, "every org got an admin without the guard too")
         #expect(guarded.none == 0 && guarded.one == Self.orgs && guarded.more == 0, "with the guard: \(guarded)")
     }
@@ -30,6 +33,9 @@ struct PhantomRaceTests {
         var none = -1
         var one = -1
         var more = -1
+        /// Over every racing process: the save conflicts, and the units of work re-run.
+        var conflicts = 0
+        var retries = 0
         var description: String { "none=\(none) one=\(one) more=\(more)" }
     }
 
@@ -55,25 +61,32 @@ struct PhantomRaceTests {
             try await Task.sleep(for: .milliseconds(5))
         }
         _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        var counts = Counts()
         for racer in racers {
             let (status, errors) = await racer.finish()
             #expect(status == 0, "a racing process failed: \(errors)")
+            let fields = Self.fields(racer.output())
+            counts.conflicts += fields["conflicts"] ?? 0
+            counts.retries += fields["retries"] ?? 0
         }
         let counter = try peer(kind, in: store.directory, ["guard-count", "--store", location, "--orgs", "\(orgs)"])
         let (status, errors) = await counter.finish()
         #expect(status == 0, "counting failed: \(errors)")
-        var counts = Counts()
-        for field in counter.output().split(whereSeparator: \.isWhitespace) {
-            let parts = field.split(separator: "=")
-            guard parts.count == 2, let value = Int(parts[1]) else { continue }
-            switch parts[0] {
-            case "none": counts.none = value
-            case "one": counts.one = value
-            case "more": counts.more = value
-            default: break
-            }
-        }
+        let fields = Self.fields(counter.output())
+        counts.none = fields["none"] ?? -1
+        counts.one = fields["one"] ?? -1
+        counts.more = fields["more"] ?? -1
         return counts
+    }
+
+    /// The `name=value` fields of a peer's output.
+    static func fields(_ output: String) -> [String: Int] {
+        var fields: [String: Int] = [:]
+        for field in output.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
+        }
+        return fields
     }
 
     /// A started conformance peer whose output is collected in files.
