@@ -107,7 +107,11 @@ final class RunningPeer: Sendable {
 extension StrataConformance {
     /// The body of a conformance peer executable (see ``ConformancePeer``): runs what a
     /// cross-process check asks for on the store it names, opened with `engine`, and returns the
-    /// exit status (0 when it did it all).
+    /// exit status (0 when it did it all). The modes: `commit` (history delivery across
+    /// processes), `guard-race` (one of several processes racing "insert an admin if there is
+    /// none" over a range of orgs, with or without `ObjectContext.requireUnchangedResults(of:)`;
+    /// prints its conflict and retry counts)
+    /// and `guard-count` (prints how many of those orgs have no admin, one, and more).
     ///
     /// ```swift
     /// exit(await StrataConformance.peerMain(arguments: CommandLine.arguments) { .myEngine(at: $0) })
@@ -124,6 +128,43 @@ extension StrataConformance {
         func value(_ name: String) -> String? {
             guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
             return arguments[index + 1]
+        }
+        if arguments.contains("guard-race") {
+            guard let store = value("--store"), let orgs = value("--orgs").flatMap(Int.init),
+                let guarded = value("--guarded").flatMap(Bool.init), let ready = value("--ready"),
+                let go = value("--go")
+            else {
+                FileHandle.standardError.write(
+                    Data(
+                        "usage: … guard-race --store PATH --orgs N --guarded true|false --ready PATH --go PATH\n"
+                            .utf8))
+                return 2
+            }
+            do {
+                let counts = try await PredicateGuardChecks.peerRace(
+                    engine: engine(URL(fileURLWithPath: store)), orgs: orgs, guarded: guarded,
+                    ready: URL(fileURLWithPath: ready), go: URL(fileURLWithPath: go))
+                FileHandle.standardOutput.write(Data("\(counts)\n".utf8))
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("conformance peer: \(error)\n".utf8))
+                return 1
+            }
+        }
+        if arguments.contains("guard-count") {
+            guard let store = value("--store"), let orgs = value("--orgs").flatMap(Int.init) else {
+                FileHandle.standardError.write(Data("usage: … guard-count --store PATH --orgs N\n".utf8))
+                return 2
+            }
+            do {
+                let counts = try await PredicateGuardChecks.peerCount(
+                    engine: engine(URL(fileURLWithPath: store)), orgs: orgs)
+                FileHandle.standardOutput.write(Data("\(counts)\n".utf8))
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("conformance peer: \(error)\n".utf8))
+                return 1
+            }
         }
         guard arguments.contains("commit"), let store = value("--store"),
             let count = value("--count").flatMap(Int.init),

@@ -6,7 +6,7 @@ import Strata
 enum KitModels {
     static let types: [ManagedObject.Type] = [
         KitAccount.self, KitEntry.self, KitTag.self, KitSample.self, KitOwner.self, KitPet.self, KitPassport.self,
-        KitSeat.self,
+        KitSeat.self, KitMember.self,
     ]
 
     static let schema: Schema = {
@@ -105,6 +105,15 @@ final class KitSeat: ManagedObject {
     override class var indexes: [EntityIndex] {
         [.unique(\KitSeat.row, \KitSeat.number), .index(\KitSeat.holder, \KitSeat.number)]
     }
+}
+
+/// A member of an organisation, some of them its admins: the phantom that
+/// `requireUnchangedResults(of:)` guards against is a second admin of one org.
+final class KitMember: ManagedObject {
+    override class var entityName: String { "Member" }
+    @Attribute(.indexed) var org = 0
+    @Attribute var name = ""
+    @Attribute var isAdmin = false
 }
 
 extension PersistentContainer {

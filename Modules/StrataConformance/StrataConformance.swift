@@ -34,7 +34,8 @@ public enum StrataConformance {
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
         + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
         + RelationshipKeyChecks.all
-        + WriteSkewChecks.all + MembershipChecks.all + AttributeTypeChecks.all + MigrationChecks.all
+        + WriteSkewChecks.all + PredicateGuardChecks.all + MembershipChecks.all + AttributeTypeChecks.all
+        + MigrationChecks.all
         + HistoryChecks.all + PrefetchChecks.all
 
     /// Runs every check against an engine, one after another.

@@ -26,6 +26,7 @@ struct LMDBCommitter {
     }
 
     mutating func apply(_ changes: ChangeSet) throws {
+        for guarded in changes.resultGuards { try check(guarded) }
         for check in changes.verifies { try verify(check) }
         for check in changes.deletes { try delete(check) }
         for link in changes.unlinks { try unlink(link) }
@@ -46,7 +47,7 @@ struct LMDBCommitter {
         return catalog.entities[number]
     }
 
-    private func storedRow(_ entity: LMDBCatalog.Entity, _ key: Int64) throws -> StoredRow? {
+    func storedRow(_ entity: LMDBCatalog.Entity, _ key: Int64) throws -> StoredRow? {
         try txn.get(entity.dbi, primaryKey: key) { bytes in
             try RowCodec.decode(bytes, key: key, layout: entity.layout)
         }

@@ -110,7 +110,7 @@ final class LMDBReader: StoreReader {
         if needed == 0 { return [] }
         var matches: [StoredRow] = []
         try reading { txn in
-            try forEachMatch(txn, entity, filter, anyOrder: plan.allowsAnyOrder) { row in
+            try Self.forEachMatch(txn, entity, filter, anyOrder: plan.allowsAnyOrder) { row in
                 matches.append(row)
                 if let needed, matches.count >= needed { return false }
                 return true
@@ -160,7 +160,7 @@ final class LMDBReader: StoreReader {
         // wrapped as an engine read failure.
         var bodyError: (any Error)?
         try reading { txn in
-            try forEachMatch(txn, entity, filter, anyOrder: anyOrder) { row in
+            try Self.forEachMatch(txn, entity, filter, anyOrder: anyOrder) { row in
                 do {
                     try body(row)
                 } catch {
@@ -193,7 +193,7 @@ final class LMDBReader: StoreReader {
             guard let filter else { return try txn.count(entity.dbi) }
             var count = 0
             // A count needs no order.
-            try forEachMatch(txn, entity, filter, anyOrder: true) { _ in
+            try Self.forEachMatch(txn, entity, filter, anyOrder: true) { _ in
                 count += 1
                 return true
             }
@@ -249,8 +249,9 @@ final class LMDBReader: StoreReader {
     }
 
     /// Calls `body` with every row matching `filter` in primary-key order until it returns false.
+    /// Reads only `txn`: a commit checks its result guards with it too (``LMDBCommitter``).
     /// - Parameter anyOrder: the rows may come in any order (``FetchPlan/allowsAnyOrder``).
-    private func forEachMatch(
+    static func forEachMatch(
         _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, anyOrder: Bool = false,
         _ body: (StoredRow) throws -> Bool
     ) throws {
@@ -284,7 +285,7 @@ final class LMDBReader: StoreReader {
 
     /// Calls `body` with every candidate row of `plan` in primary-key order (with `anyOrder`, in
     /// index order where that saves sorting) until it returns false.
-    private func forEachCandidate(
+    private static func forEachCandidate(
         _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ plan: LMDBFilterPlanner.Plan, anyOrder: Bool,
         _ body: (StoredRow) throws -> Bool
     ) throws {

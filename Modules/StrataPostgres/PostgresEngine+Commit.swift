@@ -1,16 +1,22 @@
 import StrataStorage
 
-/// Commits (design notes §7): one `READ COMMITTED` transaction on a short lease. Every row the
-/// change set depends on is locked (`FOR UPDATE`, entities in number order, keys ascending) and
-/// its version compared first, so a conflict lists every stale row and nothing is written; then
-/// the writes, the history append and `COMMIT`, sent with the commit's identity so that a lost
-/// reply is resolved instead of guessed (``commitIdentified(_:)``).
+/// Commits (design notes §7): one `READ COMMITTED` transaction on a short lease (`SERIALIZABLE`
+/// when the change set has result guards and writes, see `PostgresEngine+Guards.swift`). Every
+/// row the change set depends on is locked (`FOR UPDATE`, entities in number order, keys
+/// ascending) and its version compared first, so a conflict lists every stale row and nothing is
+/// written; then the writes, the history append and `COMMIT`, sent with the commit's identity so
+/// that a lost reply is settled instead of guessed (``commitIdentified(_:)``).
 extension PostgresEngine {
     func commit(_ changes: ChangeSet) throws {
         if changes.isEmpty { return }
         try checkShape(changes)
+        try reportingSerializationFailures(changes) { () throws(StrataError) in try commitTransaction(changes) }
+    }
+
+    /// The transaction of ``commit(_:)`` (`SERIALIZABLE` for result guards: `PostgresEngine+Guards.swift`).
+    private func commitTransaction(_ changes: ChangeSet) throws(StrataError) {
         try withSession { (session) throws(StrataError) in
-            try session.run("BEGIN")
+            try session.run(Self.begin(for: changes))
             do throws(StrataError) {
                 try checkSchemaVersion(session)
                 try write(changes, session: session)
@@ -30,6 +36,7 @@ extension PostgresEngine {
     /// is no longer the expected one, or, when none differs now, every row the change set writes
     /// with its current version, so the list is never empty.
     func rereadConflicts(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> StrataError {
+        let guarded = try checkResultGuards(changes, session: session)
         var involved: [(entity: Int, key: Int64, expected: Int64, isInsert: Bool)] = []
         for check in changes.verifies + changes.deletes + changes.touches {
             involved.append((check.entity, check.key, check.expectedVersion, false))
@@ -56,10 +63,11 @@ extension PostgresEngine {
             let version = current[row.entity]?[row.key]
             return row.isInsert ? version != nil : version != row.expected
         }
-        guard !involved.isEmpty else {
+        guard !involved.isEmpty || !guarded.isEmpty else {
             return .busy("\(location): a concurrent commit of the same links won a race")
         }
-        return .conflict((stale.isEmpty ? involved : stale).map(conflict))
+        if !guarded.isEmpty && stale.isEmpty { return .conflict(guarded) }
+        return .conflict(guarded + (stale.isEmpty ? involved : stale).map(conflict))
     }
 
     /// Refuses a change set that does not fit the schema, before anything is sent.
@@ -100,6 +108,8 @@ extension PostgresEngine {
 
     /// Writes `changes` into the transaction open on `session`, with every check of a commit.
     func write(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) {
+        // 0. Re-run the guarded fetches (PostgresEngine+Guards.swift).
+        let guarded = try checkResultGuards(changes, session: session)
         // 1. Lock and read every checked row; look up every insert key.
         var checkedKeys: [Int: Set<Int64>] = [:]
         for check in changes.verifies + changes.deletes + changes.touches {
@@ -129,7 +139,7 @@ extension PostgresEngine {
             }
         }
         // 2. Compare.
-        var conflicts: [VersionConflict] = []
+        var conflicts = guarded
         func conflict(_ entity: Int, _ key: Int64, expected: Int64, stored version: Int64?) {
             let id = ObjectID(storeIdentifier: storeIdentifier, entityName: tables[entity].entity.name, primaryKey: key)
             conflicts.append(VersionConflict(objectID: id, expectedVersion: expected, storedVersion: version))

@@ -33,9 +33,9 @@ extension SQLiteEngine {
     }
 
     /// Writes `changes` into the write transaction open on `connection`, with every check of a
-    /// commit, and appends their ``ChangeSet/history`` when set and the change set writes data
-    /// (``ChangeSet/historyToAppend``, after every check passed); the caller commits, or rolls
-    /// back when this throws.
+    /// commit (result guards first, ``checkResultGuards(_:laidOutBy:on:)``), and appends their
+    /// ``ChangeSet/history`` when set and the change set writes data (``ChangeSet/historyToAppend``,
+    /// after every check passed); the caller commits, or rolls back when this throws.
     /// - Throws: `.conflict` listing every version conflict; else the first unique clash
     ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; the
     ///   history's errors (``appendHistory(_:into:)``); SQLite's errors.
@@ -43,6 +43,7 @@ extension SQLiteEngine {
         _ changes: ChangeSet, laidOutBy layouts: some SQLiteLayoutSource, into connection: SQLiteConnection
     ) throws(StrataError) {
         var writer = CommitWriter(engine: layouts, connection: connection)
+        writer.conflicts = try checkResultGuards(changes, laidOutBy: layouts, on: connection)
         try writer.apply(changes)
         if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
         if let violation = writer.violation { throw violation }

@@ -103,8 +103,8 @@ public struct JoinLink: Sendable, Hashable {
 
 /// Everything one `save()` writes. An engine commits it whole, in one transaction, or not at all.
 ///
-/// Engines apply it in this order: verifies, deletes, unlinks, updates, touches, inserts, links.
-/// Deleting a row also removes every join link that names it.
+/// Engines apply it in this order: result guards and verifies, deletes, unlinks, updates,
+/// touches, inserts, links. Deleting a row also removes every join link that names it.
 public struct ChangeSet: Sendable, Hashable {
     /// New rows (version 1).
     public var inserts: [RowWrite] = []
@@ -134,6 +134,22 @@ public struct ChangeSet: Sendable, Hashable {
     /// try engine.commit(changes)  // .conflict naming row 12 if it changed; nothing written
     /// ```
     public var verifies: [RowVersionCheck] = []
+    /// Guarded predicate reads (``ResultSetGuard``): for each, the rows of its entity matching its
+    /// filter must be exactly its expected keys at their expected versions when the commit
+    /// applies. The engine re-runs each filter inside the commit's transaction before writing
+    /// anything; any row that appeared, vanished or changed is a conflict (nothing is written; the
+    /// rows are listed in `.conflict`). Like verifies, guards write nothing. The core fills it from
+    /// ``Strata/ObjectContext/requireUnchangedResults(of:)``.
+    ///
+    /// ```swift
+    /// // Commit the insert only if entity 0 still has no row with column 0 equal to 4.
+    /// var changes = ChangeSet()
+    /// changes.inserts = [RowWrite(entity: 0, key: 9, expectedVersion: 0, values: [.integer(4)])]
+    /// let orgFour = Filter.compare(column: 0, .equal, .integer(4))
+    /// changes.resultGuards = [ResultSetGuard(entity: 0, filter: orgFour, expected: [:])]
+    /// try engine.commit(changes)
+    /// ```
+    public var resultGuards: [ResultSetGuard] = []
     /// The history of this change set, which an engine that keeps history (``HistoryStore``)
     /// appends in the commit's own transaction; nil for none (issue 15, groundwork: the core
     /// does not fill it yet).
@@ -142,9 +158,9 @@ public struct ChangeSet: Sendable, Hashable {
     /// An empty change set.
     public init() {}
 
-    /// Whether there is nothing to write.
+    /// Whether there is nothing to write and nothing to check.
     public var isEmpty: Bool {
         inserts.isEmpty && updates.isEmpty && touches.isEmpty && deletes.isEmpty && links.isEmpty && unlinks.isEmpty
-            && verifies.isEmpty
+            && verifies.isEmpty && resultGuards.isEmpty
     }
 }

@@ -61,6 +61,18 @@ public protocol StorageEngine: AnyObject, Sendable {
     /// Updates and touches store `expectedVersion + 1`; inserts store version 1. A verify
     /// (``ChangeSet/verifies``) only checks, inside the same transaction, and writes nothing:
     /// a change set of verifies alone commits nothing but can still throw `.conflict`.
+    ///
+    /// Each result guard (``ChangeSet/resultGuards``) must hold at the commit's serialization
+    /// point: the rows of its entity matching its filter (reference semantics of ``Filter``;
+    /// ``ResultSetGuard/plan``) are exactly its expected keys, each at its expected version.
+    /// An engine with one writer at a time (SQLite, LMDB) re-runs the filter inside the write
+    /// transaction before writing and compares (``ResultSetGuard/check(with:storeIdentifier:entityName:)``);
+    /// an engine with concurrent writers must also stop two commits that each pass their check
+    /// from both committing when each writes into the other's guarded set (PostgreSQL runs such a
+    /// commit `SERIALIZABLE` and reports the server's serialization failure as `.conflict`). A
+    /// mismatch is a conflict listing the rows that appeared, vanished or changed
+    /// (``ResultSetGuard/conflicts(found:storeIdentifier:entityName:)``); nothing is written. A
+    /// change set of guards alone commits nothing but can still throw `.conflict`.
     /// - Throws: `.conflict`, `.constraintViolation`, `.storeFull`, `.busy`, `.io`, `.storeCorrupt`,
     ///   `.engineFailure` for a native result code the engine does not classify, and `.misuse`
     ///   after ``close()`` or for a change set that does not fit the store's schema (an unknown

@@ -101,7 +101,8 @@ public enum StrataError: Error, Sendable, Hashable {
 public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
     /// The conflicting object.
     public var objectID: ObjectID
-    /// The version the saving context read.
+    /// The version the saving context read; 0 for a row it did not see (an insert's key, or a
+    /// row that appeared in a guarded result set, see ``ResultSetGuard``).
     public var expectedVersion: Int64
     /// The version now stored, or nil when the row was deleted (or, for inserts, already exists).
     public var storedVersion: Int64?
@@ -115,10 +116,10 @@ public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let stored = storedVersion.map { "version \($0)" } ?? "deleted"
+        let read = expectedVersion == 0 ? "not there when read" : "read version \(expectedVersion)"
         return
             """
-            \(objectID.entityName) \(objectID.primaryKey.map(String.init) ?? "?") (read version \
-            \(expectedVersion), stored \(stored))
+            \(objectID.entityName) \(objectID.primaryKey.map(String.init) ?? "?") (\(read), stored \(stored))
             """
     }
 }

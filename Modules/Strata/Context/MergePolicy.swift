@@ -55,6 +55,7 @@ extension ObjectContext {
             else { throw StrataError.conflict(conflicts) }
             // A row required unchanged that changed is the very failure the caller asked for.
             if unchangedRequirements.contains(where: { $0 === object }) { throw StrataError.conflict(conflicts) }
+            if guards(object, key: key, entity: number) { throw StrataError.conflict(conflicts) }
             guard let stored = try reader.row(entity: number, key: key) else {
                 // Deleted in the store: a pending delete of it is moot; anything else stays a conflict.
                 if object.state.contains(.deleted) {
@@ -93,5 +94,13 @@ extension ObjectContext {
             }
             object.version = stored.version
         }
+    }
+
+    /// Whether a conflict on `object` comes from a guarded result set (``requireUnchangedResults(of:)``):
+    /// a guard of its entity expected the row, or this save does not write the row at all (it
+    /// appeared in a guarded set). A merge policy never merges such a conflict away.
+    private func guards(_ object: ManagedObject, key: Int64, entity: Int) -> Bool {
+        let written = !object.state.isDisjoint(with: [.updated, .touched, .deleted])
+        return resultGuards.contains { $0.entity == entity && ($0.expected[key] != nil || !written) }
     }
 }

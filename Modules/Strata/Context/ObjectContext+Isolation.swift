@@ -23,6 +23,11 @@ extension ObjectContext {
     /// }
     /// ```
     ///
+    /// It covers rows that were read, not rows that do not exist yet: a decision that rests on a
+    /// query finding nothing ("insert an admin only if there is none") is open to a row another
+    /// unit of work inserts meanwhile (a phantom). Guard such a query's results with
+    /// ``requireUnchangedResults(of:)``.
+    ///
     /// The requirement lasts until the next successful save, ``rollback()`` or ``reset()``. An
     /// object that this save also updates, touches or deletes is checked by that write anyway.
     /// A merge policy never merges a conflict on a required row away. Call inside `perform`.

@@ -1,8 +1,9 @@
 extension ObjectContext {
     /// Discards every unsaved change: inserted objects are dropped, updated objects get their
     /// saved values back, deletions are undone, relationships are reloaded on next access.
-    /// Rows passed to ``requireUnchanged(_:)`` and refused inserts (of classes the schema does
-    /// not list) are forgotten too.
+    /// Rows passed to ``requireUnchanged(_:)``, results guarded with
+    /// ``requireUnchangedResults(of:)`` and refused inserts (of classes the schema does not list)
+    /// are forgotten too.
     public func rollback() {
         requireInside("ObjectContext.rollback()")
         for object in inserted {
@@ -49,6 +50,7 @@ extension ObjectContext {
         relationDirty = []
         pendingLinks = [:]
         unchangedRequirements = []
+        resultGuards = []
         changedToMany = [:]
         refusedInserts = []
     }

@@ -28,14 +28,16 @@ extension ObjectContext {
     /// already under way completes.
     ///
     /// Rows passed to ``requireUnchanged(_:)`` are checked in the same commit: if one of them
-    /// changed since this context read it, the save throws `.conflict` and writes nothing.
+    /// changed since this context read it, the save throws `.conflict` and writes nothing. So are
+    /// fetch results guarded with ``requireUnchangedResults(of:)``: a row that appeared in,
+    /// vanished from or changed in a guarded result set is a conflict too.
     ///
     /// - Throws: ``StrataStorage/StrataError/validation(_:)``,
     ///   ``StrataStorage/StrataError/constraintViolation(entity:attributes:native:)``,
     ///   ``StrataStorage/StrataError/conflict(_:)`` when another context saved the same rows (or a row required
-    ///   unchanged) first (nothing is written), errors thrown by `validateForSave()`, `.misuse`
-    ///   outside `perform`, after an insert of a class the schema does not list, or after a change
-    ///   to an object whose deletion this context already saved,
+    ///   unchanged, or a row of a guarded result set) first (nothing is written), errors thrown by
+    ///   `validateForSave()`, `.misuse` outside `perform`, after an insert of a class the schema
+    ///   does not list, or after a change to an object whose deletion this context already saved,
     ///   `CancellationError` after cancellation, and engine errors (`.busy`, `.storeFull`, `.io`,
     ///   `.storeCorrupt`).
     public func save() throws {
@@ -45,7 +47,7 @@ extension ObjectContext {
         try refuseChangesToDeletedObjects()
         guard
             !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
-                || !unchangedRequirements.isEmpty
+                || !unchangedRequirements.isEmpty || !resultGuards.isEmpty
         else { return }
         try applyDeleteRules()
         try validatePendingObjects()
@@ -172,6 +174,7 @@ extension ObjectContext {
             if change.isLink { changes.links.append(link) } else { changes.unlinks.append(link) }
         }
         try appendVerifies(to: &changes, numbers: &numbers)
+        changes.resultGuards = resultGuards
         return changes
     }
 

@@ -47,6 +47,8 @@ public final class ObjectContext: @unchecked Sendable {
     var refusedInserts: [StrataError] = []
     /// Saved objects whose rows must still have the version read when the next `save()` commits.
     var unchangedRequirements: [ManagedObject] = []
+    /// Fetch results that must be unchanged when the next `save()` commits (``requireUnchangedResults(of:)``).
+    var resultGuards: [ResultSetGuard] = []
     /// Where saves record their history; nil for a context that records none (set by the
     /// container that makes the context).
     var changeHub: ChangeHub?
