@@ -76,7 +76,20 @@ struct PostgresCodecTests {
         }
         #expect(map("55P03").withoutNative.isBusy)
         #expect(map(nil).withoutNative.isBusy) // lost, nothing written
-        if case .io = map(nil, .committing) {} else { Issue.record("a connection lost in COMMIT is .io") }
+        if case .commitOutcomeUnknown = map(nil, .committing) {} else {
+            Issue.record("a connection lost in COMMIT is .commitOutcomeUnknown")
+        }
+        var timedOut = PGFailure(sqlState: nil, message: "m", connectionBroken: true)
+        timedOut.timedOut = true
+        let deadlineInCommit = PostgresError.error(
+            timedOut, sql: "COMMIT", phase: .committing, store: "s", options: options)
+        // Was .busy, which performUnitOfWork retried: the commit applied twice (issue 24).
+        if case .commitOutcomeUnknown = deadlineInCommit {} else {
+            Issue.record("a deadline passed in COMMIT is .commitOutcomeUnknown, got \(deadlineInCommit)")
+        }
+        #expect(PostgresEngine.isAmbiguous(timedOut))
+        #expect(PostgresEngine.isAmbiguous(PGFailure(sqlState: "57P01", message: "m", connectionBroken: false)))
+        #expect(!PostgresEngine.isAmbiguous(PGFailure(sqlState: "40001", message: "m", connectionBroken: false)))
         if case .notAStore = map("3D000") {} else { Issue.record("3D000 is .notAStore") }
         if case .storeFull = map("53100") {} else { Issue.record("53100 is .storeFull") }
         if case .io(let detail, let native) = map("28P01", message: "password s3cret wrong") {
