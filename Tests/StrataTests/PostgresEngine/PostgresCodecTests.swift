@@ -76,7 +76,8 @@ struct PostgresCodecTests {
         }
         #expect(map("55P03").withoutNative.isBusy)
         #expect(map(nil).withoutNative.isBusy) // lost, nothing written
-        if case .commitOutcomeUnknown = map(nil, .committing) {} else {
+        if case .commitOutcomeUnknown = map(nil, .committing) {
+        } else {
             Issue.record("a connection lost in COMMIT is .commitOutcomeUnknown")
         }
         var timedOut = PGFailure(sqlState: nil, message: "m", connectionBroken: true)
@@ -84,7 +85,8 @@ struct PostgresCodecTests {
         let deadlineInCommit = PostgresError.error(
             timedOut, sql: "COMMIT", phase: .committing, store: "s", options: options)
         // Was .busy, which performUnitOfWork retried: the commit applied twice (issue 24).
-        if case .commitOutcomeUnknown = deadlineInCommit {} else {
+        if case .commitOutcomeUnknown = deadlineInCommit {
+        } else {
             Issue.record("a deadline passed in COMMIT is .commitOutcomeUnknown, got \(deadlineInCommit)")
         }
         #expect(PostgresEngine.isAmbiguous(timedOut))
