@@ -73,6 +73,27 @@ import StrataStorage
 
     deinit { close() }
 
+    /// The first `count` bytes of the database file (fewer when it is shorter), read through the
+    /// descriptor SQLite opened for this connection.
+    ///
+    /// Never read a store file through a descriptor of one's own while connections are open:
+    /// POSIX locks belong to the process and the file, so closing any descriptor of the file
+    /// drops every lock this process holds on it, and another process may then take the
+    /// exclusive lock and delete the write-ahead log under the open connections.
+    /// - Throws: `.io` when SQLite cannot read the file; `.misuse` after ``close()``.
+    func fileStart(count: Int) throws(StrataError) -> [UInt8] {
+        guard let db = unsafe db else { throw .misuse("the SQLite connection to \(path) is closed") }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = unsafe bytes.withUnsafeMutableBufferPointer { buffer in
+            unsafe strata_sqlite_read_file_start(db, buffer.baseAddress, Int32(buffer.count))
+        }
+        guard read >= 0 else {
+            let code = SQLiteResultCode(-read)
+            throw strataError(for: code, message: sqliteCodeText(code.rawValue) ?? "\(code)", path: path)
+        }
+        return Array(bytes[..<Int(read)])
+    }
+
     /// Whether ``close()`` has run.
     var isClosed: Bool { unsafe db == nil }
 

@@ -57,6 +57,7 @@ final class SQLiteEngine: StorageEngine {
             path: path, readOnly: false, create: createInPlace, busyTimeout: options.busyTimeoutMilliseconds,
             maximumVariables: options.maximumVariables)
         do throws(StrataError) {
+            if !createInPlace { try Self.checkHeader(connection) }
             let metadata = try Self.prepareStore(
                 connection, schema: schema, tables: tables, joins: joins, options: options)
             storeIdentifier = metadata.identifier
