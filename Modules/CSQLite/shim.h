@@ -15,6 +15,27 @@ static inline void strata_sqlite_disable_double_quoted_strings(sqlite3 *db) {
     sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)0);
 }
 
+/// The WAL hook of `strata_sqlite_track_wal_frames`: stores the frame count, checkpoints nothing.
+static inline int strata_sqlite_store_wal_frames(void *frames, sqlite3 *db, const char *name, int count) {
+    (void)db;
+    (void)name;
+    *(int *)frames = count;
+    return SQLITE_OK;
+}
+
+/// Replaces SQLite's automatic checkpoint (itself a WAL hook) with a hook that stores the
+/// number of frames in the write-ahead log after each commit into `*frames`, so that the engine
+/// decides when to checkpoint. `frames` must stay valid until the connection is closed.
+static inline void strata_sqlite_track_wal_frames(sqlite3 *db, int *frames) {
+    sqlite3_wal_hook(db, strata_sqlite_store_wal_frames, frames);
+}
+
+/// Turns off (or on again) the checkpoint SQLite runs when the last connection to a database
+/// closes (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`; `sqlite3_db_config` is variadic).
+static inline void strata_sqlite_set_checkpoint_on_close(sqlite3 *db, int enabled) {
+    sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, enabled ? 0 : 1, (int *)0);
+}
+
 /// Reads up to `count` bytes from the start of the connection's main database file through the
 /// file SQLite itself opened (`SQLITE_FCNTL_FILE_POINTER`, then the VFS's `xFileSize` and
 /// `xRead`), so that no other descriptor of the file is opened and closed: closing one would drop

@@ -97,7 +97,9 @@ final class SQLiteEngine: StorageEngine {
             let left =
                 remaining == busyTimeoutNanoseconds ? busyTimeoutMilliseconds : SQLiteOptions.milliseconds(remaining)
             connection.setBusyTimeout(milliseconds: left)
-            return try body(connection)
+            let result = try body(connection)
+            checkpointIfDue(connection)
+            return result
         }
     }
 
@@ -140,7 +142,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func close() {
-        writer.close()?.close()
+        if let connection = writer.close() { closeWriter(connection) }
         // Nothing can refill the blocks now; an empty cache sends allocateKeys to the closed writer.
         keyBlocks.withLock { $0.removeAll() }
         let idle: [SQLiteConnection] = pool.withLock { state in
