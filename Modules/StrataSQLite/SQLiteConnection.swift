@@ -20,6 +20,9 @@ import StrataStorage
     /// Statements of read shapes (see ``SQLiteQueryShape``), keyed by the shape's number, so that
     /// a fault or a batch read binds its values without building or hashing SQL text.
     private var shapes: [Int: SQLiteStatement] = [:]
+    /// The number of frames in the write-ahead log after this connection's last commit, stored
+    /// by the WAL hook (see ``walFrames``); allocated for the connection's whole life.
+    private let walFrameCount = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
     /// Statements beyond this many are prepared uncached (filter shapes can be unbounded).
     private static let cacheLimit = 256
 
@@ -44,9 +47,14 @@ import StrataStorage
             let error = unsafe strataError(
                 for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
             unsafe sqlite3_close_v2(handle)
+            unsafe walFrameCount.deallocate() // deinit does not run for an object left half-made
             throw error
         }
         unsafe db = unsafe handle
+        unsafe walFrameCount.initialize(to: 0)
+        // SQLite's automatic checkpoint is replaced: the engine checkpoints only when the disk has
+        // room for it (see `SQLiteEngine.checkpointIfDue`).
+        unsafe strata_sqlite_track_wal_frames(handle, walFrameCount)
         unsafe sqlite3_extended_result_codes(handle, 1)
         // Every name the engine writes is double-quoted: a missing column must be an error, never
         // its own name read back as a text value.
@@ -71,7 +79,42 @@ import StrataStorage
         busyTimeoutMilliseconds = milliseconds
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        unsafe walFrameCount.deallocate()
+    }
+
+    /// The number of frames in the write-ahead log after this connection's last commit (0 before
+    /// its first): what SQLite's automatic checkpoint would look at.
+    var walFrames: Int { unsafe Int(walFrameCount.pointee) }
+
+    /// Whether closing this connection, when it is the last one to the store, checkpoints the
+    /// write-ahead log into the database file (SQLite's default) or leaves it as it is.
+    func setCheckpointOnClose(_ enabled: Bool) {
+        guard let db = unsafe db else { return }
+        unsafe strata_sqlite_set_checkpoint_on_close(db, enabled ? 1 : 0)
+    }
+
+    /// The first `count` bytes of the database file (fewer when it is shorter), read through the
+    /// descriptor SQLite opened for this connection.
+    ///
+    /// Never read a store file through a descriptor of one's own while connections are open:
+    /// POSIX locks belong to the process and the file, so closing any descriptor of the file
+    /// drops every lock this process holds on it, and another process may then take the
+    /// exclusive lock and delete the write-ahead log under the open connections.
+    /// - Throws: `.io` when SQLite cannot read the file; `.misuse` after ``close()``.
+    func fileStart(count: Int) throws(StrataError) -> [UInt8] {
+        guard let db = unsafe db else { throw .misuse("the SQLite connection to \(path) is closed") }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = unsafe bytes.withUnsafeMutableBufferPointer { buffer in
+            unsafe strata_sqlite_read_file_start(db, buffer.baseAddress, Int32(buffer.count))
+        }
+        guard read >= 0 else {
+            let code = SQLiteResultCode(-read)
+            throw strataError(for: code, message: sqliteCodeText(code.rawValue) ?? "\(code)", path: path)
+        }
+        return Array(bytes[..<Int(read)])
+    }
 
     /// Whether ``close()`` has run.
     var isClosed: Bool { unsafe db == nil }

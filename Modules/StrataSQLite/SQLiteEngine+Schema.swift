@@ -13,12 +13,13 @@ extension SQLiteEngine {
 
     /// Rejects paths that cannot be a SQLite store before SQLite touches them.
     ///
-    /// SQLite happily "opens" a garbage file (failing only at the first query) and treats a
-    /// 0-byte file as an empty database, so the header is checked here. A missing file is fine:
-    /// the caller creates it (see ``createStoreFile(at:schema:tables:joins:options:)``).
+    /// Only `stat(2)` is used here: the file is never opened outside SQLite (see
+    /// ``checkHeader(_:)``, which reads the header once SQLite has opened the file).
+    /// A missing file is fine: the caller creates it (see
+    /// ``createStoreFile(at:schema:tables:joins:options:)``).
     /// - Returns: whether the file exists.
-    /// - Throws: `.notAStore` for a directory, an empty file or a file without the SQLite header;
-    ///   `.io` when the file cannot be read; `.misuse` when the file has other hard links.
+    /// - Throws: `.notAStore` for a directory or an empty file; `.misuse` when the file has other
+    ///   hard links.
     @discardableResult
     static func probeFile(at path: String) throws(StrataError) -> Bool {
         guard let isDirectory = SystemCalls.isDirectory(atPath: path) else { return false }
@@ -26,21 +27,8 @@ extension SQLiteEngine {
             throw .notAStore(
                 path: path, reason: "it is a directory (an LMDB store or another engine's store?), not a SQLite file")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .io("\(path): the file exists but cannot be opened for reading")
-        }
-        defer { try? handle.close() }
-        let header: Data
-        do {
-            header = try handle.read(upToCount: 16) ?? Data()
-        } catch {
-            throw .io("\(path): \(error)")
-        }
-        if header.isEmpty {
+        if (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int == 0 {
             throw .notAStore(path: path, reason: "the file is empty (0 bytes)")
-        }
-        guard header == Data("SQLite format 3\0".utf8) else {
-            throw .notAStore(path: path, reason: "the file does not start with the SQLite header")
         }
         // SQLite names its WAL after the path it was given: two names for one file get two
         // WALs, which corrupts the database. A creator's temporary name is no such second name:
@@ -61,6 +49,27 @@ extension SQLiteEngine {
             )
         }
         return true
+    }
+
+    /// Rejects a file that does not start with the SQLite header, reading it through `connection`
+    /// (just opened, before its first query).
+    ///
+    /// SQLite happily "opens" a garbage file, failing only at the first query, and treats a 0-byte
+    /// file as an empty database. The header is read through SQLite's own descriptor
+    /// (``SQLiteConnection/fileStart(count:)``): opening and closing a descriptor of our own would
+    /// drop the POSIX locks of every connection this process has on the file (another container's
+    /// too), and another process could then delete the write-ahead log under them.
+    /// - Throws: `.notAStore` for an empty file or a file without the SQLite header; `.io` when the
+    ///   file cannot be read.
+    static func checkHeader(_ connection: SQLiteConnection) throws(StrataError) {
+        let path = connection.path
+        let header = try connection.fileStart(count: 16)
+        if header.isEmpty {
+            throw .notAStore(path: path, reason: "the file is empty (0 bytes)")
+        }
+        guard header == Array("SQLite format 3\0".utf8) else {
+            throw .notAStore(path: path, reason: "the file does not start with the SQLite header")
+        }
     }
 
     /// Configures a fresh writer connection, then creates the store or checks the existing one.

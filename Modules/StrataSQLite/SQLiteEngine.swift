@@ -57,6 +57,7 @@ final class SQLiteEngine: StorageEngine {
             path: path, readOnly: false, create: createInPlace, busyTimeout: options.busyTimeoutMilliseconds,
             maximumVariables: options.maximumVariables)
         do throws(StrataError) {
+            if !createInPlace { try Self.checkHeader(connection) }
             let metadata = try Self.prepareStore(
                 connection, schema: schema, tables: tables, joins: joins, options: options)
             storeIdentifier = metadata.identifier
@@ -96,7 +97,9 @@ final class SQLiteEngine: StorageEngine {
             let left =
                 remaining == busyTimeoutNanoseconds ? busyTimeoutMilliseconds : SQLiteOptions.milliseconds(remaining)
             connection.setBusyTimeout(milliseconds: left)
-            return try body(connection)
+            let result = try body(connection)
+            checkpointIfDue(connection)
+            return result
         }
     }
 
@@ -139,7 +142,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func close() {
-        writer.close()?.close()
+        if let connection = writer.close() { closeWriter(connection) }
         // Nothing can refill the blocks now; an empty cache sends allocateKeys to the closed writer.
         keyBlocks.withLock { $0.removeAll() }
         let idle: [SQLiteConnection] = pool.withLock { state in

@@ -42,7 +42,19 @@ package enum StoreRoom {
         return nil
     }
 
-    private static func fileSize(_ path: String) -> UInt64? {
+    /// Whether the file system holding `directory` has room for a file to grow by `growth`
+    /// bytes and still keep ``fullFileSystemBytes`` free (what a commit after it needs). True
+    /// when the free space cannot be read.
+    package static func hasRoom(forGrowth growth: UInt64, directory: String) -> Bool {
+        var stats = statvfs()
+        guard unsafe statvfs(directory.isEmpty ? "." : directory, &stats) == 0 else { return true }
+        let free = UInt64(stats.f_bavail).multipliedReportingOverflow(by: UInt64(stats.f_frsize))
+        let (needed, overflow) = growth.addingReportingOverflow(fullFileSystemBytes)
+        return free.overflow || (!overflow && free.partialValue >= needed)
+    }
+
+    /// The size of the file at `path` in bytes, or nil when it cannot be read.
+    package static func fileSize(_ path: String) -> UInt64? {
         var info = stat()
         guard unsafe stat(path, &info) == 0 else { return nil }
         return UInt64(clamping: info.st_size)
