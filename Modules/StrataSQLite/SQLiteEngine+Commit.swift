@@ -34,8 +34,8 @@ extension SQLiteEngine {
 
     /// Writes `changes` into the write transaction open on `connection`, with every check of a
     /// commit, and appends their ``ChangeSet/history`` when set and the change set writes data
-    /// (``ChangeSet/historyToAppend``, after every check passed); the caller commits, or rolls
-    /// back when this throws.
+    /// (``ChangeSet/historyToAppend``, after every check passed) and moves its history cursors
+    /// (`SQLiteEngine+Cursors.swift`); the caller commits, or rolls back when this throws.
     /// - Throws: `.conflict` listing every version conflict; else the first unique clash
     ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; the
     ///   history's errors (``appendHistory(_:into:)``); SQLite's errors.
@@ -44,7 +44,10 @@ extension SQLiteEngine {
     ) throws(StrataError) {
         var writer = CommitWriter(engine: layouts, connection: connection)
         try writer.apply(changes)
-        if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
+        let cursorConflicts = try moveHistoryCursors(of: changes, store: layouts.storeIdentifier, in: connection)
+        if !writer.conflicts.isEmpty || !cursorConflicts.isEmpty {
+            throw StrataError.conflict(writer.conflicts + cursorConflicts)
+        }
         if let violation = writer.violation { throw violation }
         if let history = changes.historyToAppend { try appendHistory(history, into: connection) }
     }

@@ -49,6 +49,7 @@ extension ObjectContext {
         relationDirty = []
         pendingLinks = [:]
         unchangedRequirements = []
+        pendingCursorMoves = []
         changedToMany = [:]
         refusedInserts = []
     }

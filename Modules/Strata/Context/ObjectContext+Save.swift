@@ -28,7 +28,8 @@ extension ObjectContext {
     /// already under way completes.
     ///
     /// Rows passed to ``requireUnchanged(_:)`` are checked in the same commit: if one of them
-    /// changed since this context read it, the save throws `.conflict` and writes nothing.
+    /// changed since this context read it, the save throws `.conflict` and writes nothing. History
+    /// cursors staged with ``moveHistoryCursor(past:)`` move in the same commit, or not at all.
     ///
     /// - Throws: ``StrataStorage/StrataError/validation(_:)``,
     ///   ``StrataStorage/StrataError/constraintViolation(entity:attributes:native:)``,
@@ -45,7 +46,7 @@ extension ObjectContext {
         try refuseChangesToDeletedObjects()
         guard
             !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
-                || !unchangedRequirements.isEmpty
+                || !unchangedRequirements.isEmpty || !pendingCursorMoves.isEmpty
         else { return }
         try applyDeleteRules()
         try validatePendingObjects()
@@ -172,6 +173,7 @@ extension ObjectContext {
             if change.isLink { changes.links.append(link) } else { changes.unlinks.append(link) }
         }
         try appendVerifies(to: &changes, numbers: &numbers)
+        changes.cursorMoves = pendingCursorMoves
         return changes
     }
 

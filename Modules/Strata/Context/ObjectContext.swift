@@ -47,6 +47,8 @@ public final class ObjectContext: @unchecked Sendable {
     var refusedInserts: [StrataError] = []
     /// Saved objects whose rows must still have the version read when the next `save()` commits.
     var unchangedRequirements: [ManagedObject] = []
+    /// History cursors the next `save()` moves in its commit (``moveHistoryCursor(_:from:to:)``).
+    var pendingCursorMoves: [HistoryCursorMove] = []
     /// Where saves record their history; nil for a context that records none (set by the
     /// container that makes the context).
     var changeHub: ChangeHub?
