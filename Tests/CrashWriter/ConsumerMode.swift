@@ -9,7 +9,8 @@
 // (`changes(forCursor:)` and `moveHistoryCursor(past:)`); `--api separate` saves the row, then
 // moves the cursor with `setHistoryCursor`, as consumers had to before: a kill between the two
 // repeats that commit at the next start. With `--until TOKEN` it exits 0 once its cursor reaches
-// TOKEN (at once if it already has).
+// TOKEN (at once if it already has). A staged consumer whose save finds the cursor moved (a
+// cursor conflict) starts its sequence again from the stored cursor, as Docs/Observation.md says.
 
 import CrashModels
 import Foundation
@@ -37,14 +38,25 @@ func runConsumerMode(engine: EngineConfiguration) async -> Never {
                 processed(token)
             }
         } else {
-            for try await delivery in container.changes(forCursor: cursor, entities: [ConsumerSource.self]) {
-                let token = delivery.transaction.token.rawValue
-                try await container.performUnitOfWork { context in
-                    ConsumerProcessed(context: context).sourceToken = token
-                    try context.moveHistoryCursor(past: delivery)
-                    try context.save()
+            while true {
+                do {
+                    for try await delivery in container.changes(forCursor: cursor, entities: [ConsumerSource.self]) {
+                        let token = delivery.transaction.token.rawValue
+                        try await container.performUnitOfWork { context in
+                            ConsumerProcessed(context: context).sourceToken = token
+                            try context.moveHistoryCursor(past: delivery)
+                            try context.save()
+                        }
+                        processed(token)
+                    }
+                } catch StrataError.conflict(let conflicts) where conflicts.contains(where: { $0.historyCursor != nil })
+                {
+                    // The cursor moved under this consumer (a killed predecessor's commit landed after
+                    // this one read it): nothing was written; resume from the stored cursor.
+                    FileHandle.standardError.write(
+                        Data("strata-crash-writer consume: restarting after \(conflicts)\n".utf8))
+                    continue
                 }
-                processed(token)
             }
         }
         exit(0)

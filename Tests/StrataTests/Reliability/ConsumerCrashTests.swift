@@ -47,7 +47,9 @@ struct ConsumerCrashTests {
         var acknowledged = 0
         for _ in 0..<Self.kills {
             let delay = Duration.milliseconds(Int.random(in: 50...400, using: &random))
-            acknowledged += try await Self.runConsumer(kind: kind, location: location, killAfter: delay).count
+            let run = try await Self.runConsumer(kind: kind, location: location, killAfter: delay)
+            #expect(run.status == SIGKILL, "a consumer ended by itself with status \(run.status) before it was killed")
+            acknowledged += run.count
         }
         try await producer.value
         let produced = Self.sourceCommits
