@@ -25,6 +25,7 @@ extension LMDBCommitter {
         }
         total &+= (changes.touches.count &+ changes.deletes.count) &* 64
         total &+= (changes.links.count &+ changes.unlinks.count) &* 2 &* 40
+        total &+= changes.cursorMoves.count &* 300 // a name of up to 256 bytes and its token
         if changes.historyToAppend != nil { total &*= 2 }
         return total > Int.max / 4 ? Int.max / 4 : total &* 2
     }

@@ -34,6 +34,7 @@ struct LMDBCommitter {
         for check in changes.touches { try touch(check) }
         try insertAll(changes.inserts)
         for link in changes.links { try self.link(link) }
+        try moveHistoryCursors(of: changes)
         if !conflicts.isEmpty { throw StrataError.conflict(conflicts) }
         if let violation { throw violation }
     }

@@ -169,6 +169,7 @@ extension PostgresEngine {
                 conflict(row.entity, row.key, expected: row.expectedVersion, stored: version)
             }
         }
+        conflicts += try moveHistoryCursors(of: changes, session: session)
         if !conflicts.isEmpty { throw .conflict(conflicts) }
         // 3. Write.
         do throws(PGFailure) {

@@ -35,7 +35,8 @@ extension SQLiteEngine {
     /// Writes `changes` into the write transaction open on `connection`, with every check of a
     /// commit (result guards first, ``checkResultGuards(_:laidOutBy:on:)``), and appends their
     /// ``ChangeSet/history`` when set and the change set writes data (``ChangeSet/historyToAppend``,
-    /// after every check passed); the caller commits, or rolls back when this throws.
+    /// after every check passed) and moves its history cursors (`SQLiteEngine+Cursors.swift`); the
+    /// caller commits, or rolls back when this throws.
     /// - Throws: `.conflict` listing every version conflict; else the first unique clash
     ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; the
     ///   history's errors (``appendHistory(_:into:)``); SQLite's errors.
@@ -45,7 +46,10 @@ extension SQLiteEngine {
         var writer = CommitWriter(engine: layouts, connection: connection)
         writer.conflicts = try checkResultGuards(changes, laidOutBy: layouts, on: connection)
         try writer.apply(changes)
-        if !writer.conflicts.isEmpty { throw StrataError.conflict(writer.conflicts) }
+        let cursorConflicts = try moveHistoryCursors(of: changes, store: layouts.storeIdentifier, in: connection)
+        if !writer.conflicts.isEmpty || !cursorConflicts.isEmpty {
+            throw StrataError.conflict(writer.conflicts + cursorConflicts)
+        }
         if let violation = writer.violation { throw violation }
         if let history = changes.historyToAppend { try appendHistory(history, into: connection) }
     }

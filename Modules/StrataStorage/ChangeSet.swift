@@ -105,6 +105,8 @@ public struct JoinLink: Sendable, Hashable {
 ///
 /// Engines apply it in this order: result guards and verifies, deletes, unlinks, updates,
 /// touches, inserts, links. Deleting a row also removes every join link that names it.
+/// ``cursorMoves`` are checked and applied in the same transaction; their conflicts are reported
+/// with the rows'.
 public struct ChangeSet: Sendable, Hashable {
     /// New rows (version 1).
     public var inserts: [RowWrite] = []
@@ -154,6 +156,13 @@ public struct ChangeSet: Sendable, Hashable {
     /// appends in the commit's own transaction; nil for none (issue 15, groundwork: the core
     /// does not fill it yet).
     public var history: HistoryRecord?
+    /// Named history cursors to move in the same transaction as the rest (a consumer that writes
+    /// what it made of a commit and moves its cursor past that commit, atomically). Each is a
+    /// compare-and-set (``HistoryCursorMove``): a cursor that does not hold the expected token makes
+    /// the whole commit throw `.conflict` and write nothing. Only engines that keep history
+    /// (``HistoryStore``) are sent moves; they apply them whether or not the change set writes data,
+    /// and a change set of cursor moves alone appends no history.
+    public var cursorMoves: [HistoryCursorMove] = []
 
     /// An empty change set.
     public init() {}
@@ -161,6 +170,6 @@ public struct ChangeSet: Sendable, Hashable {
     /// Whether there is nothing to write and nothing to check.
     public var isEmpty: Bool {
         inserts.isEmpty && updates.isEmpty && touches.isEmpty && deletes.isEmpty && links.isEmpty && unlinks.isEmpty
-            && verifies.isEmpty && resultGuards.isEmpty
+            && verifies.isEmpty && resultGuards.isEmpty && cursorMoves.isEmpty
     }
 }

@@ -114,6 +114,12 @@ public struct HistoryRecord: Sendable, Hashable {
 /// - ``history(after:limit:)`` returns the transactions with a token greater than `after`, in
 ///   token order, at most `limit` of them, from one consistent snapshot.
 /// - Named cursors (``setHistoryCursor(_:to:)``) live in the store, so every process sees them.
+/// - ``StorageEngine/commit(_:)`` applies ``ChangeSet/cursorMoves`` in the commit's own transaction,
+///   after ``ChangeSet/checkCursorMoves()``: each is a compare-and-set on the stored cursor, serialised
+///   with every other commit, cursor move and trim of the store (another process's too); a cursor not
+///   at its expected token is a ``VersionConflict`` with ``VersionConflict/historyCursor`` set, listed
+///   with the row conflicts in one `.conflict`, and nothing at all is written. A change set of cursor
+///   moves alone commits them and appends no history.
 /// - ``deleteHistory(before:force:)`` deletes the transactions before a bound that never passes
 ///   the slowest cursor unless forced, nor the next commit's token (the last token + 1), reading
 ///   the cursors and deleting in one write transaction; tokens are never reused afterwards.

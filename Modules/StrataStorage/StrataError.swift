@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Every failure Strata reports, classified so callers can decide what to do next.
 ///
 /// Engines map their own result codes into these cases; domain layers wrap them in their own
@@ -106,6 +108,11 @@ public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
     public var expectedVersion: Int64
     /// The version now stored, or nil when the row was deleted (or, for inserts, already exists).
     public var storedVersion: Int64?
+    /// The history cursor whose move failed, when the conflict is on a cursor rather than a row
+    /// (``HistoryCursorMove``): ``expectedVersion`` is then the token the consumer read (-1: no
+    /// cursor), ``storedVersion`` the token stored (nil: no cursor), and ``objectID`` names no
+    /// object (entity `strata.historyCursor`, no key). Nil for a row.
+    public var historyCursor: String?
 
     /// Describes one conflicting row.
     public init(objectID: ObjectID, expectedVersion: Int64, storedVersion: Int64?) {
@@ -114,7 +121,33 @@ public struct VersionConflict: Sendable, Hashable, CustomStringConvertible {
         self.storedVersion = storedVersion
     }
 
+    /// Describes a history cursor that is not where the saving consumer read it.
+    ///
+    /// ```swift
+    /// let conflict = VersionConflict(historyCursor: "mailer", in: store, expectedToken: 41, storedToken: 42)
+    /// ```
+    /// - Parameters:
+    ///   - historyCursor: the cursor's name.
+    ///   - store: the store's identifier.
+    ///   - expectedToken: the token the consumer read, nil when it expected no cursor.
+    ///   - storedToken: the token stored, nil when there is no cursor.
+    public init(historyCursor: String, in store: UUID, expectedToken: Int64?, storedToken: Int64?) {
+        self.objectID = ObjectID(storeIdentifier: store, entityName: "strata.historyCursor", kind: .temporary(0))
+        self.expectedVersion = expectedToken ?? -1
+        self.storedVersion = storedToken
+        self.historyCursor = historyCursor
+    }
+
     public var description: String {
+        if let historyCursor {
+            let read = expectedVersion < 0 ? "no cursor" : "token \(expectedVersion)"
+            return
+                """
+                history cursor \(String(reflecting: historyCursor)) (read at \(read), stored \
+                \(storedVersion.map { "token \($0)" } ?? "no cursor"): another consumer of it, or a \
+                setHistoryCursor call, moved it; restart the consumer from the stored cursor)
+                """
+        }
         let stored = storedVersion.map { "version \($0)" } ?? "deleted"
         let read = expectedVersion == 0 ? "not there when read" : "read version \(expectedVersion)"
         return

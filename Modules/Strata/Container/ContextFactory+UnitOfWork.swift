@@ -75,7 +75,9 @@ extension ContextFactory {
     /// `body` runs inside `perform` of a new context on each attempt; it should do all its
     /// reads and writes and end with `save()`. After a retryable error the attempt's context is
     /// discarded (with its unsaved state) and the work is re-run on fresh data after a jittered
-    /// back-off (``RetryPolicy``). Other errors are thrown at once, unchanged.
+    /// back-off (``RetryPolicy``). Other errors are thrown at once, unchanged, and so is a conflict
+    /// on a history cursor moved in the save (``ObjectContext/moveHistoryCursor(past:)``): another
+    /// consumer moved it, and re-running the same delivery cannot succeed.
     ///
     /// ```swift
     /// try await container.performUnitOfWork { context in
@@ -120,10 +122,14 @@ extension ContextFactory {
 }
 
 extension StrataError {
-    /// Whether re-running the unit of work in a fresh context may succeed: `.conflict` and `.busy`.
+    /// Whether re-running the unit of work in a fresh context may succeed: `.conflict` and `.busy`,
+    /// except a conflict on a history cursor (``StrataStorage/VersionConflict/historyCursor``): the
+    /// cursor moved away from where the consumer read it, and re-running the same delivery cannot
+    /// change that.
     var isRetryable: Bool {
         switch self {
-        case .conflict, .busy: true
+        case .conflict(let conflicts): !conflicts.contains { $0.historyCursor != nil }
+        case .busy: true
         default: false
         }
     }

@@ -51,6 +51,7 @@ extension ObjectContext {
         pendingLinks = [:]
         unchangedRequirements = []
         resultGuards = []
+        pendingCursorMoves = []
         changedToMany = [:]
         refusedInserts = []
     }

@@ -30,7 +30,8 @@ extension ObjectContext {
     /// Rows passed to ``requireUnchanged(_:)`` are checked in the same commit: if one of them
     /// changed since this context read it, the save throws `.conflict` and writes nothing. So are
     /// fetch results guarded with ``requireUnchangedResults(of:)``: a row that appeared in,
-    /// vanished from or changed in a guarded result set is a conflict too.
+    /// vanished from or changed in a guarded result set is a conflict too. History cursors staged
+    /// with ``moveHistoryCursor(past:)`` move in the same commit, or not at all.
     ///
     /// - Throws: ``StrataStorage/StrataError/validation(_:)``,
     ///   ``StrataStorage/StrataError/constraintViolation(entity:attributes:native:)``,
@@ -47,7 +48,7 @@ extension ObjectContext {
         try refuseChangesToDeletedObjects()
         guard
             !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
-                || !unchangedRequirements.isEmpty || !resultGuards.isEmpty
+                || !unchangedRequirements.isEmpty || !resultGuards.isEmpty || !pendingCursorMoves.isEmpty
         else { return }
         try applyDeleteRules()
         try validatePendingObjects()
@@ -175,6 +176,7 @@ extension ObjectContext {
         }
         try appendVerifies(to: &changes, numbers: &numbers)
         changes.resultGuards = resultGuards
+        changes.cursorMoves = pendingCursorMoves
         return changes
     }
 

@@ -49,6 +49,8 @@ public final class ObjectContext: @unchecked Sendable {
     var unchangedRequirements: [ManagedObject] = []
     /// Fetch results that must be unchanged when the next `save()` commits (``requireUnchangedResults(of:)``).
     var resultGuards: [ResultSetGuard] = []
+    /// History cursors the next `save()` moves in its commit (``moveHistoryCursor(_:from:to:)``).
+    var pendingCursorMoves: [HistoryCursorMove] = []
     /// Where saves record their history; nil for a context that records none (set by the
     /// container that makes the context).
     var changeHub: ChangeHub?

@@ -180,6 +180,31 @@ enum HistoryGap {
         return stored
     }
 
+    /// The transactions after `token` that `keep` maps to a value, oldest first, at most `limit` of
+    /// them (nil: all), counted after `keep`: the store is read in batches of
+    /// ``PersistentContainer/historyPageBatchSize``, each checked for a trim like ``read(_:after:limit:)``,
+    /// until the page is full or a batch comes back short (the end of the history).
+    /// - Throws: as ``read(_:after:limit:)``.
+    static func readFiltered<T>(
+        _ engine: any HistoryStore, after token: Int64, limit: Int?, keep: (HistoryTransaction) -> T?
+    ) throws -> [T] {
+        try refuseNegative(token, in: "history(after:)")
+        var kept: [T] = []
+        var position = token
+        let batchSize = PersistentContainer.historyPageBatchSize
+        while limit.map({ kept.count < $0 }) ?? true {
+            let stored = try read(engine, after: position, limit: batchSize)
+            for transaction in stored {
+                guard let value = keep(transaction) else { continue }
+                kept.append(value)
+                if let limit, kept.count == limit { break }
+            }
+            guard stored.count == batchSize, let last = stored.last else { break }
+            position = last.token
+        }
+        return kept
+    }
+
     /// Refuses a negative token: tokens start at 0 (``HistoryToken/beginning``), so a negative one
     /// never came from a store (read as the beginning, it would hide a trim).
     static func refuseNegative(_ token: Int64, in api: String) throws(StrataError) {

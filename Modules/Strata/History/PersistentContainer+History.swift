@@ -28,8 +28,10 @@ extension PersistentContainer {
     ///   - entities: keep only the changes to these entities, and only transactions with one
     ///     (all when empty).
     ///   - authors: keep only transactions by these authors (all when nil).
-    ///   - limit: read at most this many transactions from the store before filtering (nil: all).
-    ///     With filters, fewer may be returned.
+    ///   - limit: return at most this many transactions, counted after the filters (nil: all). The
+    ///     store is read in batches of 256 transactions until the page is full or the history ends,
+    ///     so an empty page means nothing after `token` matches, and
+    ///     `page.last?.token ?? token` is where the next page starts.
     /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for a negative limit or `token`, a `token` past
     ///   the store's last commit (it never came from this store), an entity not in the schema, an
     ///   engine without history or a closed container;
@@ -43,9 +45,17 @@ extension PersistentContainer {
         let hub = try historyHub()
         let filter = try HistoryFilter(entities: entities, authors: authors, schema: schema)
         if let limit, limit < 0 { throw StrataError.misuse("history(after:limit:) needs a limit of 0 or more") }
-        let stored = try await Offload.run { try HistoryGap.read(hub.engine, after: token.rawValue, limit: limit) }
-        return stored.compactMap { filter.apply(to: $0, store: storeIdentifier) }
+        let store = storeIdentifier
+        return try await Offload.run {
+            try HistoryGap.readFiltered(hub.engine, after: token.rawValue, limit: limit) {
+                filter.apply(to: $0, store: store)
+            }
+        }
     }
+
+    /// How many history transactions ``history(after:entities:authors:limit:)`` reads from the
+    /// store at a time while it fills a page: the memory a filtered page costs beyond its result.
+    static let historyPageBatchSize = 256
 
     /// Deletes the history before `token`, keeping every transaction a registered cursor has not
     /// yet processed unless `force` is set. Returns the token the history now starts at: the

@@ -11,6 +11,7 @@ enum HistoryChecks {
     static let all: [ConformanceCheck] =
         HistoryAtomicityChecks.all + HistoryContentChecks.all + HistoryDeliveryChecks.all + HistoryTrimmingChecks.all
         + HistoryTombstoneChecks.all + HistoryQueryChecks.all + HistoryMergeChecks.all + HistoryProcessChecks.all
+        + HistoryPagingChecks.all + HistoryCursorSaveChecks.all
 }
 
 extension ConformanceHarness {
