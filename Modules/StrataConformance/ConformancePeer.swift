@@ -125,12 +125,23 @@ extension StrataConformance {
             guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
             return arguments[index + 1]
         }
+        if arguments.contains("migrate"), let store = value("--store") {
+            do {
+                try MigrationProcessChecks.peerMigrates(engine: engine(URL(fileURLWithPath: store)))
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("conformance peer: \(error)\n".utf8))
+                return 1
+            }
+        }
         guard arguments.contains("commit"), let store = value("--store"),
             let count = value("--count").flatMap(Int.init),
             let author = value("--author"), let prefix = value("--prefix")
         else {
             FileHandle.standardError.write(
-                Data("usage: … commit --store PATH --count N --author NAME --prefix TEXT\n".utf8))
+                Data(
+                    ("usage: … commit --store PATH --count N --author NAME --prefix TEXT\n"
+                        + "   or: … migrate --store PATH\n").utf8))
             return 2
         }
         do {
