@@ -39,6 +39,9 @@ enum PGTransactionState {
     let conn: OpaquePointer
     /// Set when the connection was abandoned (a deadline passed mid-statement): never reused.
     private(set) var abandoned = false
+    /// The server's last notices on this connection, which libpq would print to standard error
+    /// (PGConnection+Notices.swift).
+    let notices = PGNotices()
     /// Statements prepared on this connection: SQL text → statement name. Statements with
     /// parameters are prepared at their first run (one extra round trip) and then executed by name.
     private var prepared: [String: String] = [:]
@@ -63,6 +66,7 @@ enum PGTransactionState {
                 message: message.trimmingCharacters(in: .whitespacesAndNewlines), connectionBroken: true)
         }
         unsafe conn = connection
+        receiveNotices()
     }
 
     deinit { unsafe PQfinish(conn) }
@@ -272,7 +276,8 @@ enum PGTransactionState {
     private func connectionFailure() -> PGFailure {
         let raw = unsafe String(cString: PQerrorMessage(conn))
         let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        let text = message.isEmpty ? "the connection to the server failed" : message
+        var text = message.isEmpty ? "the connection to the server failed" : message
+        if let notice = notices.last.last(where: PGNotices.endsConnection) { text += " (the server said: \(notice))" }
         return PGFailure(message: text, connectionBroken: isBroken)
     }
 }

@@ -10,7 +10,8 @@
 // With `--seed N` the transfers (accounts and amounts) are the same on every run with that seed.
 //
 // `--mode migrate|open-old` runs a migration mode instead (MigrationModes.swift); `--mode bank`
-// moves money through the ledger's TransactionService (BankMode.swift).
+// moves money through the ledger's TransactionService (BankMode.swift); `--mode restart-open`
+// opens a store while the test restarts its server (RestartMode.swift).
 
 import CrashModels
 import Foundation
@@ -46,6 +47,7 @@ let engine: EngineConfiguration =
     default: .sqlite(at: url)
     }
 if argument("--mode") == "bank" { await runBankMode(engine: engine) }
+if argument("--mode") == "restart-open" { await runRestartOpenMode(store: url) }
 if let mode = argument("--mode") { await runMigrationMode(mode, engine: engine) }
 let seedArgument = argument("--seed")
 guard seedArgument == nil || UInt64(seedArgument!) != nil else {
