@@ -127,6 +127,23 @@ struct PostgresBadInputTests {
         #expect(outcome.took >= Self.connectTimeout - .milliseconds(100), "it gave up before the connect timeout")
     }
 
+    @Test(
+        "a schema name PostgreSQL cannot take is misuse giving its own reason",
+        arguments: [
+            ("", "it is empty"), (String(repeating: "s", count: 64), "it is 64 bytes long"),
+            ("a\u{0}b", "contains a NUL character"), ("pg_store", "starting with pg_ are reserved"),
+            ("information_schema", "information_schema is PostgreSQL's own schema"),
+        ])
+    func refusedSchemaName(schema: String, reason: String) async throws {
+        let url = try #require(TestPostgres.url)
+        let outcome = await Self.open(url: url, schema: schema)
+        Self.expectTyped(outcome, "schema \(String(reflecting: schema))") {
+            if case .misuse = $0 { true } else { false }
+        }
+        #expect(outcome.error?.description.contains(reason) == true, "\(String(describing: outcome.error))")
+        #expect(outcome.error?.description.contains("Choose another name") == true)
+    }
+
     @Test("a missing database is notAStore")
     func missingDatabase() async throws {
         let port = try Self.serverPort()
