@@ -129,6 +129,15 @@ extension StrataConformance {
             guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
             return arguments[index + 1]
         }
+        if arguments.contains("migrate"), let store = value("--store") {
+            do {
+                try MigrationProcessChecks.peerMigrates(engine: engine(URL(fileURLWithPath: store)))
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("conformance peer: \(error)\n".utf8))
+                return 1
+            }
+        }
         if arguments.contains("guard-race") {
             guard let store = value("--store"), let orgs = value("--orgs").flatMap(Int.init),
                 let guarded = value("--guarded").flatMap(Bool.init), let ready = value("--ready"),
@@ -171,7 +180,9 @@ extension StrataConformance {
             let author = value("--author"), let prefix = value("--prefix")
         else {
             FileHandle.standardError.write(
-                Data("usage: … commit --store PATH --count N --author NAME --prefix TEXT\n".utf8))
+                Data(
+                    ("usage: … commit --store PATH --count N --author NAME --prefix TEXT\n"
+                        + "   or: … migrate --store PATH\n").utf8))
             return 2
         }
         do {

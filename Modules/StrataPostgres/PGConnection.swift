@@ -40,6 +40,9 @@ enum PGTransactionState {
     let conn: OpaquePointer
     /// Set when the connection was abandoned (a deadline passed mid-statement): never reused.
     private(set) var abandoned = false
+    /// The server's last notices on this connection, which libpq would print to standard error
+    /// (PGConnection+Notices.swift).
+    let notices = PGNotices()
     /// Statements prepared on this connection: SQL text → statement name. Statements with
     /// parameters are prepared at their first run (one extra round trip) and then executed by name.
     private var prepared: [String: String] = [:]
@@ -73,6 +76,7 @@ enum PGTransactionState {
         }
         unsafe conn = connection
         backendPID = Int(unsafe PQbackendPID(connection))
+        receiveNotices()
     }
 
     deinit { unsafe PQfinish(conn) }
@@ -142,28 +146,14 @@ enum PGTransactionState {
                 name = fresh
             }
         }
-        var storage: [UInt8] = []
-        var offsets: [Int?] = []
-        var lengths: [Int32] = []
-        for parameter in parameters {
-            if let bytes = parameter.encoded() {
-                offsets.append(storage.count)
-                lengths.append(Int32(bytes.count))
-                storage.append(contentsOf: bytes)
-            } else {
-                offsets.append(nil)
-                lengths.append(0)
-            }
-        }
-        storage.append(0) // never empty, so the base address is never nil
+        // Each parameter's own bytes are handed to libpq in place (not copied into one buffer
+        // first: a 300 MB value is not held twice).
+        let encoded = parameters.map { $0.encoded() }
+        let lengths = encoded.map { Int32($0?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: max(parameters.count, 1))
         let count = Int32(parameters.count)
         let resultFormat: Int32 = binaryResults ? 1 : 0
-        let sent: Int32 = unsafe storage.withUnsafeBufferPointer { storage in
-            let base = unsafe UnsafeRawPointer(storage.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = unsafe offsets.map { offset in
-                unsafe offset.map { unsafe base + $0 }
-            }
+        let sent: Int32 = unsafe Self.withValuePointers(encoded) { values in
             return unsafe values.withUnsafeBufferPointer { values in
                 unsafe lengths.withUnsafeBufferPointer { lengths in
                     unsafe formats.withUnsafeBufferPointer { formats in
@@ -190,6 +180,27 @@ enum PGTransactionState {
             if error.sqlState == "26000" { prepared.removeAll() }
             throw error
         }
+    }
+
+    /// Calls `body` with a pointer to each value's bytes (nil for NULL), valid for the call.
+    private static func withValuePointers<T>(
+        _ values: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> T
+    ) -> T {
+        var pointers: [UnsafePointer<CChar>?] = unsafe []
+        unsafe pointers.reserveCapacity(values.count)
+        let empty: [UInt8] = [0] // an empty value still needs a pointer (nil means NULL)
+        func nest(_ index: Int) -> T {
+            guard index < values.count else { return unsafe body(pointers) }
+            guard let value = values[index] else {
+                unsafe pointers.append(nil)
+                return nest(index + 1)
+            }
+            return unsafe (value.isEmpty ? empty : value).withUnsafeBufferPointer { buffer in
+                unsafe pointers.append(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self))
+                return nest(index + 1)
+            }
+        }
+        return nest(0)
     }
 
     /// Runs parameterless SQL through the simple protocol, which accepts several statements in one
@@ -285,7 +296,8 @@ enum PGTransactionState {
     private func connectionFailure() -> PGFailure {
         let raw = unsafe String(cString: PQerrorMessage(conn))
         let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        let text = message.isEmpty ? "the connection to the server failed" : message
+        var text = message.isEmpty ? "the connection to the server failed" : message
+        if let notice = notices.last.last(where: PGNotices.endsConnection) { text += " (the server said: \(notice))" }
         return PGFailure(message: text, connectionBroken: isBroken)
     }
 }

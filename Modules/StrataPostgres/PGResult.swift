@@ -67,11 +67,23 @@ import Foundation
         return unsafe Array(UnsafeRawBufferPointer(start: pointer, count: length))
     }
 
+    /// The raw bytes of a value as `Data`, copied once; nil for NULL.
+    func data(_ row: Int, _ column: Int) -> Data? {
+        guard !isNull(row, column), let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else {
+            return nil
+        }
+        let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
+        return unsafe Data(bytes: pointer, count: length)
+    }
+
     /// A value's bytes as UTF-8 text, unescaped (``PostgresTextEscape``); nil for NULL or bytes that
-    /// are not UTF-8.
+    /// are not UTF-8. A text without escapes is made straight from the result's buffer.
     func text(_ row: Int, _ column: Int) -> String? {
-        guard let bytes = bytes(row, column) else { return nil }
-        return PostgresTextEscape.decode(bytes)
+        guard !isNull(row, column), let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else {
+            return nil
+        }
+        let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
+        return unsafe PostgresTextEscape.decode(UnsafeRawBufferPointer(start: pointer, count: length))
     }
 
     /// The error of a failed result, nil for a successful one.

@@ -66,19 +66,26 @@ struct PostgresConnectionSettings: Sendable {
         return max(1, parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000)
     }
 
-    /// Refuses schema names PostgreSQL would truncate or that belong to the system.
+    /// Refuses schema names PostgreSQL would truncate, cannot hold, or keeps for itself, saying which.
     static func validateSchemaName(_ schema: String, location: String) throws(StrataError) {
         let bytes = schema.utf8.count
-        guard bytes >= 1, bytes <= 63, !schema.hasPrefix("pg_"), schema != "information_schema",
-            !schema.utf8.contains(0)
-        else {
-            throw .misuse(
-                """
-                \(String(reflecting: schema)) cannot be a store's schema: use 1 to 63 bytes, not starting with pg_ \
-                (store \(location))
-                """
-            )
+        let reason: String
+        if bytes == 0 {
+            reason = "it is empty; use 1 to 63 bytes"
+        } else if bytes > 63 {
+            reason = "it is \(bytes) bytes long, and PostgreSQL keeps only the first 63 bytes of a name; use 1 to 63"
+        } else if schema.utf8.contains(0) {
+            reason = "it contains a NUL character, which a PostgreSQL name cannot hold"
+        } else if schema.hasPrefix("pg_") {
+            reason = "names starting with pg_ are reserved for PostgreSQL's system schemas"
+        } else if schema == "information_schema" {
+            reason = "information_schema is PostgreSQL's own schema of catalog views (the SQL standard's)"
+        } else {
+            return
         }
+        throw .misuse(
+            "\(String(reflecting: schema)) cannot be a store's schema: \(reason). Choose another name "
+                + "(store \(location))")
     }
 
     /// The URL without its password, with the schema: a valid Foundation URL.

@@ -282,7 +282,9 @@ extension PostgresEngine {
                         columns[column].append(Self.parameter(row.values[column], storageClass: storageClass))
                     }
                 }
-                let result = try session.runRaw(table.insertBatch, [keys.parameter()] + columns.map { $0.parameter() })
+                var parameters = [keys.finish()]
+                for column in columns.indices { parameters.append(columns[column].finish()) }
+                let result = try session.runRaw(table.insertBatch, parameters)
                 if result.affectedRows != batch.count {
                     // A key inserted by a concurrent commit after the keys were looked up (or
                     // twice in this change set): the conflict is read after the rollback.

@@ -1,7 +1,7 @@
 import StrataStorage
 import Synchronization
 
-/// Keys (design notes §8): blocks of at least 256 reserved by one autocommit `UPDATE … RETURNING`
+/// Keys (design notes §8): blocks of at least 256 reserved by one `UPDATE … RETURNING`
 /// of the entity's counter row in `strata_key_counters`, handed out in process.
 extension PostgresEngine {
     static let keyBlockSize: Int64 = 256
@@ -15,8 +15,9 @@ extension PostgresEngine {
         let wanted = Int64(count)
         if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }
         let size = max(wanted, Self.keyBlockSize)
-        let block = try withSession { (session) throws(StrataError) -> Range<Int64> in
-            // A store another process migrated may have renamed or dropped this entity's counter.
+        let block = try withTransaction { (session) throws(StrataError) -> Range<Int64> in
+            // A store another process migrated may have renamed or dropped this entity's counter;
+            // the check holds off a migration until the counter is moved.
             try checkSchemaVersion(session)
             return try reserveKeys(session, table: table, count: size)
         }

@@ -113,7 +113,16 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
+    ///
+    /// Waits first for an open in progress: an open (a migration's included) holds the store's
+    /// open lock exclusively until it commits, and this takes it shared. Inside a transaction the
+    /// lock is kept until the transaction ends, so no migration starts before the write commits,
+    /// and a write never reads the old version, then writes into tables a migration changed
+    /// meanwhile (a NOT NULL violation, or a row the migration never converted).
     func checkSchemaVersion(_ session: PostgresSession) throws(StrataError) {
+        try session.run(
+            "SELECT pg_advisory_xact_lock_shared($1::int4, hashtext($2))",
+            [.int8(Self.openLockClass), .rawText(pool.settings.schema)])
         try checkSchemaVersion(try session.run(names.selectMetadataValue, [.rawText("schema_version")]))
     }
 

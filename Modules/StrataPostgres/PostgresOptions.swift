@@ -17,9 +17,12 @@ public struct PostgresOptions: Sendable, Hashable {
     /// the last connection is kept for commits, so with 2 only one read runs at a time.
     /// Opening refuses fewer than 2 with `StrataError.misuse`. Default: 8.
     public var poolSize: Int
-    /// How long opening one connection may take before it fails with `StrataError.io`. libpq
-    /// counts whole seconds and waits at least 2 seconds; shorter values are rounded up to 2.
-    /// Default: 5 seconds.
+    /// How long opening one connection may take before it fails with `StrataError.io`
+    /// (`StrataError.busy` for a store already open). A server that is starting up, shutting
+    /// down or cannot be reached (a restart) is tried again, with a short backoff, until this
+    /// has passed since the first try, so an open during a restart waits for the server. libpq
+    /// counts whole seconds and waits at least 2 seconds for one try; shorter values are rounded
+    /// up to 2. Default: 5 seconds.
     public var connectTimeout: Duration
     /// How long one statement may run on the server (`statement_timeout`) before it is
     /// cancelled with `StrataError.busy`. Counted in whole milliseconds; longer than about
@@ -64,7 +67,8 @@ public struct PostgresOptions: Sendable, Hashable {
     /// - Parameters:
     ///   - poolSize: the most connections held open at once (default 8; at least 2, or opening
     ///     throws `StrataError.misuse`).
-    ///   - connectTimeout: the longest wait for one new connection (default 5 s, at least 2 s).
+    ///   - connectTimeout: the longest wait for one new connection, tries again while the server
+    ///     restarts included (default 5 s, at least 2 s).
     ///   - statementTimeout: the longest run of one statement (default 30 s).
     ///   - lockTimeout: the longest wait of a commit for a lock (default 5 s).
     ///   - checkoutTimeout: the longest wait for a pooled connection (default 5 s).

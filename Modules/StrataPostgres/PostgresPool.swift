@@ -32,7 +32,8 @@ final class PostgresPool: @unchecked Sendable {
 
     /// A connection for one lease; a new one when none is idle.
     /// - Throws: `.busy` when none frees up within `checkoutTimeout`, `.misuse` after ``close()``,
-    ///   a connect failure's error.
+    ///   a connect failure's error (after retrying up to `connectTimeout` while the server is
+    ///   restarting: ``connect()``).
     func checkOut(_ kind: LeaseKind, phase: PostgresError.Phase = .ordinary) throws(StrataError) -> PGConnection {
         let deadline = Date().addingTimeInterval(Self.seconds(options.checkoutTimeout))
         condition.lock()
@@ -61,13 +62,14 @@ final class PostgresPool: @unchecked Sendable {
         condition.unlock()
         if let reused { return reused }
         do {
-            return try PGConnection(keywords: settings.keywords)
+            return try connect()
         } catch {
             release(kind)
-            throw PostgresError.error(
+            let typed = PostgresError.error(
                 error, sql: nil, phase: phase == .opening ? .opening : .reconnecting, store: settings.location,
                 options: options, redacting: settings.secret
             )
+            throw Self.serverUnavailable(error) ? afterRetrying(typed) : typed
         }
     }
 

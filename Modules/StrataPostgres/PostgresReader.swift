@@ -259,8 +259,8 @@ struct PostgresRowDecoder {
                     guard let v = result.text(index, column2) else { throw Self.bad(store, table, column, key) }
                     value = .text(v)
                 case .blob:
-                    guard let v = result.bytes(index, column2) else { throw Self.bad(store, table, column, key) }
-                    value = .blob(Data(v))
+                    guard let v = result.data(index, column2) else { throw Self.bad(store, table, column, key) }
+                    value = .blob(v)
                 }
                 values.append(value)
             }

@@ -13,21 +13,45 @@ enum PostgresTextEscape {
     /// The stored bytes of `text`.
     static func encode(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
+        encode(text, appendingTo: &bytes)
+        return bytes
+    }
+
+    /// Appends the stored bytes of `text` to `bytes`, without an intermediate copy (a large text
+    /// is written once, straight into the buffer sent to the server).
+    static func encode(_ text: String, appendingTo bytes: inout [UInt8]) {
+        let utf8 = text.utf8
+        // Room for the whole text at once (doubling, so many small texts stay linear).
+        let needed = bytes.count + utf8.count
+        if needed > bytes.capacity { bytes.reserveCapacity(max(needed, bytes.capacity * 2)) }
+        if !utf8.contains(where: { $0 <= 0x01 }) {
+            bytes.append(contentsOf: utf8)
+            return
+        }
+        for byte in utf8 {
             switch byte {
             case 0x00: bytes += [0x01, 0x01]
             case 0x01: bytes += [0x01, 0x02]
             default: bytes.append(byte)
             }
         }
-        return bytes
     }
 
     /// The text of stored bytes; nil when they are not UTF-8. A `0x01` followed by another byte
     /// (written by hand) stays a literal U+0001.
     static func decode(_ bytes: [UInt8]) -> String? {
         guard bytes.contains(0x01) else { return String(validating: bytes, as: UTF8.self) }
+        return decodeEscaped(bytes)
+    }
+
+    /// ``decode(_:)`` of bytes in any collection (a result's buffer): a text without escapes is
+    /// made straight from them, with no intermediate copy.
+    static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String? {
+        guard bytes.contains(0x01) else { return String(validating: bytes, as: UTF8.self) }
+        return decodeEscaped(Array(bytes))
+    }
+
+    private static func decodeEscaped(_ bytes: [UInt8]) -> String? {
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var index = 0

@@ -122,14 +122,21 @@ extension ObjectID: Codable {
     }
 
     /// Decodes from a URI string.
-    /// - Throws: `DecodingError.dataCorrupted` wrapping the ``StrataError/invalidURI(_:reason:)``.
+    ///
+    /// ```swift
+    /// let id = try JSONDecoder().decode(ObjectID.self, from: Data(#""strata://…/Account/p42""#.utf8))
+    /// ```
+    /// - Throws: `DecodingError.dataCorrupted` whose context's `underlyingError` is the
+    ///   ``StrataError/invalidURI(_:reason:)`` (its description is the context's `debugDescription`).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
         do {
             try self.init(uriString: string)
         } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: container.codingPath, debugDescription: error.description, underlyingError: error))
         }
     }
 }

@@ -1,4 +1,4 @@
-// The native layer under a `StrataError`: reading it, and comparing errors without it.
+// The native layer under a `StrataError`: reading it, and stripping it.
 extension StrataError {
     /// The engine's own error under this one: its name, native code, message, and the SQL or the
     /// operation; nil when Strata found the problem itself (validation, misuse of the API, a
@@ -29,14 +29,15 @@ extension StrataError {
     }
 
     /// The same error without its native cause (on every level, for `.retriesExhausted`): the
-    /// engine-neutral classification alone, equal for the same situation on every engine.
+    /// engine-neutral classification alone, described without the engine's report.
     ///
     /// ```swift
-    /// } catch let error as StrataError
-    ///     where error.withoutNative == .constraintViolation(entity: "Account", attributes: ["name"]) {
-    ///     // Another account has this name, whichever engine said so.
+    /// } catch let error as StrataError {
+    ///     showToUser(error.withoutNative.description)  // no SQL or native message
     /// }
     /// ```
+    ///
+    /// Comparing does not need it: ``==(_:_:)`` already ignores the native cause.
     public var withoutNative: StrataError {
         switch self {
         case .constraintViolation(let entity, let attributes, _):

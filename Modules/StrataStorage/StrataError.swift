@@ -21,7 +21,9 @@ public import Foundation
 /// Cases an engine failure produces carry the engine's ``NativeError`` (its name, native code,
 /// message, and the SQL or operation) as their `native:` payload, nil when Strata itself found
 /// the problem; ``native`` reads it whatever the case. Match on the case, not on the native code:
-/// the case is the same on every engine.
+/// the case is the same on every engine. Equality and hashing ignore the `native:` cause, so
+/// `error == .constraintViolation(entity: "Account", attributes: ["name"])` holds for a clash
+/// reported by any engine (see ``==(_:_:)``).
 public enum StrataError: Error, Sendable, Hashable {
     /// Rows changed since this context read them; nothing was written.
     case conflict([VersionConflict])

@@ -11,7 +11,8 @@
 //
 // `--mode migrate|open-old` runs a migration mode instead (MigrationModes.swift); `--mode bank`
 // moves money through the ledger's TransactionService (BankMode.swift); `--mode consume` consumes
-// the history after a cursor (ConsumerMode.swift).
+// the history after a cursor (ConsumerMode.swift); `--mode restart-open` opens a store while the
+// test restarts its server (RestartMode.swift).
 
 import CrashModels
 import Foundation
@@ -58,6 +59,7 @@ let engine: EngineConfiguration =
     }
 if argument("--mode") == "bank" { await runBankMode(engine: engine) }
 if argument("--mode") == "consume" { await runConsumerMode(engine: engine) }
+if argument("--mode") == "restart-open" { await runRestartOpenMode(store: url) }
 if let mode = argument("--mode") { await runMigrationMode(mode, engine: engine) }
 let seedArgument = argument("--seed")
 guard seedArgument == nil || UInt64(seedArgument!) != nil else {

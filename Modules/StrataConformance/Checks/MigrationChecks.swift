@@ -11,6 +11,7 @@ enum MigrationChecks {
     static let all: [ConformanceCheck] =
         MigrationAttributeChecks.all + MigrationEntityChecks.all + MigrationRelationshipChecks.all
         + MigrationStageChecks.all + MigrationRefusalChecks.all + MigrationDriftChecks.all
+        + MigrationProcessChecks.all
 
     /// The notes every `Note` check starts from: (title, rank, body).
     static let notes: [(title: String, rank: Int, body: String?)] = [

@@ -70,6 +70,60 @@ struct NativeCauseTests {
                     count: EngineKind.allCases.count))
     }
 
+    @Test("a real clash equals the case written without a cause", arguments: EngineKind.allCases)
+    func clashEqualsCaseWithoutCause(_ kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        defer { container.close() }
+        #expect(await Self.saveAccount(container, "Cash") == nil)
+        let error = try #require(await Self.saveAccount(container, "Cash"), "a duplicate name was saved")
+        #expect(error.native != nil, "the engine's cause is kept: \(error)")
+        #expect(error == .constraintViolation(entity: "Account", attributes: ["name"]), "\(error)")
+        #expect(error.hashValue == StrataError.constraintViolation(entity: "Account", attributes: ["name"]).hashValue)
+        #expect(error != .constraintViolation(entity: "Account", attributes: ["currency"]))
+        #expect(error != .constraintViolation(entity: "Seat", attributes: ["name"]))
+    }
+
+    @Test("equality and hashing ignore the native cause, and only it")
+    func equalityIgnoresCause() {
+        let locked = NativeError(engine: "sqlite", code: 5, message: "database is locked", sql: "BEGIN IMMEDIATE")
+        let keyExists = NativeError(engine: "lmdb", code: -30799, message: "MDB_KEYEXIST", operation: "mdb_put")
+        let pairs: [(StrataError, StrataError)] = [
+            (
+                .constraintViolation(entity: "Account", attributes: ["name"], native: keyExists),
+                .constraintViolation(entity: "Account", attributes: ["name"])
+            ),
+            (.storeCorrupt("bad page", native: locked), .storeCorrupt("bad page", native: keyExists)),
+            (.notAStore(path: "/s", reason: "garbage", native: locked), .notAStore(path: "/s", reason: "garbage")),
+            (.storeFull("map full", native: locked), .storeFull("map full")),
+            (.busy("locked", native: locked), .busy("locked")),
+            (.io("read", native: locked), .io("read")),
+            (.misuse("closed", native: locked), .misuse("closed")),
+            (.commitOutcomeUnknown("lost", native: locked), .commitOutcomeUnknown("lost")),
+            (
+                .retriesExhausted(attempts: 1, errors: [.busy("locked", native: locked)]),
+                .retriesExhausted(attempts: 1, errors: [.busy("locked")])
+            ),
+        ]
+        for (lhs, rhs) in pairs {
+            #expect(lhs == rhs, "\(lhs) vs \(rhs)")
+            #expect(lhs.hashValue == rhs.hashValue, "\(lhs) vs \(rhs)")
+            #expect(Set([lhs, rhs]).count == 1)
+        }
+        // Another case, another detail or another entity is another error, cause or not.
+        #expect(StrataError.busy("locked", native: locked) != .io("locked", native: locked))
+        #expect(StrataError.busy("locked") != .busy("full"))
+        #expect(
+            StrataError.constraintViolation(entity: "Account", attributes: ["name"])
+                != .constraintViolation(entity: "Seat", attributes: ["name"]))
+        #expect(
+            StrataError.retriesExhausted(attempts: 1, errors: [.busy("a")])
+                != .retriesExhausted(attempts: 2, errors: [.busy("a")]))
+        // An engine failure is its native error: nothing else to tell two apart.
+        #expect(StrataError.engineFailure(locked) != .engineFailure(keyExists))
+        #expect(StrataError.engineFailure(locked) == .engineFailure(locked))
+    }
+
     @Test("native reads the cause; a retried unit of work gives its last attempt's; withoutNative strips all")
     func nativeAndWithoutNative() {
         let first = NativeError(engine: "sqlite", code: 5, message: "database is locked", sql: "BEGIN IMMEDIATE")
