@@ -16,7 +16,7 @@ extension PostgresEngine {
     /// The transaction of ``commit(_:)`` (`SERIALIZABLE` for result guards: `PostgresEngine+Guards.swift`).
     private func commitTransaction(_ changes: ChangeSet) throws(StrataError) {
         try withSession { (session) throws(StrataError) in
-            try session.run(Self.begin(for: changes))
+            try begin(session, Self.begin(for: changes), holdingOpenLock: true)
             do throws(StrataError) {
                 try checkSchemaVersion(session)
                 try write(changes, session: session)

@@ -15,7 +15,8 @@ extension PostgresEngine {
         let wanted = Int64(count)
         if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }
         let size = max(wanted, Self.keyBlockSize)
-        let block = try withTransaction { (session) throws(StrataError) -> Range<Int64> in
+        let block = try withTransaction(holdingOpenLock: true, retrySafe: true) {
+            (session) throws(StrataError) -> Range<Int64> in
             // A store another process migrated may have renamed or dropped this entity's counter;
             // the check holds off a migration until the counter is moved.
             try checkSchemaVersion(session)

@@ -96,10 +96,18 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` in a `READ COMMITTED` transaction on a short lease, committed when it returns.
+    ///
+    /// With `holdingOpenLock`, the transaction holds the store's open lock shared
+    /// (``begin(_:_:holdingOpenLock:)``), for a body that checks the schema version. A lost reply
+    /// to its `COMMIT` is settled (``commitIdentified(_:)``), unless `retrySafe` says that applying
+    /// the transaction twice or not at all is harmless (a key reservation: keys are never reused,
+    /// and gaps are allowed); then it is `.busy`, and a retry is safe.
     @discardableResult
-    func withTransaction<T>(_ body: (PostgresSession) throws(StrataError) -> T) throws(StrataError) -> T {
+    func withTransaction<T>(
+        holdingOpenLock: Bool = false, retrySafe: Bool = false, _ body: (PostgresSession) throws(StrataError) -> T
+    ) throws(StrataError) -> T {
         try withSession { (session) throws(StrataError) -> T in
-            try session.run("BEGIN")
+            try begin(session, holdingOpenLock: holdingOpenLock)
             let value: T
             do throws(StrataError) {
                 value = try body(session)
@@ -107,22 +115,38 @@ final class PostgresEngine: StorageEngine {
                 session.rollbackQuietly()
                 throw error
             }
-            try commitIdentified(session)
+            if retrySafe { try session.runScript("COMMIT") } else { try commitIdentified(session) }
             return value
         }
     }
 
-    /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
+    /// Opens a transaction on `session` with `statement` (`BEGIN`, or one with an isolation
+    /// level); with `holdingOpenLock`, in the same round trip, takes the store's open lock shared.
     ///
-    /// Waits first for an open in progress: an open (a migration's included) holds the store's
-    /// open lock exclusively until it commits, and this takes it shared. Inside a transaction the
-    /// lock is kept until the transaction ends, so no migration starts before the write commits,
-    /// and a write never reads the old version, then writes into tables a migration changed
-    /// meanwhile (a NOT NULL violation, or a row the migration never converted).
+    /// An open (a migration's included) holds that lock exclusively until it commits, so taking
+    /// it shared waits for an open in progress, and keeps a migration from starting until this
+    /// transaction ends. A write that then checks the schema version (``checkSchemaVersion(_:)``,
+    /// in a later statement, whose snapshot is taken after the wait) never reads the old version
+    /// and then writes into tables a migration changed meanwhile (a NOT NULL violation, or a row
+    /// the migration never converted).
+    func begin(
+        _ session: PostgresSession, _ statement: String = "BEGIN", holdingOpenLock: Bool
+    ) throws(StrataError) {
+        guard holdingOpenLock else { return try session.runScript(statement) }
+        try session.runScript(
+            "\(statement); SELECT pg_advisory_xact_lock_shared(\(Self.openLockClass), hashtext(\(schemaLiteral)))")
+    }
+
+    /// The store's schema name as an SQL string literal (`E'…'`, so its meaning does not depend on
+    /// `standard_conforming_strings`).
+    var schemaLiteral: String {
+        let escaped = pool.settings.schema.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
+        return "E'\(escaped)'"
+    }
+
+    /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
+    /// Call it in a transaction begun holding the open lock (``begin(_:_:holdingOpenLock:)``).
     func checkSchemaVersion(_ session: PostgresSession) throws(StrataError) {
-        try session.run(
-            "SELECT pg_advisory_xact_lock_shared($1::int4, hashtext($2))",
-            [.int8(Self.openLockClass), .rawText(pool.settings.schema)])
         try checkSchemaVersion(try session.run(names.selectMetadataValue, [.rawText("schema_version")]))
     }
 

@@ -27,6 +27,17 @@ struct PostgresSession {
         }
     }
 
+    /// Runs parameterless SQL (one or several statements) in one round trip, mapping failures to
+    /// `StrataError`.
+    func runScript(_ sql: String) throws(StrataError) {
+        do {
+            _ = try connection.executeScript(sql, deadline: pool.statementDeadline)
+        } catch {
+            throw PostgresError.error(
+                error, sql: sql, phase: .ordinary, store: store, options: pool.options, redacting: pool.settings.secret)
+        }
+    }
+
     /// Runs one statement, returning libpq's failure untranslated (for callers that read the SQLSTATE).
     @discardableResult
     func runRaw(_ sql: String, _ parameters: [PGParameter] = []) throws(PGFailure) -> PGResult {
