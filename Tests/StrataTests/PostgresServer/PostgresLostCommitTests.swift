@@ -121,7 +121,11 @@ struct PostgresLostCommitTests {
             Self.quick.statementTimeout + .seconds(2) + Self.quick.commitResolutionTimeout
             + Self.quick.connectTimeout
         print("lost commit, server unreachable: returned after \(elapsed) (bound \(bound))")
-        #expect(elapsed < bound + .seconds(2), "returned after \(elapsed); the bound is \(bound)")
+        // Alone it returns within the bound (7.2 s of 8 s here); with the whole suite on two cores,
+        // threads wait for the processor too (11.1 s was seen). What this guards against is a call
+        // held for as long as the server is out of reach: the proxy stays black-holed until after
+        // the call returns, so a call that waited for the server would never return.
+        #expect(elapsed < bound * 2, "returned after \(elapsed); the bound is \(bound)")
         guard case .commitOutcomeUnknown(let message, _)? = error else {
             Issue.record("expected .commitOutcomeUnknown, got \(String(describing: error))")
             return
