@@ -20,7 +20,7 @@ extension StrataError {
         lhs.identity == rhs.identity
     }
 
-    /// Hashes what ``==`` compares: the classification and its details, not the native cause,
+    /// Hashes what ``==(_:_:)`` compares: the classification and its details, not the native cause,
     /// so errors that differ only in their cause hash alike.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(identity)
