@@ -71,7 +71,9 @@ extension PostgresEngine {
                 """
                 \(location): the reply to COMMIT was lost (\(error.message)); the engine checked on a new \
                 connection and the commit was not applied (its session was ended, so it never will be)
-                """, native: PostgresError.native(error, sql: "COMMIT", operation: "committing", redacting: nil))
+                """,
+                native: PostgresError.native(
+                    error, sql: "COMMIT", operation: "committing", redacting: pool.settings.secret))
         }
         pruneCommitsIfDue(session)
     }
