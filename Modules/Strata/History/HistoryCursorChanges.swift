@@ -110,10 +110,9 @@ public struct HistoryCursorChanges: AsyncSequence, Sendable {
         private let container: PersistentContainer
         private let cursor: String
         private let entities: [ManagedObject.Type]
-        private var reader: HistoryFollower?
+        /// The commits after the cursor's stored token, read once the first delivery is asked for.
+        private var commits: HistoryChanges.Iterator?
         private var previous: Int64 = 0
-        private var buffered: [PersistentHistoryTransaction] = []
-        private var next = 0
 
         init(container: PersistentContainer, cursor: String, entities: [ManagedObject.Type]) {
             self.container = container
@@ -124,20 +123,14 @@ public struct HistoryCursorChanges: AsyncSequence, Sendable {
         /// The next commit after the cursor; nil once the task is cancelled.
         /// - Throws: see ``PersistentContainer/changes(forCursor:entities:)``.
         public mutating func next() async throws -> HistoryDelivery? {
-            if reader == nil {
+            if commits == nil {
                 if Task.isCancelled { return nil }
                 previous = try await container.startOfCursor(cursor)
-                reader = HistoryFollower(
+                commits = HistoryChanges.Iterator(
                     container: container, start: HistoryStart(HistoryToken(rawValue: previous), container: container),
                     entities: entities)
             }
-            while next == buffered.count {
-                guard let batch = try await reader?.nextBatch() else { return nil }
-                buffered = batch
-                next = 0
-            }
-            let transaction = buffered[next]
-            next += 1
+            guard let transaction = try await commits?.next() else { return nil }
             defer { previous = transaction.token.rawValue }
             return HistoryDelivery(
                 cursor: cursor, previousToken: HistoryToken(rawValue: previous), transaction: transaction)
