@@ -125,6 +125,17 @@ public protocol StoreReader: AnyObject {
     /// How many rows match `filter` (all rows when nil).
     func count(entity: Int, filter: Filter?) throws -> Int
 
+    /// The aggregates of the rows a plan selects, one ``AggregateRow`` per group, groups in
+    /// ascending order of their values (the semantics of ``AggregateFunction`` and
+    /// ``AggregatePlan``).
+    ///
+    /// Computed where the rows are, without building objects, in memory bounded by the number of
+    /// groups. A default implementation folds ``forEachRow(for:_:)`` through an
+    /// ``AggregateAccumulator``; engines with a query language run it there.
+    /// - Throws: the errors of ``rows(for:)``, and `.validation` for an integer sum past `Int64`
+    ///   (``AggregateAccumulator/sumOverflowMessage``).
+    func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow]
+
     /// How many rows a plan will select, if the engine knows without reading them (a table's
     /// entry count, say); nil otherwise. A fetch uses it only to make room for its results, so
     /// an estimate is fine. A default implementation returns nil.
@@ -161,6 +172,15 @@ extension StoreReader {
 
     /// Unknown: nil.
     public func expectedRowCount(for plan: FetchPlan) -> Int? { nil }
+
+    /// Folds the plan's rows through an ``AggregateAccumulator``, one row at a time.
+    public func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        var accumulator = AggregateAccumulator(plan)
+        try forEachRow(for: FetchPlan(entity: plan.entity, filter: plan.filter, inKeyOrder: false)) { row in
+            try accumulator.add(row.values)
+        }
+        return accumulator.rows()
+    }
 
     /// Reads the links of each key with ``linkedKeys(join:from:key:)``.
     public func forEachLink(

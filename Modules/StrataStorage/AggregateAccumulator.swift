@@ -1,0 +1,131 @@
+import Foundation
+
+/// Folds rows into an ``AggregatePlan``'s groups, one row at a time, in memory bounded by the
+/// number of groups: the reference semantics of ``StoreReader/aggregate(_:)``, and the way an
+/// engine without a query language (or the default implementation) computes it.
+///
+/// ```swift
+/// var accumulator = AggregateAccumulator(plan)
+/// try reader.forEachRow(for: FetchPlan(entity: plan.entity, filter: plan.filter)) { row in
+///     try accumulator.add(row.values)
+/// }
+/// let result = accumulator.rows()
+/// ```
+public struct AggregateAccumulator: Sendable {
+    /// The message of the `.validation` issue an integer sum past `Int64` throws. Its entity and
+    /// property name the plan's entity and column numbers; the core names them.
+    public static let sumOverflowMessage = "the sum is beyond the range of a 64-bit integer"
+
+    private let plan: AggregatePlan
+    private var groups: [[StoredValue]: [Partial]] = [:]
+
+    /// An empty accumulator for `plan`.
+    public init(_ plan: AggregatePlan) {
+        self.plan = plan
+    }
+
+    /// Adds one matching row (its values in column order).
+    /// - Throws: `.validation` when an integer sum passes `Int64` (see ``sumOverflowMessage``).
+    public mutating func add(_ values: some RandomAccessCollection<StoredValue>) throws(StrataError) {
+        let start = values.startIndex
+        let key = plan.groupBy.map { values[values.index(start, offsetBy: $0)] }
+        var partials = groups[key] ?? plan.functions.map { _ in Partial() }
+        for (index, function) in plan.functions.enumerated() {
+            let value = function.column.map { values[values.index(start, offsetBy: $0)] } ?? .null
+            try partials[index].add(value, for: function, entity: plan.entity)
+        }
+        groups[key] = partials
+    }
+
+    /// The groups in ascending order of their values, each with its aggregates; one group over no
+    /// rows when the plan does not group.
+    public func rows() -> [AggregateRow] {
+        var result: [AggregateRow] = []
+        if groups.isEmpty && plan.groupBy.isEmpty {
+            let empty = plan.functions.map { _ in Partial() }
+            return [AggregateRow(group: [], values: zip(plan.functions, empty).map { $1.value(for: $0) })]
+        }
+        result.reserveCapacity(groups.count)
+        for (group, partials) in groups {
+            result.append(AggregateRow(group: group, values: zip(plan.functions, partials).map { $1.value(for: $0) }))
+        }
+        result.sort { Self.groupPrecedes($0.group, $1.group) }
+        return result
+    }
+
+    /// Whether one group's values order before another's: column by column, null first.
+    public static func groupPrecedes(_ lhs: [StoredValue], _ rhs: [StoredValue]) -> Bool {
+        for (left, right) in zip(lhs, rhs) {
+            let order = StoredValue.order(left, right)
+            if order != .orderedSame { return order == .orderedAscending }
+        }
+        return false
+    }
+
+    /// One aggregate's running state.
+    private struct Partial: Sendable {
+        var count: Int64 = 0
+        var integerSum: Int64 = 0
+        var realSum: Double = 0
+        var sawReal = false
+        var extreme: StoredValue = .null
+
+        mutating func add(_ value: StoredValue, for function: AggregateFunction, entity: Int) throws(StrataError) {
+            if case .count = function {
+                count += 1
+                return
+            }
+            if case .null = value { return }
+            count += 1
+            switch function {
+            case .count, .countValues:
+                return
+            case .sum(let column), .average(let column):
+                switch value {
+                case .integer(let number):
+                    let (sum, overflow) = integerSum.addingReportingOverflow(number)
+                    if overflow {
+                        throw .validation([
+                            ValidationIssue(
+                                entity: String(entity), property: String(column), message: Self.overflowMessage)
+                        ])
+                    }
+                    integerSum = sum
+                case .real(let number):
+                    realSum += number
+                    sawReal = true
+                default:
+                    return
+                }
+            case .minimum:
+                if case .null = extreme {
+                    extreme = value
+                } else if StoredValue.order(value, extreme) == .orderedAscending {
+                    extreme = value
+                }
+            case .maximum:
+                if case .null = extreme {
+                    extreme = value
+                } else if StoredValue.order(value, extreme) == .orderedDescending {
+                    extreme = value
+                }
+            }
+        }
+
+        static var overflowMessage: String { AggregateAccumulator.sumOverflowMessage }
+
+        func value(for function: AggregateFunction) -> StoredValue {
+            switch function {
+            case .count, .countValues:
+                return .integer(count)
+            case .sum:
+                return sawReal ? .real(realSum + Double(integerSum)) : .integer(integerSum)
+            case .average:
+                guard count > 0 else { return .null }
+                return .real((sawReal ? realSum + Double(integerSum) : Double(integerSum)) / Double(count))
+            case .minimum, .maximum:
+                return extreme
+            }
+        }
+    }
+}
