@@ -160,6 +160,15 @@ extension StrataConformance {
                 return 1
             }
         }
+        if arguments.contains("batch"), let store = value("--store") {
+            do {
+                try await BatchHistoryChecks.peerBatch(engine: engine(URL(fileURLWithPath: store)))
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("conformance peer: \(error)\n".utf8))
+                return 1
+            }
+        }
         if arguments.contains("guard-count") {
             guard let store = value("--store"), let orgs = value("--orgs").flatMap(Int.init) else {
                 FileHandle.standardError.write(Data("usage: … guard-count --store PATH --orgs N\n".utf8))

@@ -37,6 +37,8 @@ public enum StrataConformance {
         + WriteSkewChecks.all + PredicateGuardChecks.all + MembershipChecks.all + AttributeTypeChecks.all
         + MigrationChecks.all
         + HistoryChecks.all + PrefetchChecks.all
+        + BatchWriteChecks.all + BatchHistoryChecks.all + UpsertChecks.all + AggregateQueryChecks.all
+        + ProjectionChecks.all
 
     /// Runs every check against an engine, one after another.
     /// - Parameters:
