@@ -44,7 +44,7 @@ struct ConformanceTests {
         let required: Set = [
             "CRUD", "Relationships", "Fetch semantics", "Uniqueness and indexes", "Atomicity", "Isolation",
             "Optimistic conflicts", "IDs and URIs", "Persistence", "Concurrency", "Bad store files", "Contexts",
-            "Attribute types", "Migration", "History and observation", "Prefetching and batch faulting",
+            "Attribute types", "Migration", "History and observation", "Prefetching and batch faulting", "Aggregates",
         ]
         #expect(groups == required)
         #expect(Set(StrataConformance.checks.map(\.description)).count == StrataConformance.checks.count)
