@@ -266,6 +266,23 @@ enum AggregateEngineChecks {
         for function in sampleFunctions {
             plans.append(AggregatePlan(entity: sample.number, groupBy: [optionalText], functions: [function]))
         }
+        // Narrow plans: filters on texts and blobs that nothing else reads (an engine that decodes
+        // only the columns a plan uses must still decode the filter's).
+        let narrow: [(Filter, [Int], [AggregateFunction])] = [
+            (.hasPrefix(column: text, prefix: "a"), [flag], [.count, .sum(column: int64)]),
+            (.compare(column: optionalText, .greaterThan, .text("a")), [], [.average(column: double)]),
+            (.contains(column: text, substring: "\u{0}"), [], [.count]),
+            (.isNull(column: optionalText), [int], [.count, .minimum(column: int64)]),
+            (.isNotNull(column: optionalText), [int], [.count, .maximum(column: double)]),
+            (.compare(column: data, .lessThan, .blob(Data([2, 0xFF]))), [], [.sum(column: double)]),
+            (
+                .isIn(column: text, values: [.text("é"), .text("Ω")]), [optionalFlag],
+                [.countValues(column: optionalInt64)]
+            ),
+        ]
+        for (filter, groupBy, functions) in narrow {
+            plans.append(AggregatePlan(entity: sample.number, filter: filter, groupBy: groupBy, functions: functions))
+        }
         plans.append(AggregatePlan(entity: sample.number, groupBy: [optionalText, flag], functions: []))
         plans.append(AggregatePlan(entity: sample.number, functions: []))
 
@@ -300,6 +317,8 @@ enum AggregateEngineChecks {
             AggregatePlan(
                 entity: member.number, filter: .compare(column: isAdmin, .equal, .integer(1)),
                 functions: [.sum(column: org)]),
+            // Two summed integer columns: the error still names the one that overflows.
+            AggregatePlan(entity: member.number, functions: [.sum(column: isAdmin), .average(column: org)]),
         ]
         for plan in throwing {
             guard case .failure(let error) = try engineResult(plan, reader) else {
