@@ -28,7 +28,7 @@ extension LMDBReader {
         try reading { txn in
             try Self.forEachMatch(txn, entity, plan.filter, anyOrder: true, wanted: skipsSome ? wanted : nil) { row in
                 do throws(StrataError) {
-                    try accumulator.add(row.values)
+                    try accumulator.add(row: row.values)
                 } catch {
                     foldError = error
                     return false

@@ -88,3 +88,12 @@ extension StoreReader {
         return accumulator.rows()
     }
 }
+
+extension AggregateAccumulator {
+    /// ``add(_:)`` of a row's values, compiled here: an engine module's call runs the fold
+    /// specialised for `ContiguousArray`, not the generic one (about 15% of an LMDB aggregate).
+    /// - Throws: `.validation` when an integer sum passes `Int64`, as ``add(_:)``.
+    package mutating func add(row values: ContiguousArray<StoredValue>) throws(StrataError) {
+        try add(values)
+    }
+}
