@@ -71,7 +71,7 @@ final class LMDBReader: StoreReader {
     }
 
     /// Runs `body` on the open transaction (inside a read operation for a snapshot).
-    private func reading<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+    func reading<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         do {
             if let environment {
                 guard let txn = snapshot else { throw StrataError.misuse("the reader was closed") }
@@ -84,7 +84,7 @@ final class LMDBReader: StoreReader {
         }
     }
 
-    private func entity(_ number: Int) throws(StrataError) -> LMDBCatalog.Entity {
+    func entity(_ number: Int) throws(StrataError) -> LMDBCatalog.Entity {
         guard catalog.entities.indices.contains(number) else {
             throw .misuse("no entity number \(number) in this store's schema")
         }
@@ -250,17 +250,20 @@ final class LMDBReader: StoreReader {
 
     /// Calls `body` with every row matching `filter` in primary-key order until it returns false.
     /// Reads only `txn`: a commit checks its result guards with it too (``LMDBCommitter``).
-    /// - Parameter anyOrder: the rows may come in any order (``FetchPlan/allowsAnyOrder``).
+    /// - Parameters:
+    ///   - anyOrder: the rows may come in any order (``FetchPlan/allowsAnyOrder``).
+    ///   - wanted: the columns `body` reads, one flag per column (they must include the filter's);
+    ///     texts and blobs of the others read as `.null` (``RowCodec``). Nil for every column.
     static func forEachMatch(
         _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, anyOrder: Bool = false,
-        _ body: (StoredRow) throws -> Bool
+        wanted: ContiguousArray<Bool>? = nil, _ body: (StoredRow) throws -> Bool
     ) throws {
         let plan = LMDBFilterPlanner(entity: entity).plan(filter)
         // An exact index scan finds only matches (a fault's `fk == key`, a batch's `fk IN keys`):
         // nothing to check again. Otherwise prepared once per scan: membership constants are
         // hashed instead of compared one by one.
         guard !plan.isExact, let filter else {
-            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder, body)
+            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder, wanted: wanted, body)
             return
         }
         // A null test (a batch fault's `fk IS NOT NULL` over the whole entity) is one look at
@@ -268,7 +271,7 @@ final class LMDBReader: StoreReader {
         switch filter {
         case .isNull(let column), .isNotNull(let column):
             let wantsNull = if case .isNull = filter { true } else { false }
-            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder) { row in
+            try forEachCandidate(txn, entity, plan, anyOrder: anyOrder, wanted: wanted) { row in
                 if row.values[column].isNull != wantsNull { return true }
                 return try body(row)
             }
@@ -277,7 +280,7 @@ final class LMDBReader: StoreReader {
             break
         }
         let evaluator = FilterEvaluator(filter)
-        try forEachCandidate(txn, entity, plan, anyOrder: anyOrder) { row in
+        try forEachCandidate(txn, entity, plan, anyOrder: anyOrder, wanted: wanted) { row in
             if !evaluator.matches(row.values, key: row.key) { return true }
             return try body(row)
         }
@@ -287,7 +290,7 @@ final class LMDBReader: StoreReader {
     /// index order where that saves sorting) until it returns false.
     private static func forEachCandidate(
         _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ plan: LMDBFilterPlanner.Plan, anyOrder: Bool,
-        _ body: (StoredRow) throws -> Bool
+        wanted: ContiguousArray<Bool>?, _ body: (StoredRow) throws -> Bool
     ) throws {
         // One row for the whole read: its values' storage is reused for every row that the
         // consumer did not keep.
@@ -299,7 +302,7 @@ final class LMDBReader: StoreReader {
             let end = upper == .max ? nil : IndexKeyCodec.primaryKey(upper + 1)
             try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(max(lower, 1)), before: end) { keyBytes, value in
                 let key = try IndexKeyCodec.rowKey(keyBytes, entity: entity.name)
-                try RowCodec.decode(value, key: key, layout: entity.layout, into: &row)
+                try RowCodec.decode(value, key: key, layout: entity.layout, wanted: wanted, into: &row)
                 return try body(row)
             }
         case .indexes(let scans) where scans.count == 1 && (anyOrder || scans[0].isInKeyOrder):
@@ -309,7 +312,7 @@ final class LMDBReader: StoreReader {
             let scan = scans[0]
             try txn.scan(scan.index.dbi, ranges: scan.ranges) { _, value in
                 let key = try Self.indexedKey(value, scan.index)
-                try Self.read(txn, entity, key, into: &row)
+                try Self.read(txn, entity, key, wanted: wanted, into: &row)
                 return try body(row)
             }
         case .indexes(let scans):
@@ -324,7 +327,7 @@ final class LMDBReader: StoreReader {
             var previous: Int64?
             for key in keys where key != previous {
                 previous = key
-                try Self.read(txn, entity, key, into: &row)
+                try Self.read(txn, entity, key, wanted: wanted, into: &row)
                 if try !body(row) { return }
             }
         }
@@ -344,10 +347,11 @@ final class LMDBReader: StoreReader {
     /// - Throws: `.storeCorrupt` when the row does not exist or does not decode.
     @inline(__always)
     private static func read(
-        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ key: Int64, into row: inout StoredRow
+        _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ key: Int64, wanted: ContiguousArray<Bool>?,
+        into row: inout StoredRow
     ) throws {
         let found: Void? = try txn.get(entity.dbi, primaryKey: key) {
-            try RowCodec.decode($0, key: key, layout: entity.layout, into: &row)
+            try RowCodec.decode($0, key: key, layout: entity.layout, wanted: wanted, into: &row)
         }
         guard found != nil else {
             throw StrataError.storeCorrupt("index \(entity.name) points at row \(key), which does not exist")

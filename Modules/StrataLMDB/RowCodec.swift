@@ -101,11 +101,17 @@ enum RowCodec {
     /// Decodes a stored row into `row`, reusing its value array's storage when nothing else
     /// holds it (see the overload below).
     /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off.
+    ///
+    /// With `wanted` (one flag per column), a text or blob column whose flag is false is checked
+    /// (tag, length, storage class; the checksum covers its bytes) but not made into a value: it
+    /// reads as `.null`. A scan that uses a few columns (an aggregate) then makes no text or
+    /// blob it does not use.
     static func decode(
-        _ bytes: RawSpan, key: Int64, layout: EntityLayout, into row: inout StoredRow
+        _ bytes: RawSpan, key: Int64, layout: EntityLayout, wanted: ContiguousArray<Bool>? = nil,
+        into row: inout StoredRow
     ) throws(StrataError) {
         try unsafe bytes.withUnsafeBytes { (raw) throws(StrataError) in
-            try unsafe decode(raw, key: key, layout: layout, into: &row)
+            try unsafe decode(raw, key: key, layout: layout, wanted: wanted, into: &row)
         }
     }
 
@@ -116,11 +122,13 @@ enum RowCodec {
     ///   (`row` is then left with the values decoded so far).
     @unsafe
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout, into row: inout StoredRow
+        _ bytes: UnsafeRawBufferPointer, key: Int64, layout: EntityLayout, wanted: ContiguousArray<Bool>? = nil,
+        into row: inout StoredRow
     ) throws(StrataError) {
         func corrupt(_ why: String) -> StrataError {
             .storeCorrupt("row \(key) of entity \(layout.name) cannot be decoded (\(why))")
         }
+        precondition(wanted.map { $0.count == layout.classes.count } ?? true, "one wanted flag per column")
         let count = bytes.count
         guard count >= 14, let base = bytes.baseAddress else { throw corrupt("\(count) bytes is too short") }
         let body = count &- 4
@@ -137,13 +145,13 @@ enum RowCodec {
         row.key = key
         row.version = version
         unsafe try row.overwriteValues(count: Int(columnCount)) { values throws(StrataError) in
-            unsafe try decodeValues(base, from: offset, to: body, layout: layout, into: values, corrupt)
+            unsafe try decodeValues(base, from: offset, to: body, layout: layout, wanted: wanted, into: values, corrupt)
         }
     }
 
     /// Decodes the column values that start at `start` over the elements of `values`.
     private static func decodeValues(
-        _ base: UnsafeRawPointer, from start: Int, to body: Int, layout: EntityLayout,
+        _ base: UnsafeRawPointer, from start: Int, to body: Int, layout: EntityLayout, wanted: ContiguousArray<Bool>?,
         into values: UnsafeMutableBufferPointer<StoredValue>, _ corrupt: (String) -> StrataError
     ) throws(StrataError) {
         var offset = start
@@ -174,7 +182,12 @@ enum RowCodec {
                 }
                 let slice = unsafe UnsafeRawBufferPointer(start: base + offset, count: Int(length))
                 offset &+= Int(length)
-                if tag == tagText {
+                if let wanted, !wanted[column] {
+                    guard expected == (tag == tagText ? .text : .blob) else {
+                        throw corrupt("column \(column) holds \(tag == tagText ? "text" : "a blob")")
+                    }
+                    unsafe values[column] = .null
+                } else if tag == tagText {
                     guard expected == .text else { throw corrupt("column \(column) holds text") }
                     guard let text = unsafe makeString(slice) else {
                         throw corrupt("column \(column) holds invalid UTF-8")

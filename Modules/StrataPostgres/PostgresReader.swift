@@ -6,7 +6,7 @@ import StrataStorage
 ///
 /// Used by one thread at a time; ``close()`` rolls back and returns the connection.
 final class PostgresReader: StoreReader {
-    private let engine: PostgresEngine
+    let engine: PostgresEngine
     private var session: PostgresSession?
     /// False inside a transaction someone else holds (a migration's): `close` then leaves the
     /// transaction and the connection alone, and the reader closes with its engine's pool.
@@ -45,7 +45,7 @@ final class PostgresReader: StoreReader {
 
     deinit { close() }
 
-    private func open() throws(StrataError) -> PostgresSession {
+    func open() throws(StrataError) -> PostgresSession {
         guard let session, ownsTransaction || !engine.pool.isClosed else {
             throw .misuse("this store reader was closed; make a new one")
         }

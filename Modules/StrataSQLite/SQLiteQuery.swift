@@ -61,7 +61,7 @@ struct SQLiteQuery: Sendable, Equatable {
         return query
     }
 
-    private mutating func appendWhere(_ filter: Filter, entity: EntitySchema, variableLimit: Int) throws(StrataError) {
+    mutating func appendWhere(_ filter: Filter, entity: EntitySchema, variableLimit: Int) throws(StrataError) {
         var translated = try SQLiteFilterSQL(filter, entity: entity)
         if parameters.count + translated.parameters.count > variableLimit {
             translated = try SQLiteFilterSQL(filter, entity: entity, membershipsInTable: true)

@@ -8,7 +8,7 @@ import StrataStorage
 /// begins nor ends a transaction.
 final class SQLiteReader: StoreReader {
     /// The layouts that entity and join numbers refer to.
-    private let engine: any SQLiteLayoutSource
+    let engine: any SQLiteLayoutSource
     /// The engine whose pool the connection returns to; nil for a reader inside a write transaction.
     private let pool: SQLiteEngine?
     private var connection: SQLiteConnection?
@@ -41,7 +41,7 @@ final class SQLiteReader: StoreReader {
 
     deinit { close() }
 
-    private func open() throws(StrataError) -> SQLiteConnection {
+    func open() throws(StrataError) -> SQLiteConnection {
         guard let connection else { throw .misuse("this store reader was closed; make a new one") }
         return connection
     }
@@ -146,7 +146,7 @@ final class SQLiteReader: StoreReader {
 
     /// Prepares `query`, loads its membership lists, binds it and hands the statement to `body`;
     /// resets the statement and empties the lists afterwards, also when `body` throws.
-    private func run<T>(
+    func run<T>(
         _ query: SQLiteQuery, on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> T
     ) throws -> T {
         // The lists first: the statement reads their table, which must exist when it is prepared.

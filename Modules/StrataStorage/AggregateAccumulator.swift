@@ -17,7 +17,13 @@ public struct AggregateAccumulator: Sendable {
     public static let sumOverflowMessage = "the sum is beyond the range of a 64-bit integer"
 
     private let plan: AggregatePlan
-    private var groups: [[StoredValue]: [Partial]] = [:]
+    /// Each group's values and the offset of its first partial in ``partials``.
+    private var groups: [[StoredValue]: Int] = [:]
+    /// Every group's partials, one run of `plan.functions.count` per group, updated in place.
+    private var partials: [Partial] = []
+    /// The group values of the row being added: reused, so that a row of a known group allocates
+    /// nothing (only a new group's key is copied into ``groups``).
+    private var key: [StoredValue] = []
 
     /// An empty accumulator for `plan`.
     public init(_ plan: AggregatePlan) {
@@ -28,13 +34,20 @@ public struct AggregateAccumulator: Sendable {
     /// - Throws: `.validation` when an integer sum passes `Int64` (see ``sumOverflowMessage``).
     public mutating func add(_ values: some RandomAccessCollection<StoredValue>) throws(StrataError) {
         let start = values.startIndex
-        let key = plan.groupBy.map { values[values.index(start, offsetBy: $0)] }
-        var partials = groups[key] ?? plan.functions.map { _ in Partial() }
+        key.removeAll(keepingCapacity: true)
+        for column in plan.groupBy { key.append(values[values.index(start, offsetBy: column)]) }
+        let base: Int
+        if let found = groups[key] {
+            base = found
+        } else {
+            base = partials.count
+            groups[key] = base
+            partials.append(contentsOf: repeatElement(Partial(), count: plan.functions.count))
+        }
         for (index, function) in plan.functions.enumerated() {
             let value = function.column.map { values[values.index(start, offsetBy: $0)] } ?? .null
-            try partials[index].add(value, for: function, entity: plan.entity)
+            try partials[base + index].add(value, for: function, entity: plan.entity)
         }
-        groups[key] = partials
     }
 
     /// The groups in ascending order of their values, each with its aggregates; one group over no
@@ -46,8 +59,9 @@ public struct AggregateAccumulator: Sendable {
             return [AggregateRow(group: [], values: zip(plan.functions, empty).map { $1.value(for: $0) })]
         }
         result.reserveCapacity(groups.count)
-        for (group, partials) in groups {
-            result.append(AggregateRow(group: group, values: zip(plan.functions, partials).map { $1.value(for: $0) }))
+        for (group, base) in groups {
+            let run = partials[base..<(base + plan.functions.count)]
+            result.append(AggregateRow(group: group, values: zip(plan.functions, run).map { $1.value(for: $0) }))
         }
         result.sort { Self.groupPrecedes($0.group, $1.group) }
         return result

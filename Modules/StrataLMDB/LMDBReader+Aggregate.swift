@@ -1,0 +1,42 @@
+import StrataStorage
+
+/// Aggregates as the reference computes them (``AggregateAccumulator`` over the matching rows, in
+/// memory bounded by the number of groups), reading only what the plan uses: the texts and blobs
+/// of columns that are neither grouped, aggregated nor filtered on are checked but not decoded.
+extension LMDBReader {
+    func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        let entity = try entity(plan.entity)
+        let count = entity.layout.classes.count
+        let used = plan.groupBy + plan.functions.compactMap(\.column)
+        for column in used where !(0..<count).contains(column) {
+            throw StrataError.misuse(
+                """
+                the aggregate names column \(column), but entity \(entity.name) has \(count) columns; name columns \
+                by their index in the entity
+                """
+            )
+        }
+        if let filter = plan.filter { try Self.checkColumns(of: filter, count: count, entity: entity.name) }
+        var wanted = ContiguousArray(repeating: false, count: count)
+        for column in used { wanted[column] = true }
+        for column in plan.filter?.columns ?? [] { wanted[column] = true }
+        // Only texts and blobs are worth leaving out.
+        let skipsSome = wanted.indices.contains { !wanted[$0] && [.text, .blob].contains(entity.layout.classes[$0]) }
+        var accumulator = AggregateAccumulator(plan)
+        // The accumulator's overflow reaches the caller as it was thrown, not as a read failure.
+        var foldError: StrataError?
+        try reading { txn in
+            try Self.forEachMatch(txn, entity, plan.filter, anyOrder: true, wanted: skipsSome ? wanted : nil) { row in
+                do throws(StrataError) {
+                    try accumulator.add(row: row.values)
+                } catch {
+                    foldError = error
+                    return false
+                }
+                return true
+            }
+        }
+        if let foldError { throw foldError }
+        return accumulator.rows()
+    }
+}
