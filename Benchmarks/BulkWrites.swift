@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataPostgres
+import StrataStorage
 
 /// An item of the bulk-write measurement: a unique code (so the commit's unique-index path is
 /// the one measured), an indexed amount and a memo.
@@ -15,7 +16,8 @@ final class BulkItem: ManagedObject {
 /// PostgreSQL server of `STRATA_POSTGRES_URL` (`strata-bench --bulk-writes ROWS`, run under
 /// `bash Scripts/with-postgres.sh`). Not a numbered workload: a before/after figure for the
 /// set-wise writes of a commit (issue 25). Each save is timed alone; the fetch and the edits
-/// before it are not.
+/// before it are not. Then the same through the batch API (`batchUpdate`, `batchDelete` of every
+/// row, staged, then saved: the save is timed).
 enum BulkWrites {
     static let flag = "--bulk-writes"
 
@@ -53,13 +55,77 @@ enum BulkWrites {
             clock = ContinuousClock.now
             try context.save()
             let delete = ContinuousClock.now - clock
-            let left = try context.count(for: FetchRequest<BulkItem>())
-            return (insert, update, delete, left)
+            var left = try context.count(for: FetchRequest<BulkItem>())
+            // The same through the batch API: rows, not objects.
+            try context.batchInsert(BulkItem.self, from: 0..<rows) { index, row in
+                row[\.code] = "c\(index)"
+                row[\.amount] = Int64(index)
+                row[\.memo] = "memo \(index)"
+            }
+            try context.save()
+            try context.batchUpdate(BulkItem.self, where: nil, set: [.add(\.amount, 1), .value(\.memo, "updated")])
+            clock = ContinuousClock.now
+            try context.save()
+            let batchUpdate = ContinuousClock.now - clock
+            try context.batchDelete(BulkItem.self, where: nil)
+            clock = ContinuousClock.now
+            try context.save()
+            let batchDelete = ContinuousClock.now - clock
+            left += try context.count(for: FetchRequest<BulkItem>())
+            return (insert, update, delete, batchUpdate, batchDelete, left)
         }
         print("bulk writes on PostgreSQL, \(rows) rows, one save each:")
         print("  insert \(figures.0)")
         print("  update \(figures.1)")
         print("  delete \(figures.2)")
-        print("  rows left: \(figures.3)")
+        print("  batchUpdate \(figures.3)")
+        print("  batchDelete \(figures.4)")
+        print("  rows left: \(figures.5)")
+        let engine = try engineCommits(url: url, rows: rows)
+        print("the same on the engine alone (StorageEngine.commit of one change set):")
+        print("  update \(engine.update)")
+        print("  delete \(engine.delete)")
+    }
+
+    /// One commit of `rows` updates and one of `rows` deletes straight to the engine, without the
+    /// core: the engine's own share of a save.
+    static func engineCommits(url: String, rows: Int) throws -> (update: Duration, delete: Duration) {
+        let schema = StoreSchema(
+            version: 1,
+            entities: [
+                EntitySchema(
+                    name: "Item", number: 0,
+                    columns: [
+                        ColumnSchema(name: "code", type: .string, isOptional: false),
+                        ColumnSchema(name: "amount", type: .int64, isOptional: false),
+                        ColumnSchema(name: "memo", type: .string, isOptional: false),
+                    ],
+                    indexes: [
+                        IndexSchema(name: "Item_code", columns: [0], isUnique: true),
+                        IndexSchema(name: "Item_amount", columns: [1], isUnique: false),
+                    ])
+            ], joins: [])
+        let schemaName = "strata_bulk_engine_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        let engine = try EngineConfiguration.postgres(url: url, schema: schemaName).open(schema)
+        defer { engine.close() }
+        func row(_ key: Int64, version: Int64, amount: Int64) -> RowWrite {
+            RowWrite(
+                entity: 0, key: key, expectedVersion: version,
+                values: [.text("c\(key)"), .integer(amount), .text("memo \(amount)")])
+        }
+        let keys = 1...Int64(rows)
+        var insert = ChangeSet()
+        insert.inserts = keys.map { row($0, version: 0, amount: $0) }
+        try engine.commit(insert)
+        var update = ChangeSet()
+        update.updates = keys.map { row($0, version: 1, amount: $0 + 1) }
+        var clock = ContinuousClock.now
+        try engine.commit(update)
+        let updated = ContinuousClock.now - clock
+        var delete = ChangeSet()
+        delete.deletes = keys.map { RowVersionCheck(entity: 0, key: $0, expectedVersion: 2) }
+        clock = ContinuousClock.now
+        try engine.commit(delete)
+        return (updated, ContinuousClock.now - clock)
     }
 }
