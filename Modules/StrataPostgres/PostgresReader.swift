@@ -114,8 +114,11 @@ final class PostgresReader: StoreReader {
             parameters.append(.int8(Int64(max(plan.offset, 0))))
             sql += " OFFSET $\(parameters.count)"
         }
-        // A small window comes in one result; anything larger through a cursor, in batches.
-        if let limit = plan.limit, limit <= Self.streamBatch {
+        // A small window comes in one result; anything larger through a cursor, in batches. A
+        // cursor needs a transaction: a reader inside another's runs in autocommit when a commit's
+        // guards are re-read after its rollback (``PostgresEngine/rereadConflicts(_:session:)``).
+        let inTransaction = session.connection.transactionState == .inTransaction
+        if !inTransaction || plan.limit.map({ $0 <= Self.streamBatch }) == true {
             let result = try session.run(sql, parameters)
             let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
             var row = StoredRow(key: 0, version: 0, values: [])
