@@ -7,6 +7,8 @@
 //   swift run -c release strata-bench --aggregate [ROWS]  (aggregate(_:) against the reference fold)
 //   strata-bench --history-writer ENGINE DIR COMMITS   (workload 12's second process; not for people)
 //   strata-bench --peak-memory ENGINE strata|raw ROWS   (workload 14's child processes; not for people)
+//   strata-bench --bulk-writes ROWS   (one save of ROWS updates, one of ROWS deletes, on STRATA_POSTGRES_URL)
+//   strata-bench --stream-rows ROWS   (peak memory of forEachRow over ROWS rows on STRATA_POSTGRES_URL)
 //
 // See Docs/Benchmarks.md for the workloads, the method and the latest results.
 
@@ -37,6 +39,24 @@ if arguments.first == PeakMemory.flag {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-bench \(PeakMemory.flag): \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == StreamRead.flag {
+    do {
+        try StreamRead.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(StreamRead.flag): \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == BulkWrites.flag {
+    do {
+        try await BulkWrites.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(BulkWrites.flag): \(error)\n".utf8))
         exit(1)
     }
 }

@@ -20,9 +20,16 @@ final class PostgresTableLayout: Sendable {
     /// `INSERT … SELECT … FROM unnest($1::int8[], $2, …) … ON CONFLICT DO NOTHING`: many rows in
     /// one statement, one array per column (keys, then the values), every row at version 1.
     let insertBatch: String
+    /// One row: `UPDATE … WHERE "id" = $1 AND "version" = $last` (the row-by-row fallback of
+    /// ``updateBatch`` when a unique value moves between rows).
     let update: String
-    let touch: String
-    let delete: String
+    /// `UPDATE … FROM unnest($1::int8[] keys, $2::int8[] expected versions, $3… values)`: many
+    /// rows in one statement, each at its expected version plus one.
+    let updateBatch: String
+    /// `UPDATE … SET "version" = "version" + 1 FROM unnest($1 keys, $2 expected versions)`.
+    let touchBatch: String
+    /// `DELETE … USING unnest($1 keys, $2 expected versions)`.
+    let deleteBatch: String
     /// `SELECT id, version … WHERE id = ANY($1) ORDER BY id FOR UPDATE`: the versions a commit checks.
     let lockVersions: String
     /// The same without a lock (insert keys).
@@ -54,8 +61,23 @@ final class PostgresTableLayout: Sendable {
         let assignments = (["\"version\" = $2"] + columns.enumerated().map { "\($1) = $\($0 + 3)" }).joined(
             separator: ", ")
         update = "UPDATE \(table) SET \(assignments) WHERE \"id\" = $1 AND \"version\" = $\(columns.count + 3)"
-        touch = "UPDATE \(table) SET \"version\" = \"version\" + 1 WHERE \"id\" = $1 AND \"version\" = $2"
-        delete = "DELETE FROM \(table) WHERE \"id\" = $1 AND \"version\" = $2"
+        // The batches match each key and its expected version (the rows are locked and checked
+        // already: the affected count is checked once more). `"id" = ANY($1)` leads the planner
+        // to the primary key instead of a scan of the table for the join with `unnest`.
+        let matched = "t.\"id\" = ANY($1::int8[]) AND t.\"id\" = u.k AND t.\"version\" = u.v"
+        let batchArrays =
+            ["$1::int8[]", "$2::int8[]"] + storage.enumerated().map { "$\($0 + 3)::\(Self.arrayType($1))" }
+        let batchAssignments = (["\"version\" = u.v + 1"] + columns.enumerated().map { "\($1) = u.c\($0)" })
+            .joined(separator: ", ")
+        updateBatch = """
+            UPDATE \(table) AS t SET \(batchAssignments) \
+            FROM unnest(\(batchArrays.joined(separator: ", "))) AS u(k, v\(aliases)) WHERE \(matched)
+            """
+        touchBatch = """
+            UPDATE \(table) AS t SET "version" = t."version" + 1 \
+            FROM unnest($1::int8[], $2::int8[]) AS u(k, v) WHERE \(matched)
+            """
+        deleteBatch = "DELETE FROM \(table) AS t USING unnest($1::int8[], $2::int8[]) AS u(k, v) WHERE \(matched)"
         lockVersions =
             "SELECT \"id\", \"version\" FROM \(table) WHERE \"id\" = ANY($1) ORDER BY \"id\" FOR UPDATE"
         versionsOf = "SELECT \"id\", \"version\" FROM \(table) WHERE \"id\" = ANY($1)"
@@ -123,8 +145,10 @@ final class PostgresTableLayout: Sendable {
 final class PostgresJoinLayout: Sendable {
     let join: JoinSchema
     let table: String
-    let link: String
-    let unlink: String
+    /// `INSERT … SELECT … FROM unnest($1 lefts, $2 rights) ON CONFLICT DO NOTHING`.
+    let linkBatch: String
+    /// `DELETE … USING unnest($1 lefts, $2 rights)`.
+    let unlinkBatch: String
     let deleteLefts: String
     let deleteRights: String
     let rightsOfLeft: String
@@ -139,8 +163,14 @@ final class PostgresJoinLayout: Sendable {
         table = pgQuoted(schemaName) + "." + pgQuoted(join.name)
         rightIndex = pgQuoted(PostgresDerivedName.rightIndex(of: join.name))
         primaryKey = pgQuoted(PostgresDerivedName.primaryKey(of: join.name))
-        link = "INSERT INTO \(table) (\"left\", \"right\") VALUES ($1, $2) ON CONFLICT DO NOTHING"
-        unlink = "DELETE FROM \(table) WHERE \"left\" = $1 AND \"right\" = $2"
+        linkBatch = """
+            INSERT INTO \(table) ("left", "right") SELECT l, r FROM unnest($1::int8[], $2::int8[]) AS u(l, r) \
+            ON CONFLICT DO NOTHING
+            """
+        unlinkBatch = """
+            DELETE FROM \(table) AS j USING unnest($1::int8[], $2::int8[]) AS u(l, r) \
+            WHERE j."left" = ANY($1::int8[]) AND j."left" = u.l AND j."right" = u.r
+            """
         deleteLefts = "DELETE FROM \(table) WHERE \"left\" = ANY($1)"
         deleteRights = "DELETE FROM \(table) WHERE \"right\" = ANY($1)"
         rightsOfLeft = "SELECT \"right\" FROM \(table) WHERE \"left\" = $1 ORDER BY \"right\""

@@ -11,6 +11,8 @@ final class PostgresReader: StoreReader {
     /// False inside a transaction someone else holds (a migration's): `close` then leaves the
     /// transaction and the connection alone, and the reader closes with its engine's pool.
     private let ownsTransaction: Bool
+    /// The rows one `FETCH` of a streamed read brings: a large read holds this many at a time.
+    static let streamBatch = 2_000
 
     init(engine: PostgresEngine, connection: PGConnection) throws(StrataError) {
         self.engine = engine
@@ -112,12 +114,46 @@ final class PostgresReader: StoreReader {
             parameters.append(.int8(Int64(max(plan.offset, 0))))
             sql += " OFFSET $\(parameters.count)"
         }
-        let result = try session.run(sql, parameters)
-        let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
+        // A small window comes in one result; anything larger through a cursor, in batches. A
+        // cursor needs a transaction: a reader inside another's runs in autocommit when a commit's
+        // guards are re-read after its rollback (``PostgresEngine/rereadConflicts(_:session:)``).
+        let inTransaction = session.connection.transactionState == .inTransaction
+        if !inTransaction || plan.limit.map({ $0 <= Self.streamBatch }) == true {
+            let result = try session.run(sql, parameters)
+            let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
+            var row = StoredRow(key: 0, version: 0, values: [])
+            for index in 0..<result.rowCount {
+                try decoder.decode(index, into: &row)
+                try body(row)
+            }
+            return
+        }
+        try stream(sql, parameters, table: table, session: session, body)
+    }
+
+    /// Runs `sql` through a cursor of the reader's transaction, ``streamBatch`` rows per `FETCH`,
+    /// so a read of a million rows holds one batch at a time instead of the whole result. The
+    /// cursor is closed however the read ends (`body` throwing included), so the reader stays
+    /// usable; `body` does not call the reader (the contract of ``forEachRow(for:_:)``).
+    private func stream(
+        _ sql: String, _ parameters: [PGParameter], table: PostgresTableLayout, session: PostgresSession,
+        _ body: (StoredRow) throws -> Void
+    ) throws {
+        try session.run("DECLARE strata_rows NO SCROLL CURSOR FOR \(sql)", parameters)
+        defer {
+            // Fails only when the transaction already has (its error is the one thrown).
+            _ = try? session.runRaw("CLOSE strata_rows")
+        }
+        let fetch = "FETCH \(Self.streamBatch) FROM strata_rows"
         var row = StoredRow(key: 0, version: 0, values: [])
-        for index in 0..<result.rowCount {
-            try decoder.decode(index, into: &row)
-            try body(row)
+        while true {
+            let result = try session.run(fetch)
+            let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
+            for index in 0..<result.rowCount {
+                try decoder.decode(index, into: &row)
+                try body(row)
+            }
+            if result.rowCount < Self.streamBatch { return }
         }
     }
 
