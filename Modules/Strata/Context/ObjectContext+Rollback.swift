@@ -52,6 +52,7 @@ extension ObjectContext {
         unchangedRequirements = []
         resultGuards = []
         pendingCursorMoves = []
+        pendingBatches = []
         changedToMany = [:]
         refusedInserts = []
     }

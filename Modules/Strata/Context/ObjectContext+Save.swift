@@ -49,27 +49,67 @@ extension ObjectContext {
         guard
             !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
                 || !unchangedRequirements.isEmpty || !resultGuards.isEmpty || !pendingCursorMoves.isEmpty
+                || !pendingBatches.isEmpty
         else { return }
+        try refuseObjectChangesUnderBatches()
         try applyDeleteRules()
         try validatePendingObjects()
         try assignKeysToInserted()
-        var changes = try buildChangeSet()
-        if changeHub != nil { changes.history = historyRecord() }
+        var expansion = try expandBatches()
+        var changes = try buildChangeSet(adding: expansion)
         endSnapshot()
         var merges = 0
+        var batchRetries = 0
         while !changes.isEmpty {
             do {
                 try engine.commit(changes)
                 break
+            } catch StrataError.conflict(let conflicts)
+                where batchRetries < 8 && expansion.map({ $0.covers(conflicts) }) == true
+            {
+                // Rows only the batches wrote changed between their snapshot and the commit: the
+                // batches are worked out again from a fresh one.
+                batchRetries += 1
+                expansion = try expandBatches()
+                changes = try buildChangeSet(adding: expansion)
+                endSnapshot()
             } catch StrataError.conflict(let conflicts) where policy != .error && merges < 16 {
                 merges += 1
                 try merge(conflicts)
-                changes = try buildChangeSet()
-                if changeHub != nil { changes.history = historyRecord() }
+                expansion = try expandBatches()
+                changes = try buildChangeSet(adding: expansion)
+                endSnapshot()
+            } catch StrataError.constraintViolation(let entity, let attributes, let native)
+                where expansion?.hasPlainInserts == true
+            {
+                throw try diagnoseBatchClash(entity: entity, attributes: attributes, native: native)
             }
         }
         didCommit()
+        lastBatchResults = expansion?.results ?? []
+        expansion?.refresh(self)
         changeHub?.didCommit()
+    }
+
+    /// The staged batches worked out against a fresh snapshot; nil when there are none.
+    private func expandBatches() throws -> BatchExpansion? {
+        guard !pendingBatches.isEmpty else { return nil }
+        endSnapshot()
+        var expansion = BatchExpansion(context: self, reader: try snapshot())
+        try expansion.run(pendingBatches)
+        return expansion
+    }
+
+    /// The change set of the context's objects plus the batches' rows, with the history of both.
+    private func buildChangeSet(adding expansion: BatchExpansion?) throws -> ChangeSet {
+        var changes = try buildChangeSet()
+        expansion?.addWrites(to: &changes)
+        if changeHub != nil {
+            var record = historyRecord()
+            if let expansion { record.changes += expansion.historyChanges() }
+            changes.history = record
+        }
+        return changes
     }
 
     /// Applies delete rules until no new deletions appear.

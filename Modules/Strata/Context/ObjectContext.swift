@@ -51,6 +51,10 @@ public final class ObjectContext: @unchecked Sendable {
     var resultGuards: [ResultSetGuard] = []
     /// History cursors the next `save()` moves in its commit (``moveHistoryCursor(_:from:to:)``).
     var pendingCursorMoves: [HistoryCursorMove] = []
+    /// Batch inserts, updates and deletes the next `save()` commits with the rest, in issue order.
+    var pendingBatches: [StagedBatch] = []
+    /// What the batches of the last successful save did (``savedBatches``).
+    var lastBatchResults: [BatchResult] = []
     /// Where saves record their history; nil for a context that records none (set by the
     /// container that makes the context).
     var changeHub: ChangeHub?
@@ -152,11 +156,11 @@ public final class ObjectContext: @unchecked Sendable {
         )
     }
 
-    /// Whether there are unsaved inserts, updates or deletes.
+    /// Whether there are unsaved inserts, updates or deletes, or staged batches.
     public var hasChanges: Bool {
         requireInside("ObjectContext.hasChanges")
         return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
-            || !refusedInserts.isEmpty
+            || !refusedInserts.isEmpty || !pendingBatches.isEmpty
     }
 
     /// Objects inserted since the last save.

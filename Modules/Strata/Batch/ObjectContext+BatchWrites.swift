@@ -1,0 +1,213 @@
+public import Foundation
+import StrataStorage
+
+extension ObjectContext {
+    /// Stages a batch insert of values: one row per element of `elements`, filled by `fill`, with
+    /// no managed objects built. The rows are written by the next ``save()``, in the same atomic
+    /// commit as the context's other changes (all of it or none of it).
+    ///
+    /// Each row starts with the attributes' declared defaults; `fill` sets what it needs through
+    /// the ``BatchRow``. `onConflict` says what a row whose unique value is already taken does
+    /// (``UpsertPolicy``): fail (the default), be skipped, or update the existing row. Rows get
+    /// permanent IDs at the save; ``savedBatches`` lists them.
+    ///
+    /// ```swift
+    /// try await contexts.performUnitOfWork { context in
+    ///     try context.batchInsert(Account.self, from: ["Cash", "Bank"]) { name, row in
+    ///         row[\.name] = name
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// What a batch skips: `awakeFromInsert()` and `validateForSave()` are not called (no object
+    /// exists). Unique constraints, value checks (NaN) and history all hold.
+    ///
+    /// Lifetime: `fill` runs now, inside this call; the rows are kept until the save or
+    /// ``rollback()``.
+    /// - Throws: `.misuse` outside `perform`, for an entity the context has unsaved object changes
+    ///   for (save or roll them back first), a key path that is not a stored property, a
+    ///   relationship target that is not a saved object of the right entity, or upsert key paths
+    ///   that are not exactly one declared unique constraint; `.validation` for a NaN value;
+    ///   whatever `fill` throws (nothing is staged then).
+    public func batchInsert<Model: ManagedObject, Elements: Sequence>(
+        _ type: Model.Type, from elements: Elements, onConflict policy: UpsertPolicy<Model> = .fail,
+        _ fill: (Elements.Element, inout BatchRow<Model>) throws -> Void
+    ) throws {
+        try checkInside("ObjectContext.batchInsert(_:from:onConflict:_:)")
+        let (model, number) = try batchTarget(Model.self, call: "batchInsert")
+        let cache = BatchColumnCache(storeIdentifier: storeIdentifier)
+        let (clash, uniqueColumns) = try resolve(policy, model: model, number: number, cache: cache)
+        var rows: [ContiguousArray<StoredValue>] = []
+        rows.reserveCapacity(elements.underestimatedCount)
+        for element in elements {
+            var row = BatchRow<Model>(model: model, columns: cache)
+            try fill(element, &row)
+            if let misuse = cache.misuse { throw misuse }
+            for value in row.values {
+                if case .real(let number) = value, number.isNaN {
+                    throw StrataError.validation([
+                        ValidationIssue(
+                            entity: model.name, property: "row \(rows.count)",
+                            message: "a batch row holds NaN, which cannot be stored; nothing was staged")
+                    ])
+                }
+            }
+            rows.append(row.values)
+        }
+        pendingBatches.append(
+            .insert(StagedInsert(model: model, number: number, rows: rows, clash: clash, uniqueColumns: uniqueColumns)))
+    }
+
+    /// Stages a batch update: every row matching `predicate` (every row when nil) gets the
+    /// assignments, in the engine, with no managed objects built. Written by the next ``save()``
+    /// in the same atomic commit as the context's other changes.
+    ///
+    /// The rows are selected when the save runs, from the store as it is then. Every changed row's
+    /// version goes up, so a context that read one of them gets `.conflict` at its own save.
+    ///
+    /// ```swift
+    /// try context.batchUpdate(Account.self, where: #Predicate { $0.allowsOverdraft }, set: [.add(\.balance, 5)])
+    /// try context.save()
+    /// ```
+    ///
+    /// What a batch skips: `validateForSave()` is not called. Unique constraints hold: a batch
+    /// that would give two rows one unique value fails with `.constraintViolation`, writing
+    /// nothing.
+    /// - Throws: `.misuse` outside `perform`, for an entity the context has unsaved object changes
+    ///   for, for no assignments, for a key path that is not a stored attribute, or for a predicate
+    ///   the engine cannot run (one that calls methods or compares computed values).
+    public func batchUpdate<Model: ManagedObject>(
+        _ type: Model.Type, where predicate: Predicate<Model>?, set assignments: [BatchAssignment<Model>]
+    ) throws {
+        try checkInside("ObjectContext.batchUpdate(_:where:set:)")
+        let (model, number) = try batchTarget(Model.self, call: "batchUpdate")
+        guard !assignments.isEmpty else {
+            throw StrataError.misuse("batchUpdate(\(model.name).self, …) was given no assignments; pass at least one")
+        }
+        let filter = try engineFilter(predicate, call: "batchUpdate")
+        let cache = BatchColumnCache(storeIdentifier: storeIdentifier)
+        var resolved: [(column: Int, operation: StagedUpdate.Operation)] = []
+        for assignment in assignments {
+            guard let column = cache.column(assignment.keyPath, model: model, relationship: false) else {
+                throw cache.misuse ?? .misuse("batchUpdate: \(assignment.keyPath) is not an attribute of \(model.name)")
+            }
+            let operation: StagedUpdate.Operation
+            switch assignment.operation {
+            case .value(let value):
+                if case .real(let number) = value, number.isNaN {
+                    throw StrataError.validation([
+                        ValidationIssue(
+                            entity: model.name, property: model.properties[model.columnProperties[column]].name,
+                            message: "a batch update sets NaN, which cannot be stored; nothing was staged")
+                    ])
+                }
+                operation = .value(value)
+            case .add(let value): operation = .add(value)
+            case .multiply(let value): operation = .multiply(value)
+            }
+            resolved.append((column, operation))
+        }
+        pendingBatches.append(
+            .update(StagedUpdate(model: model, number: number, filter: filter, assignments: resolved)))
+    }
+
+    /// Stages a batch delete: every row matching `predicate` (every row when nil) is deleted in the
+    /// engine with no managed objects built, with the delete rules honoured set-wise: cascade
+    /// deletes the related rows, nullify clears their links, and deny refuses the whole save with
+    /// `.validation` naming the rows that deny. Written by the next ``save()`` in the same atomic
+    /// commit as the context's other changes.
+    ///
+    /// ```swift
+    /// let cutoff = Date(timeIntervalSinceNow: -90 * 86_400)
+    /// try context.batchDelete(Transaction.self, where: #Predicate { $0.date < cutoff })
+    /// try context.save()
+    /// let deleted = context.savedBatches[0].deletedIDs.count
+    /// ```
+    ///
+    /// The rows are selected when the save runs. History records every deleted row, with the
+    /// tombstones of `.preserveAfterDeletion` attributes. Objects of this context whose rows the
+    /// batch deleted are let go at the save, as if deleted elsewhere and merged.
+    /// - Throws: `.misuse` outside `perform`, for an entity the context has unsaved object changes
+    ///   for, or for a predicate the engine cannot run.
+    public func batchDelete<Model: ManagedObject>(_ type: Model.Type, where predicate: Predicate<Model>?) throws {
+        try checkInside("ObjectContext.batchDelete(_:where:)")
+        let (model, number) = try batchTarget(Model.self, call: "batchDelete")
+        let filter = try engineFilter(predicate, call: "batchDelete")
+        pendingBatches.append(.delete(StagedDelete(model: model, number: number, filter: filter)))
+    }
+
+    /// The model and entity number of a batch's class, refused while it has unsaved object changes.
+    private func batchTarget(_ type: ManagedObject.Type, call: String) throws -> (EntityModel, Int) {
+        guard let model = schemaModel(of: type) else { throw notInSchema(type.entityName, type: type) }
+        let number = try entityNumber(model)
+        if hasPendingChanges(model) {
+            throw StrataError.misuse(
+                """
+                \(call)(\(model.name).self, …): this context has unsaved changes to \(model.name) objects, and a \
+                batch acts on stored rows only. Save (or roll back) those changes first, or do the batch in its own \
+                context; nothing was staged
+                """)
+        }
+        return (model, number)
+    }
+
+    /// The filter the engine runs for `predicate`, refusing one it cannot run exactly.
+    func engineFilter<Model: ManagedObject>(_ predicate: Predicate<Model>?, call: String) throws -> Filter? {
+        let query = try FetchQuery(FetchRequest<Model>(predicate: predicate), context: self)
+        guard query.isExact else {
+            throw StrataError.misuse(
+                """
+                \(call)(\(Model.entityName).self, where: …): the predicate has parts the storage engine cannot \
+                evaluate (method calls, computed properties, or comparisons it cannot translate), and a set-based \
+                operation never evaluates a predicate in part. Rewrite it with stored attributes, comparisons, \
+                contains/hasPrefix and &&, ||, !; or fetch the objects and act on them
+                """)
+        }
+        return query.node?.pureFilter
+    }
+
+    /// The clash action and unique columns of an upsert policy, checked against the store schema.
+    private func resolve<Model: ManagedObject>(
+        _ policy: UpsertPolicy<Model>, model: EntityModel, number: Int, cache: BatchColumnCache
+    ) throws -> (StagedInsert.Clash, [Int]) {
+        if case .fail = policy.action { return (.fail, []) }
+        var matching: [Int] = []
+        for keyPath in policy.matching {
+            guard let property = model.propertyIndex(forKeyPath: keyPath),
+                let column = model.properties[property].column
+            else {
+                throw StrataError.misuse(
+                    "an upsert of \(model.name) matches on \(keyPath), which is not a stored attribute of \(model.name)"
+                )
+            }
+            matching.append(column)
+        }
+        let unique = schema.storeSchema.entities[number].indexes.filter(\.isUnique)
+        guard !matching.isEmpty, unique.contains(where: { Set($0.columns) == Set(matching) }) else {
+            let declared = unique.map { "[" + $0.columns.map { columnName($0, model) }.joined(separator: ", ") + "]" }
+            throw StrataError.misuse(
+                """
+                an upsert of \(model.name) must match on exactly the attributes of one declared unique constraint; \
+                it matches on [\(matching.map { columnName($0, model) }.joined(separator: ", "))], and \(model.name) \
+                declares \(declared.isEmpty ? "none" : declared.joined(separator: " and ")). Declare the \
+                constraint (@Attribute(.unique) or EntityIndex.unique) or match on one that exists
+                """)
+        }
+        guard case .update(let setting) = policy.action else { return (.ignore, matching) }
+        var columns: [Int] = []
+        for keyPath in setting {
+            guard let property = model.propertyIndex(forKeyPath: keyPath),
+                let column = model.properties[property].column
+            else {
+                throw StrataError.misuse(
+                    "an upsert of \(model.name) sets \(keyPath), which is not a stored property of \(model.name)")
+            }
+            columns.append(column)
+        }
+        return (.update(columns: columns), matching)
+    }
+
+    func columnName(_ column: Int, _ model: EntityModel) -> String {
+        model.properties[model.columnProperties[column]].name
+    }
+}

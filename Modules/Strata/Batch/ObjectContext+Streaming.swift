@@ -1,0 +1,90 @@
+import StrataStorage
+
+extension ObjectContext {
+    /// Reads the objects a request selects in batches of `size`, in primary-key order, in memory
+    /// bounded by the batch: each batch's objects are built, passed to `body`, and let go when
+    /// `body` returns (those `body` changed stay, to be saved).
+    ///
+    /// Every batch reads the same snapshot as the rest of the `perform`, so a long read sees one
+    /// consistent store however many commits land meanwhile. The request's predicate, limit and
+    /// offset apply; it must have no sort descriptors (the order is the objects' creation order,
+    /// by primary key) and a predicate the engine runs whole.
+    ///
+    /// ```swift
+    /// var total: Int64 = 0
+    /// try context.forEachBatch(of: FetchRequest<Account>(), size: 500) { accounts in
+    ///     for account in accounts { total += account.balance }
+    /// }
+    /// ```
+    ///
+    /// Lifetime: an object of a batch is valid inside `body`; do not keep it past the call (keep
+    /// its ``ManagedObject/objectID`` instead). An object this context already held before the
+    /// read is passed as that same instance, and stays.
+    /// - Throws: `.misuse` outside `perform`, for a size below 1, sort descriptors, unsaved changes
+    ///   (or staged batches) for the entity, or a predicate the engine cannot run; engine errors;
+    ///   whatever `body` throws (reading stops).
+    public func forEachBatch<Model: ManagedObject>(
+        of request: FetchRequest<Model>, size: Int = 1_000, _ body: ([Model]) throws -> Void
+    ) throws {
+        try checkInside("ObjectContext.forEachBatch(of:size:_:)")
+        guard size >= 1 else {
+            throw StrataError.misuse("forEachBatch(of:size:) was given a size of \(size); pass 1 or more")
+        }
+        guard request.sortBy.isEmpty else {
+            throw StrataError.misuse(
+                """
+                forEachBatch(of:size:) over \(Model.entityName) was given sort descriptors; it streams in primary-key \
+                order, so that any size reads in bounded memory. Sort each batch yourself, or fetch a sorted page with \
+                fetchLimit and fetchOffset
+                """)
+        }
+        let (model, number, filter) = try setBasedRead(request, call: "forEachBatch", allowsWindow: true)
+        if request.fetchOffset < 0 || (request.fetchLimit ?? 0) < 0 {
+            throw StrataError.misuse("forEachBatch(of:size:) was given a negative fetch limit or offset")
+        }
+        let reader = try snapshot()
+        var remaining = request.fetchLimit ?? Int.max
+        var offset = request.fetchOffset
+        var after: Int64?
+        let link = self.link
+        while remaining > 0 {
+            var conditions: [Filter] = filter.map { [$0] } ?? []
+            if let after { conditions.append(.primaryKey(.greaterThan, after)) }
+            let plan = FetchPlan(
+                entity: number, filter: conditions.isEmpty ? nil : .and(conditions), limit: min(size, remaining),
+                offset: offset)
+            offset = 0
+            var batch: [Model] = []
+            var fresh: [ManagedObject] = []
+            batch.reserveCapacity(min(size, remaining))
+            try reader.forEachRow(for: plan) { row in
+                try Self.checkShape(row, of: model)
+                let object = registry[number].object(
+                    forKey: row.key,
+                    orRegister: {
+                        let made = model.type.init()
+                        made.model = model
+                        made.link = link
+                        made.key = row.key
+                        made.version = row.version
+                        // Values of their own, not the context's arena, so that they go with the object.
+                        made.detach(row.values)
+                        fresh.append(made)
+                        return made
+                    })
+                batch.append(ExactCast.object(object, as: Model.self))
+            }
+            guard let last = batch.last else { return }
+            after = last.key
+            remaining -= batch.count
+            defer {
+                for object in fresh
+                where object.state.isDisjoint(with: [.updated, .deleted, .touched, .relationDirty]) {
+                    _ = registry[number].removeValue(forKey: object.key)
+                }
+            }
+            try body(batch)
+            if batch.count < plan.limit ?? Int.max { return }
+        }
+    }
+}
