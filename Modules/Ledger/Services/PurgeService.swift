@@ -3,8 +3,9 @@ public import Strata
 
 /// Deletes old transactions while keeping every balance: what `ledger purge --before DATE` does.
 ///
-/// The transactions dated before the cut-off are deleted, with their ``ImportLine``s (the
-/// cascade rule of ``Transaction/source``), and each account's purged amounts are added to its
+/// The transactions dated before the cut-off are deleted by one batch delete, with their
+/// ``ImportLine``s (the cascade rule of ``Transaction/source``, applied set-wise), and each
+/// account's purged amounts, summed by the engine per account, are added to its
 /// ``Account/openingBalance`` in the same save, so its ``Account/balance`` does not change and
 /// `openingBalance + sum(remaining amounts) == balance` still holds. The remaining transactions
 /// are all dated on or after the cut-off, so their running balances stay right too.
@@ -37,31 +38,34 @@ public struct PurgeService: Sendable {
     @discardableResult
     public func purge(before cutoff: Date) async throws -> PurgeSummary {
         try await contexts.performUnitOfWork { context in
-            let old = try context.fetch(FetchRequest<Transaction>(predicate: #Predicate { $0.date < cutoff }))
-            var moved: [ObjectID: (account: Account, count: Int, sum: Int64)] = [:]
-            var importLines = 0
-            for transaction in old {
-                if transaction.source != nil { importLines += 1 }
-                guard let account = transaction.account else { continue }
-                let entry = moved[account.objectID] ?? (account, 0, 0)
-                let (sum, overflow) = entry.sum.addingReportingOverflow(transaction.amount)
-                guard !overflow else { throw Self.overflow(account, transaction.amount) }
-                moved[account.objectID] = (account, entry.count + 1, sum)
-            }
+            let old = FetchRequest<Transaction>(predicate: #Predicate { $0.date < cutoff })
+            // Per account, from the engine: how many transactions go and their sum.
+            let groups = try context.aggregate(old, groupedBy: [\.account], [.count, .sum(\.amount)])
+            // The batch selects its rows when the save runs: if an old transaction appeared,
+            // changed or went since the sums above were read, the save conflicts and re-runs.
+            try context.requireUnchangedResults(of: old)
             var lines: [PurgeSummary.AccountLine] = []
-            for (account, count, sum) in moved.values.sorted(by: { $0.account.name < $1.account.name }) {
+            for group in groups {
+                guard let accountID = group.group[0].objectID else { continue }
+                let account = try context.existingObject(with: accountID, as: Account.self)
+                let sum = group.values[1].integer ?? 0
                 let (opening, overflow) = account.openingBalance.addingReportingOverflow(sum)
                 guard !overflow else { throw Self.overflow(account, sum) }
+                // An object update of Account and a batch delete of Transaction, in one save.
                 account.openingBalance = opening
                 lines.append(
                     PurgeSummary.AccountLine(
-                        account: account.name, transactionsDeleted: count, movedToOpeningBalance: sum,
-                        openingBalance: opening, balance: account.balance))
+                        account: account.name, transactionsDeleted: Int(group.values[0].integer ?? 0),
+                        movedToOpeningBalance: sum, openingBalance: opening, balance: account.balance))
             }
-            for transaction in old { context.delete(transaction) }
+            try context.batchDelete(Transaction.self, where: #Predicate { $0.date < cutoff })
             try context.saveLedger()
+            let deleted = context.savedBatches.first?.deletedIDs ?? []
             return PurgeSummary(
-                before: cutoff, transactionsDeleted: old.count, importLinesDeleted: importLines, accounts: lines)
+                before: cutoff,
+                transactionsDeleted: deleted.filter { $0.entityName == Transaction.entityName }.count,
+                importLinesDeleted: deleted.filter { $0.entityName == ImportLine.entityName }.count,
+                accounts: lines.sorted { $0.account < $1.account })
         }
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 public import Strata
 
-/// Reports over the ledger: sums of a month's transactions by category and account.
+/// Reports over the ledger: sums of a month's transactions by category and account, computed by
+/// the engine (`ObjectContext.aggregate`): no transaction object is built, and memory grows with
+/// the number of groups, not of transactions.
 ///
 /// ```swift
 /// let reports = ReportService(contexts: container)
@@ -45,31 +47,33 @@ public struct ReportService: Sendable {
         return left < right
     }
 
-    /// The rows of the transactions `request` selects, grouped by category and account. Call
-    /// inside `perform`.
+    /// The rows of the transactions `request` selects, grouped by category and account, from
+    /// aggregates computed in the engine: no transaction is fetched. Call inside `perform`.
     static func groups(of request: FetchRequest<Transaction>, in context: ObjectContext) throws -> [MonthlyReport.Row] {
-        struct Key: Hashable {
-            var category: String?
-            var account: ObjectID?
-        }
-        var totals: [Key: (count: Int, total: Int64)] = [:]
-        var accounts: [ObjectID: Account] = [:]
-        for transaction in try context.fetch(request) {
-            let account = transaction.account
-            if let account { accounts[account.objectID] = account }
-            let key = Key(category: transaction.category, account: account?.objectID)
-            let (sum, overflow) = (totals[key]?.total ?? 0).addingReportingOverflow(transaction.amount)
-            guard !overflow else {
-                throw LedgerError.invalidAmount(
-                    MinorUnits.format(transaction.amount), reason: "the report's total would pass 64 bits")
-            }
-            totals[key] = ((totals[key]?.count ?? 0) + 1, sum)
-        }
-        return totals.map { key, value in
-            let account = key.account.flatMap { accounts[$0] }
+        let groups = try context.aggregate(request, groupedBy: [\.category, \.account], [.count, .sum(\.amount)])
+        guard !groups.isEmpty else { return [] }
+        let accounts = try AccountNames(in: context)
+        return groups.map { group in
+            let account = group.group[1].objectID.flatMap { accounts.byID[$0] }
             return MonthlyReport.Row(
-                category: key.category, account: account?.name ?? "(no account)", currency: account?.currency ?? "",
-                count: value.count, total: value.total)
+                category: group.group[0].string, account: account?.name ?? "(no account)",
+                currency: account?.currency ?? "", count: Int(group.values[0].integer ?? 0),
+                total: group.values[1].integer ?? 0)
         }
+    }
+}
+
+/// Every account's name and currency by ID, read as values (no account objects).
+struct AccountNames {
+    let byID: [ObjectID: (name: String, currency: String)]
+
+    /// Call inside `perform`.
+    init(in context: ObjectContext) throws {
+        // Sorted by the unique name, so that both reads list the accounts in the same order.
+        let request = FetchRequest<Account>(sortBy: [SortDescriptor(\.name)])
+        let ids = try context.fetchObjectIDs(request)
+        let values = try context.fetchValues(request, \.name, \.currency)
+        byID = Dictionary(
+            zip(ids, values.map { (name: $0.0, currency: $0.1) }), uniquingKeysWith: { first, _ in first })
     }
 }
