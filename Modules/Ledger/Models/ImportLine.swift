@@ -36,3 +36,13 @@ public final class ImportLine: ManagedObject {
     @Relationship(inverse: \Transaction.source)
     public var transactions: RelatedObjects<Transaction>
 }
+
+extension ImportLine {
+    /// Copies a parsed line. Call inside `perform`.
+    func fill(from line: LedgerCSV.Line, file: String, importedAt: Date) {
+        self.file = file
+        lineNumber = line.lineNumber
+        text = line.text
+        self.importedAt = importedAt
+    }
+}

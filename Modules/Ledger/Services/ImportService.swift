@@ -7,7 +7,14 @@ public import Strata
 /// A line whose external id the ledger does not have adds a transaction; one whose id it has
 /// updates that transaction (amount, date, account, category, note) instead of adding a second.
 /// Each imported transaction keeps its raw line as an ``ImportLine`` (``Transaction/source``).
-/// The balances of every account touched are recalculated in the same save. Any bad line
+/// The balances of every account touched are brought up to date in the same save.
+///
+/// When the lines come after every other transaction of the accounts they touch (a new
+/// statement, or a re-import of the same lines), the transactions are written by one batch
+/// upsert (`batchInsert(…, onConflict: .update(matching: [\.externalID], …))`) with no
+/// transaction objects built, and the running balances are computed from values. Otherwise (a
+/// line dated before a transaction the file does not hold) the import goes object by object,
+/// since the running balances of those later transactions change too. Any bad line
 /// (malformed, an unknown account, an external id twice in the file) refuses the whole file:
 /// nothing is written.
 ///
@@ -55,12 +62,29 @@ public struct ImportService: Sendable {
         }
     }
 
-    /// Applies checked lines in `context` and saves. Call inside `perform`.
+    /// Applies checked lines in `context` and saves: as one batch upsert when the lines come
+    /// after every other transaction of the accounts they touch (the usual statement import,
+    /// and any re-import), else object by object so that later running balances are
+    /// recalculated. Call inside `perform`.
     static func apply(
         _ lines: [LedgerCSV.Line], file: String, importedAt: Date, in context: ObjectContext,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let accounts = try accountsByName(for: lines, in: context)
+        let stored = try StoredImportRows(externalIDs: lines.map(\.externalID), in: context)
+        if let plan = try ImportBatchPlan(lines: lines, accounts: accounts, stored: stored, in: context) {
+            return try plan.run(file: file, importedAt: importedAt, in: context, progress: progress)
+        }
+        return try applyObjects(
+            lines, accounts: accounts, file: file, importedAt: importedAt, in: context, progress: progress)
+    }
+
+    /// The object path: each line's transaction fetched or inserted, then every touched
+    /// account's balances recalculated. Call inside `perform`.
+    static func applyObjects(
+        _ lines: [LedgerCSV.Line], accounts: [String: Account], file: String, importedAt: Date,
+        in context: ObjectContext, progress: (@Sendable (ImportProgress) -> Void)?
+    ) throws -> ImportSummary {
         let existing = try transactionsByExternalID(lines.map(\.externalID), in: context)
         var touched: [ObjectID: Account] = [:]
         var inserted = 0
@@ -83,10 +107,7 @@ public struct ImportService: Sendable {
             transaction.category = line.category ?? Transaction.suggestedCategory(forNote: line.note)
             transaction.account = account
             let source = transaction.source ?? ImportLine(context: context)
-            source.file = file
-            source.lineNumber = line.lineNumber
-            source.text = line.text
-            source.importedAt = importedAt
+            source.fill(from: line, file: file, importedAt: importedAt)
             transaction.source = source
             touched[account.objectID] = account
             if (index + 1) % step == 0 || index + 1 == lines.count {
@@ -95,7 +116,8 @@ public struct ImportService: Sendable {
         }
         for account in touched.values.sorted(by: { $0.name < $1.name }) { try account.recalculateBalances() }
         try context.saveLedger()
-        return ImportSummary(lines: lines.count, inserted: inserted, updated: lines.count - inserted)
+        return ImportSummary(
+            lines: lines.count, inserted: inserted, updated: lines.count - inserted, usedBatchUpsert: false)
     }
 
     /// The accounts the lines name, by name.

@@ -13,12 +13,17 @@ public struct ImportSummary: Sendable, Hashable {
     /// Transactions updated: lines whose external id the ledger had (their amount, date, account,
     /// category, note and source line are now the line's).
     public var updated: Int
+    /// Whether the transactions were written by one batch upsert (no transaction objects);
+    /// false when the import went object by object, because a line is dated before a
+    /// transaction the file does not hold.
+    public var usedBatchUpsert: Bool
 
     /// A summary; the import makes these for you.
-    public init(lines: Int, inserted: Int, updated: Int) {
+    public init(lines: Int, inserted: Int, updated: Int, usedBatchUpsert: Bool) {
         self.lines = lines
         self.inserted = inserted
         self.updated = updated
+        self.usedBatchUpsert = usedBatchUpsert
     }
 }
 

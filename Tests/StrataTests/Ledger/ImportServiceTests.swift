@@ -19,21 +19,27 @@ extension LedgerTests {
             let file = LedgerImportFile.generated(count: 300)
 
             let first = try await imports.importCSV(file.text, file: "march.csv")
-            #expect(first == ImportSummary(lines: 300, inserted: 300, updated: 0))
+            #expect(first == ImportSummary(lines: 300, inserted: 300, updated: 0, usedBatchUpsert: true))
             var audit = try await ledger.audit()
             #expect(audit.transactionCount == 300 && audit.isConsistent)
             #expect(try await ledger.importLineCount() == 300)
             #expect(try await ledger.balances() == LedgerFixture.chartOpenings.merging(file.sums, uniquingKeysWith: +))
 
-            // The first 100 lines change amount, two move account, and 10 lines are new.
+            // The first 100 lines change amount, two move account, and 10 lines are new: one batch.
             var changed = file
             for index in 0..<100 { changed.rows[index].amount += changed.rows[index].amount > 0 ? 1 : -1 }
             changed.rows[1].account = "Checking"
             changed.rows[5].account = "Travel"
-            changed.rows += LedgerImportFile.generated(count: 10, idPrefix: "new-").rows
+            // (Dated after the file's other lines: a new line on the day of a stored one of the same
+            // account would take the object path, see batchOrObjects.)
+            changed.rows += LedgerImportFile.generated(count: 10, idPrefix: "new-").rows.map {
+                var row = $0
+                row.day = "2024-05-01"
+                return row
+            }
             let progress = ProgressLog()
             let second = try await imports.importCSV(changed.text, file: "march-fixed.csv") { progress.append($0) }
-            #expect(second == ImportSummary(lines: 310, inserted: 10, updated: 300))
+            #expect(second == ImportSummary(lines: 310, inserted: 10, updated: 300, usedBatchUpsert: true))
             audit = try await ledger.audit()
             #expect(audit.transactionCount == 310 && audit.isConsistent)
             #expect(try await ledger.importLineCount() == 310)
@@ -54,6 +60,57 @@ extension LedgerTests {
             #expect(source.count == 1)
             #expect(source.first?.0 == changed.rows[1].amount && source.first?.1 == "Checking")
             #expect(source.first?.2 == "march-fixed.csv" && source.first?.3 == 3)
+        }
+
+        @Test(
+            "one batch upsert when the lines come last on their accounts, else objects; balances right both ways",
+            arguments: EngineKind.allCases)
+        func batchOrObjects(kind: EngineKind) async throws {
+            let ledger = try LedgerFixture(kind)
+            let chart = try await ledger.seedChart()
+            let imports = ImportService(contexts: ledger.container)
+            try await ledger.transactions.add(
+                to: chart.checking.id, amount: -10_000, note: "Later", date: try LedgerDay.parse("2024-06-01"))
+            func row(_ id: String, _ account: String, _ day: String, _ amount: Int64) -> LedgerImportFile.Row {
+                LedgerImportFile.Row(externalID: id, account: account, day: day, amount: amount, category: "", note: id)
+            }
+
+            // Before "Later", which the file does not hold: its running balance changes.
+            let early = LedgerImportFile(rows: [
+                row("e-1", "Checking", "2024-03-01", 500), row("e-2", "Checking", "2024-03-02", -200),
+            ])
+            #expect(try await imports.importCSV(early.text, file: "early.csv").usedBatchUpsert == false)
+            #expect(try await ledger.audit().isConsistent)
+
+            // After everything: one batch. Then again with other amounts, one line moved to
+            // Savings and one new on Savings: still one batch.
+            var late = LedgerImportFile(rows: [
+                row("l-1", "Checking", "2024-07-01", 1_000), row("l-2", "Checking", "2024-07-01", -300),
+                row("l-3", "Checking", "2024-07-03", 700), row("l-4", "Savings", "2024-07-02", 50),
+            ])
+            #expect(try await imports.importCSV(late.text, file: "late.csv").usedBatchUpsert)
+            #expect(try await ledger.audit().isConsistent)
+            late.rows[0].amount = 1_100
+            late.rows[1].account = "Savings"
+            late.rows.append(row("l-5", "Savings", "2024-07-05", 25))
+            let again = try await imports.importCSV(late.text, file: "late.csv")
+            #expect(again == ImportSummary(lines: 5, inserted: 1, updated: 4, usedBatchUpsert: true))
+            var audit = try await ledger.audit()
+            #expect(audit.isConsistent)
+            #expect(audit.line("Checking")?.notes == ["e-1", "e-2", "Later", "l-1", "l-3"])
+            #expect(audit.line("Savings")?.notes == ["l-2", "l-4", "l-5"])
+            let checking: Int64 = 500 - 200 - 10_000 + 1_100 + 700
+            let savings: Int64 = -300 + 50 + 25
+            let moved: [String: Int64] = ["Checking": checking, "Savings": savings]
+            let expected = LedgerFixture.chartOpenings.merging(moved, uniquingKeysWith: +)
+            #expect(try await ledger.balances() == expected)
+
+            // A new line on the day of a stored line of the same account: their order depends on
+            // keys the batch cannot know, so object by object.
+            late.rows.append(row("l-6", "Checking", "2024-07-03", 5))
+            #expect(try await imports.importCSV(late.text, file: "late.csv").usedBatchUpsert == false)
+            audit = try await ledger.audit()
+            #expect(audit.isConsistent && audit.transactionCount == 9)
         }
 
         @Test(
