@@ -27,6 +27,7 @@ public enum ImportLineProblem: Error, Sendable, Hashable, CustomStringConvertibl
     /// The amount is not a decimal with at most two digits after the point, or is zero.
     case invalidAmount(String, reason: String)
 
+    /// What is wrong with the line, in words that say how to fix it.
     public var description: String {
         switch self {
         case .badHeader(let found):
