@@ -13,7 +13,7 @@ struct CLIArguments {
     var words: [String] = []
 
     static let valueOptions: Set<String> = [
-        "--engine", "--store", "--schema", "--currency", "--opening", "--category", "--after",
+        "--engine", "--store", "--schema", "--currency", "--opening", "--category", "--after", "--month", "--before",
     ]
     static let flagOptions: Set<String> = ["--no-overdraft", "--from-start"]
 
@@ -63,6 +63,13 @@ struct CLIArguments {
     /// `-12.50` is an amount, not an option.
     private static func looksNumeric(_ word: String) -> Bool {
         word.dropFirst().first.map { $0.isNumber || $0 == "." } ?? false
+    }
+
+    /// The value of a command option that the command needs.
+    /// - Throws: ``CLIError/usage(_:)`` naming the expected form when it is missing.
+    func required(_ option: String, form: String) throws(CLIError) -> String {
+        guard let value = options[option] else { throw .usage("\(option) is needed; expected: ledger \(form)") }
+        return value
     }
 
     /// The positional words after the command, checked against a count range.

@@ -30,6 +30,13 @@ enum Usage {
           move TRANSACTION ACCOUNT                 move a transaction to another account
           transfer FROM TO AMOUNT [NOTE]           move money between two accounts, atomically
           history ACCOUNT                          an account's transactions, newest first
+          import FILE.csv                          add or update transactions from a CSV file, keyed
+                                                   on its external ids; all lines or none (see below)
+          report --month YYYY-MM                   the month's transactions summed by category and
+                                                   account
+          purge --before YYYY-MM-DD                delete the transactions dated before the day (and
+                                                   their import lines); each account's balance stays,
+                                                   its opening balance takes the purged amounts
           watch [--from-start | --after TOKEN]     print each change as it is committed, by this or
                                                    any other process (account, amount, new balance),
                                                    until Ctrl-C; by default from now on
@@ -40,7 +47,16 @@ enum Usage {
         AMOUNT is a decimal with up to two digits after the point, such as 12.50 or -3; it is
         stored as integer minor units (cents).
 
-        A store written by an older ledger (version 1) is migrated when it is opened, with a
+        IMPORT FILES are CSV with this header line and six columns:
+          external_id,account,date,amount,category,note
+        external_id is the transaction's id in the source (required, once per file; a known id
+        updates that transaction instead of adding one), account an existing account's exact name,
+        date YYYY-MM-DD (UTC), amount like AMOUNT above and not zero, category optional (empty: the
+        one the note suggests), note optional. Quote a field holding a comma: "Dinner, Paris"
+        (a quote inside a quoted field is ""). A bad line is reported with its number and nothing
+        is imported. Imports of 500 lines or more show a progress line on standard error.
+
+        A store written by an older ledger (version 1 or 2) is migrated when it is opened, with a
         progress line on standard error.
 
         EXIT STATUS
@@ -55,6 +71,9 @@ enum Usage {
           swift run ledger account add Checking --opening 1500
           swift run ledger add Checking -12.50 "Lunch"
           swift run ledger history Checking
+          swift run ledger import bank-2024-03.csv
+          swift run ledger report --month 2024-03
+          swift run ledger purge --before 2023-01-01
           swift run ledger watch          # in a second terminal; then transfer in the first
         """
 }

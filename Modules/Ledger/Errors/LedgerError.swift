@@ -36,6 +36,11 @@ public enum LedgerError: Error, Sendable, Hashable {
     case sameAccount(String)
     /// The account still has transactions, so it cannot be deleted.
     case accountHasTransactions(account: String, count: Int)
+    /// A line of an import file is unusable; the whole file was refused and nothing was written.
+    /// `line` counts from 1, the header included.
+    case importLineRefused(line: Int, ImportLineProblem)
+    /// A date or month is not in the form the ledger reads (`YYYY-MM-DD`, or `YYYY-MM` for a month).
+    case invalidDate(String, expected: String)
 }
 
 extension LedgerError: CustomStringConvertible {
@@ -88,6 +93,14 @@ extension LedgerError: CustomStringConvertible {
                 \(account) still has \(count) transaction(s), so it cannot be deleted. Delete or move its \
                 transactions first.
                 """
+        case .importLineRefused(let line, let problem):
+            return
+                """
+                Line \(line) of the import file: \(problem). Nothing was imported; fix the line and import the \
+                file again.
+                """
+        case .invalidDate(let text, let expected):
+            return "Invalid date \(String(reflecting: text)): write it as \(expected)."
         }
     }
 }

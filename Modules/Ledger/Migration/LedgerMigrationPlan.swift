@@ -1,34 +1,44 @@
 public import Strata
 
-/// How a ledger store reaches the current schema: ``LedgerSchemaV1`` → ``LedgerSchemaV2``, in
-/// one custom stage.
+/// How a ledger store reaches the current schema: ``LedgerSchemaV1`` → ``LedgerSchemaV2`` →
+/// ``LedgerSchemaV3``, in two stages.
 ///
-/// The stage's schema change is inferred: `Transaction.memo` becomes ``Transaction/note`` (its
-/// values kept) and ``Transaction/category`` is added, empty. Then `didMigrate` fills every
-/// transaction's category from its note (``Transaction/suggestedCategory(forNote:)``), in the
-/// same transaction: a crash or an error leaves the store at version 1, unchanged.
-/// ``Strata/PersistentContainer/init(ledger:progress:)`` opens with this plan.
+/// Version 1 to 2 is custom: the inferred schema change renames `Transaction.memo` to
+/// ``Transaction/note`` (its values kept) and adds ``Transaction/category``, empty; then
+/// `didMigrate` fills every transaction's category from its note
+/// (``Transaction/suggestedCategory(forNote:)``). Version 2 to 3 is lightweight (inferred):
+/// ``Transaction/externalID`` and its unique constraint, the ``ImportLine`` entity and
+/// ``Transaction/source`` are added, every existing transaction without an external id or a
+/// source. A store at version 1 runs both stages in one transaction: a crash or an error leaves
+/// it at its old version, unchanged. ``Strata/PersistentContainer/init(ledger:progress:)``
+/// opens with this plan.
 ///
 /// ```swift
 /// let container = try PersistentContainer(
 ///     schema: .ledger, migrationPlan: LedgerMigrationPlan.self, engine: .sqlite(at: url))
 /// ```
 public enum LedgerMigrationPlan: MigrationPlan {
-    /// Version 1, then version 2.
-    public static var schemas: [any VersionedSchema.Type] { [LedgerSchemaV1.self, LedgerSchemaV2.self] }
+    /// Versions 1, 2 and 3.
+    public static var schemas: [any VersionedSchema.Type] {
+        [LedgerSchemaV1.self, LedgerSchemaV2.self, LedgerSchemaV3.self]
+    }
 
-    /// The one stage: version 1 to 2, filling the categories.
-    public static var stages: [MigrationStage] { [migrateV1toV2] }
+    /// Version 1 to 2 (filling the categories), then version 2 to 3 (inferred).
+    public static var stages: [MigrationStage] { [migrateV1toV2, migrateV2toV3] }
 
     /// Version 1 to 2: the inferred rename and addition, then the categories from the notes.
     public static let migrateV1toV2 = MigrationStage.custom(
         from: LedgerSchemaV1.self, to: LedgerSchemaV2.self, willMigrate: nil,
         didMigrate: { context in try fillCategories(in: context) })
 
+    /// Version 2 to 3: the external id, the import lines and the link to them, all inferred.
+    public static let migrateV2toV3 = MigrationStage.lightweight(from: LedgerSchemaV2.self, to: LedgerSchemaV3.self)
+
     /// Sets the category of every transaction that has none from its note. `context` is on
     /// version 2's models; the caller saves.
     static func fillCategories(in context: ObjectContext) throws {
-        for transaction in try context.fetch(FetchRequest<Transaction>()) where transaction.category == nil {
+        for transaction in try context.fetch(FetchRequest<LedgerSchemaV2.Transaction>())
+        where transaction.category == nil {
             if let category = Transaction.suggestedCategory(forNote: transaction.note) {
                 transaction.category = category
             }

@@ -4,7 +4,7 @@ public import Strata
 /// The ledger's first schema, frozen: ``Account`` and ``Transaction`` as version 1 shipped them.
 ///
 /// Keep these classes unchanged: stores written by version 1 hold exactly this shape, and
-/// ``LedgerMigrationPlan`` starts from it. The live model is ``LedgerSchemaV2``; these classes
+/// ``LedgerMigrationPlan`` starts from it. The live model is ``LedgerSchemaV3``; these classes
 /// are for the migration and for tests that make a version 1 store.
 ///
 /// ```swift

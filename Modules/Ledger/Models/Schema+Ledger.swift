@@ -1,11 +1,11 @@
 public import Strata
 
 extension Schema {
-    /// The ledger's schema: ``Account`` and ``Transaction``, version 2 (``LedgerSchemaV2``).
+    /// The ledger's schema: ``Account``, ``Transaction`` and ``ImportLine``, version 3 (``LedgerSchemaV3``).
     ///
     /// Open stores with ``Strata/PersistentContainer/init(ledger:progress:)``, which migrates a
-    /// version 1 store with ``LedgerMigrationPlan``. `PersistentContainer(schema: .ledger, engine:)`
-    /// would migrate it by inference alone, leaving the migrated transactions' categories empty.
+    /// version 1 or 2 store with ``LedgerMigrationPlan``. `PersistentContainer(schema: .ledger, engine:)`
+    /// would migrate a version 1 store by inference alone, leaving its categories empty.
     ///
     /// ```swift
     /// let container = try PersistentContainer(ledger: .sqlite(at: storeURL))
@@ -13,7 +13,7 @@ extension Schema {
     /// ```
     public static let ledger: Schema = {
         do {
-            return try LedgerSchemaV2.schema()
+            return try LedgerSchemaV3.schema()
         } catch {
             // The model classes are fixed at compile time; a failure here is a programming error.
             fatalError("the ledger schema is invalid: \(error)")

@@ -17,9 +17,10 @@ public import Strata
 /// }
 /// ```
 ///
-/// This is version 2 of the model (``LedgerSchemaV2``): version 1 (``LedgerSchemaV1``) called
-/// ``note`` `memo` and had no ``category``. Open a store with ``Strata/PersistentContainer/init(ledger:progress:)``
-/// and a version 1 store is migrated by ``LedgerMigrationPlan``.
+/// This is version 3 of the model (``LedgerSchemaV3``): version 1 (``LedgerSchemaV1``) called
+/// ``note`` `memo` and had no ``category``; version 2 (``LedgerSchemaV2``) had no ``externalID``
+/// and no ``source``. Open a store with ``Strata/PersistentContainer/init(ledger:progress:)`` and
+/// an older store is migrated by ``LedgerMigrationPlan``.
 ///
 /// Lifetime rule: a `Transaction` is valid only inside the `perform` of the context that
 /// fetched or inserted it. Carry its values out as a ``TransactionRecord``.
@@ -46,6 +47,16 @@ public final class Transaction: ManagedObject {
 
     /// The account the transaction belongs to (the inverse of ``Account/transactions``).
     @Relationship public var account: Account?
+
+    /// The id the transaction has in the system it was imported from (a bank's transaction id);
+    /// nil for transactions made in the ledger. Unique: `ledger import` updates the transaction
+    /// with this id instead of adding a second one (saving a duplicate throws
+    /// `StrataError.constraintViolation`).
+    @Attribute(.unique) public var externalID: String?
+
+    /// The CSV line the transaction was imported from; nil for transactions made in the ledger.
+    /// Deleting the transaction deletes the line too (cascade rule).
+    @Relationship(deleteRule: .cascade) public var source: ImportLine?
 
     /// Stamps new transactions with the current time.
     public override func awakeFromInsert() {

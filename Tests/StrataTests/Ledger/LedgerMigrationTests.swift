@@ -5,9 +5,9 @@ import Synchronization
 import Testing
 
 extension LedgerTests {
-    /// A store written by ledger version 1 opens with version 2 through ``LedgerMigrationPlan``:
+    /// A store written by ledger version 1 opens with version 3 through ``LedgerMigrationPlan``:
     /// every account, balance and transaction kept, `memo` now `note`, the categories filled.
-    @Suite("ledger: a version 1 store migrates to version 2")
+    @Suite("ledger: a version 1 store migrates to version 3")
     struct LedgerMigrationTests {
         @Test(
             "every balance and transaction survives, notes keep the memos, categories are filled",
@@ -26,7 +26,7 @@ extension LedgerTests {
             let progress = reports.all
             #expect(progress.first?.fractionCompleted == 0)
             #expect(progress.last?.fractionCompleted == 1)
-            #expect(progress.allSatisfy { $0.storeVersion == 1 && $0.modelVersion == 2 })
+            #expect(progress.allSatisfy { $0.storeVersion == 1 && $0.modelVersion == 3 })
 
             // The services work on the migrated store.
             let accounts = Dictionary(uniqueKeysWithValues: balances.map { ($0.name, $0) })
@@ -73,7 +73,7 @@ extension LedgerTests {
             #expect(Self.sorted(stored) == Self.sorted(LedgerV1Store.lines.map { with($0) { $0.category = nil } }))
         }
 
-        /// Every transaction of a version 2 store, in the shape of ``LedgerV1Store/Line``.
+        /// Every transaction of a current (version 3) store, in the shape of ``LedgerV1Store/Line``.
         static func lines(in container: PersistentContainer) async throws -> [LedgerV1Store.Line] {
             let context = container.newBackgroundContext()
             return sorted(
@@ -104,19 +104,20 @@ private struct RefusedStage: Error {}
 
 /// The ledger's plan with a stage that edits every transaction, then throws.
 private enum RefusingPlan: MigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [LedgerSchemaV1.self, LedgerSchemaV2.self] }
+    static var schemas: [any VersionedSchema.Type] { [LedgerSchemaV1.self, LedgerSchemaV2.self, LedgerSchemaV3.self] }
     static var stages: [MigrationStage] {
         [
             .custom(
                 from: LedgerSchemaV1.self, to: LedgerSchemaV2.self, willMigrate: nil,
                 didMigrate: { context in
-                    for transaction in try context.fetch(FetchRequest<LedgerTransaction>()) {
+                    for transaction in try context.fetch(FetchRequest<LedgerSchemaV2.Transaction>()) {
                         transaction.category = "edited"
                         transaction.amount = 1
                     }
                     try context.save()
                     throw RefusedStage()
-                })
+                }),
+            LedgerMigrationPlan.migrateV2toV3,
         ]
     }
 }

@@ -3,13 +3,13 @@ import Ledger
 import Strata
 
 /// A version 1 ledger store, written with the frozen ``LedgerSchemaV1`` classes (the services
-/// are version 2), and what a migration must keep of it.
+/// are version 3), and what a migration must keep of it.
 struct LedgerV1Store {
-    /// One version 1 transaction and what version 2 must make of it.
+    /// One version 1 transaction and what the current version must make of it.
     struct Line: Sendable, Equatable {
         var account: String
         var amount: Int64
-        /// The version 1 memo, which version 2 calls the note.
+        /// The version 1 memo, which later versions call the note.
         var memo: String
         var day: Int
         /// The category the migration must give it (nil: no keyword in the memo).

@@ -1,0 +1,151 @@
+import Foundation
+public import Strata
+
+/// Imports transactions from a CSV file (``LedgerCSV``): an upsert keyed on each line's external
+/// id, the whole file in one unit of work.
+///
+/// A line whose external id the ledger does not have adds a transaction; one whose id it has
+/// updates that transaction (amount, date, account, category, note) instead of adding a second.
+/// Each imported transaction keeps its raw line as an ``ImportLine`` (``Transaction/source``).
+/// The balances of every account touched are brought up to date in the same save.
+///
+/// When the lines come after every other transaction of the accounts they touch (a new
+/// statement, or a re-import of the same lines), the transactions are written by one batch
+/// upsert (`batchInsert(…, onConflict: .update(matching: [\.externalID], …))`) with no
+/// transaction objects built, and the running balances are computed from values. Otherwise (a
+/// line dated before a transaction the file does not hold) the import goes object by object,
+/// since the running balances of those later transactions change too. Any bad line
+/// (malformed, an unknown account, an external id twice in the file) refuses the whole file:
+/// nothing is written.
+///
+/// ```swift
+/// let imports = ImportService(contexts: container)
+/// let text = try String(contentsOf: fileURL, encoding: .utf8)
+/// let summary = try await imports.importCSV(text, file: fileURL.lastPathComponent)
+/// print("\(summary.inserted) added, \(summary.updated) updated")
+/// ```
+public struct ImportService: Sendable {
+    /// Where the service gets a fresh context for each call.
+    public let contexts: any ContextFactory
+
+    /// - Parameter contexts: usually a container opened with ``Strata/PersistentContainer/init(ledger:progress:)``.
+    public init(contexts: any ContextFactory) {
+        self.contexts = contexts
+    }
+
+    /// Imports a CSV file's text.
+    ///
+    /// ```swift
+    /// try await imports.importCSV(text, file: "bank.csv") { progress in
+    ///     print(Int(progress.fractionCompleted * 100), "%")
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - text: the whole file, in ``LedgerCSV``'s format.
+    ///   - file: the file's name, kept in each ``ImportLine``.
+    ///   - progress: called as lines are applied (from the context's queue), at most about a
+    ///     hundred times; the unit of work may re-run after a conflict, reporting again from 0.
+    /// - Returns: how many lines were read, added and updated.
+    /// - Throws: ``LedgerError/importLineRefused(line:_:)`` naming the first bad line,
+    ///   ``LedgerError/insufficientFunds(account:available:attemptedBalance:currency:)`` when the
+    ///   file would overdraw an account that forbids it, ``LedgerError/invalidAmount(_:reason:)``
+    ///   when a balance would overflow, and storage errors (`StrataError`). On any error nothing
+    ///   is written.
+    @discardableResult
+    public func importCSV(
+        _ text: String, file: String, progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws -> ImportSummary {
+        let lines = try LedgerCSV.parse(text)
+        let importedAt = Date()
+        return try await contexts.performUnitOfWork { context in
+            try Self.apply(lines, file: file, importedAt: importedAt, in: context, progress: progress)
+        }
+    }
+
+    /// Applies checked lines in `context` and saves: as one batch upsert when the lines come
+    /// after every other transaction of the accounts they touch (the usual statement import,
+    /// and any re-import), else object by object so that later running balances are
+    /// recalculated. Call inside `perform`.
+    static func apply(
+        _ lines: [LedgerCSV.Line], file: String, importedAt: Date, in context: ObjectContext,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) throws -> ImportSummary {
+        let accounts = try accountsByName(for: lines, in: context)
+        let stored = try StoredImportRows(externalIDs: lines.map(\.externalID), in: context)
+        if let plan = try ImportBatchPlan(lines: lines, accounts: accounts, stored: stored, in: context) {
+            return try plan.run(file: file, importedAt: importedAt, in: context, progress: progress)
+        }
+        return try applyObjects(
+            lines, accounts: accounts, file: file, importedAt: importedAt, in: context, progress: progress)
+    }
+
+    /// The object path: each line's transaction fetched or inserted, then every touched
+    /// account's balances recalculated. Call inside `perform`.
+    static func applyObjects(
+        _ lines: [LedgerCSV.Line], accounts: [String: Account], file: String, importedAt: Date,
+        in context: ObjectContext, progress: (@Sendable (ImportProgress) -> Void)?
+    ) throws -> ImportSummary {
+        let existing = try transactionsByExternalID(lines.map(\.externalID), in: context)
+        var touched: [ObjectID: Account] = [:]
+        var inserted = 0
+        let step = max(1, lines.count / 100)
+        progress?(ImportProgress(linesDone: 0, linesTotal: lines.count))
+        for (index, line) in lines.enumerated() {
+            guard let account = accounts[line.account] else { continue }
+            let transaction: Transaction
+            if let found = existing[line.externalID] {
+                transaction = found
+                if let previous = found.account, previous != account { touched[previous.objectID] = previous }
+            } else {
+                transaction = Transaction(context: context)
+                transaction.externalID = line.externalID
+                inserted += 1
+            }
+            transaction.amount = line.amount
+            transaction.date = line.date
+            transaction.note = line.note
+            transaction.category = line.category ?? Transaction.suggestedCategory(forNote: line.note)
+            transaction.account = account
+            let source = transaction.source ?? ImportLine(context: context)
+            source.fill(from: line, file: file, importedAt: importedAt)
+            transaction.source = source
+            touched[account.objectID] = account
+            if (index + 1) % step == 0 || index + 1 == lines.count {
+                progress?(ImportProgress(linesDone: index + 1, linesTotal: lines.count))
+            }
+        }
+        for account in touched.values.sorted(by: { $0.name < $1.name }) { try account.recalculateBalances() }
+        try context.saveLedger()
+        return ImportSummary(
+            lines: lines.count, inserted: inserted, updated: lines.count - inserted, usedBatchUpsert: false)
+    }
+
+    /// The accounts the lines name, by name.
+    /// - Throws: ``LedgerError/importLineRefused(line:_:)`` with
+    ///   ``ImportLineProblem/unknownAccount(_:)`` for the first line naming no account.
+    static func accountsByName(for lines: [LedgerCSV.Line], in context: ObjectContext) throws -> [String: Account] {
+        let names = Array(Set(lines.map(\.account)))
+        let found = try context.fetch(FetchRequest<Account>(predicate: #Predicate { names.contains($0.name) }))
+        let accounts = Dictionary(found.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        if let unknown = lines.first(where: { accounts[$0.account] == nil }) {
+            throw LedgerError.importLineRefused(line: unknown.lineNumber, .unknownAccount(unknown.account))
+        }
+        return accounts
+    }
+
+    /// The transactions that already have one of `ids`, by external id.
+    static func transactionsByExternalID(_ ids: [String], in context: ObjectContext) throws -> [String: Transaction] {
+        var found: [String: Transaction] = [:]
+        // In slices, so that no engine meets a list longer than it binds at once.
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(start + 500, ids.count)]).map { Optional($0) }
+            start += slice.count
+            let request = FetchRequest<Transaction>(predicate: #Predicate { slice.contains($0.externalID) })
+            for transaction in try context.fetch(request) {
+                if let id = transaction.externalID { found[id] = transaction }
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,80 @@
+public import Foundation
+public import Strata
+
+/// Deletes old transactions while keeping every balance: what `ledger purge --before DATE` does.
+///
+/// The transactions dated before the cut-off are deleted by one batch delete, with their
+/// ``ImportLine``s (the cascade rule of ``Transaction/source``, applied set-wise), and each
+/// account's purged amounts, summed by the engine per account, are added to its
+/// ``Account/openingBalance`` in the same save, so its ``Account/balance`` does not change and
+/// `openingBalance + sum(remaining amounts) == balance` still holds. The remaining transactions
+/// are all dated on or after the cut-off, so their running balances stay right too.
+///
+/// ```swift
+/// let purges = PurgeService(contexts: container)
+/// let summary = try await purges.purge(before: try LedgerDay.parse("2023-01-01"))
+/// for line in summary.accounts { print(line.account, MinorUnits.format(line.movedToOpeningBalance)) }
+/// ```
+public struct PurgeService: Sendable {
+    /// Where the service gets a fresh context for each call.
+    public let contexts: any ContextFactory
+
+    /// - Parameter contexts: usually a container opened with ``Strata/PersistentContainer/init(ledger:progress:)``.
+    public init(contexts: any ContextFactory) {
+        self.contexts = contexts
+    }
+
+    /// Deletes every transaction dated before `cutoff`, moving its amount into its account's
+    /// opening balance, in one unit of work.
+    ///
+    /// ```swift
+    /// let summary = try await purges.purge(before: try LedgerDay.parse("2024-01-01"))
+    /// print("\(summary.transactionsDeleted) deleted")
+    /// ```
+    /// - Parameter cutoff: transactions dated strictly before it are deleted.
+    /// - Returns: what was deleted and moved; zero counts when nothing is that old.
+    /// - Throws: ``LedgerError/invalidAmount(_:reason:)`` when an opening balance would overflow
+    ///   64 bits, and storage errors (`StrataError`). On any error nothing is written.
+    @discardableResult
+    public func purge(before cutoff: Date) async throws -> PurgeSummary {
+        try await contexts.performUnitOfWork { context in
+            let old = FetchRequest<Transaction>(predicate: #Predicate { $0.date < cutoff })
+            // Per account, from the engine: how many transactions go and their sum.
+            let groups = try context.aggregate(old, groupedBy: [\.account], [.count, .sum(\.amount)])
+            // The batch selects its rows when the save runs: if an old transaction appeared,
+            // changed or went since the sums above were read, the save conflicts and re-runs.
+            try context.requireUnchangedResults(of: old)
+            var lines: [PurgeSummary.AccountLine] = []
+            for group in groups {
+                guard let accountID = group.group[0].objectID else { continue }
+                let account = try context.existingObject(with: accountID, as: Account.self)
+                let sum = group.values[1].integer ?? 0
+                let (opening, overflow) = account.openingBalance.addingReportingOverflow(sum)
+                guard !overflow else { throw Self.overflow(account, sum) }
+                // An object update of Account and a batch delete of Transaction, in one save.
+                account.openingBalance = opening
+                lines.append(
+                    PurgeSummary.AccountLine(
+                        account: account.name, transactionsDeleted: Int(group.values[0].integer ?? 0),
+                        movedToOpeningBalance: sum, openingBalance: opening, balance: account.balance))
+            }
+            try context.batchDelete(Transaction.self, where: #Predicate { $0.date < cutoff })
+            try context.saveLedger()
+            let deleted = context.savedBatches.first?.deletedIDs ?? []
+            return PurgeSummary(
+                before: cutoff,
+                transactionsDeleted: deleted.filter { $0.entityName == Transaction.entityName }.count,
+                importLinesDeleted: deleted.filter { $0.entityName == ImportLine.entityName }.count,
+                accounts: lines.sorted { $0.account < $1.account })
+        }
+    }
+
+    private static func overflow(_ account: Account, _ amount: Int64) -> LedgerError {
+        .invalidAmount(
+            MinorUnits.format(amount),
+            reason:
+                "the opening balance of \(account.name) would pass the largest a ledger holds, "
+                + MinorUnits.format(.max)
+        )
+    }
+}

@@ -1,0 +1,161 @@
+public import Foundation
+
+/// The import file format of `ledger import`: CSV with a header line and six columns,
+/// `external_id,account,date,amount,category,note`.
+///
+/// - `external_id`: the transaction's id in the source system (required, unique in the file):
+///   importing a line whose id the ledger already has updates that transaction.
+/// - `account`: an existing account's exact name.
+/// - `date`: `YYYY-MM-DD` (UTC).
+/// - `amount`: signed decimal, at most two digits after the point, not zero (`-12.50`).
+/// - `category`: optional; empty means the one the note suggests, if any.
+/// - `note`: optional free text.
+///
+/// Fields may be quoted with `"` (a quote inside is written `""`), so they can hold commas;
+/// a field cannot span lines. Blank lines are skipped; `\r\n` line endings are accepted. Line
+/// numbers count from 1, the header included.
+///
+/// ```swift
+/// let text = """
+///     external_id,account,date,amount,category,note
+///     bank-1,Checking,2024-03-01,-1200.00,housing,Rent
+///     bank-2,Checking,2024-03-02,-4.50,,"Coffee, to go"
+///     """
+/// let lines = try LedgerCSV.parse(text)
+/// print(lines[1].note, lines[1].lineNumber)     // Coffee, to go 3
+/// ```
+public enum LedgerCSV {
+    /// The header line.
+    public static let header = "external_id,account,date,amount,category,note"
+
+    /// The columns, in order.
+    static let columns = header.split(separator: ",").map(String.init)
+
+    /// One parsed, checked line of an import file.
+    public struct Line: Sendable, Hashable {
+        /// The line's number in the file (the header is line 1).
+        public var lineNumber: Int
+        /// The id in the source system.
+        public var externalID: String
+        /// The account's name.
+        public var account: String
+        /// Midnight UTC of the line's day.
+        public var date: Date
+        /// Signed minor units, not zero.
+        public var amount: Int64
+        /// The category; nil when the column is empty.
+        public var category: String?
+        /// The note (may be empty).
+        public var note: String
+        /// The line as read, without its line ending.
+        public var text: String
+    }
+
+    /// Parses and checks a whole file: the header, every line's fields, and that no external id
+    /// appears twice. Accounts are checked by the import, against the store.
+    /// - Throws: ``LedgerError/importLineRefused(line:_:)`` for the first bad line.
+    public static func parse(_ text: String) throws(LedgerError) -> [Line] {
+        var lines: [Line] = []
+        var firstLineOfID: [String: Int] = [:]
+        var sawHeader = false
+        var number = 0
+        // "\r\n" is one Character in Swift, and a newline like "\n".
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            number += 1
+            let line = String(raw)
+            if line.allSatisfy(\.isWhitespace) { continue }
+            guard sawHeader else {
+                let found = line.trimmingCharacters(in: .whitespaces)
+                guard found.lowercased() == header else {
+                    throw .importLineRefused(line: number, .badHeader(found: found))
+                }
+                sawHeader = true
+                continue
+            }
+            let parsed: Line
+            do {
+                parsed = try parseLine(line, number: number)
+            } catch {
+                throw .importLineRefused(line: number, error)
+            }
+            if let first = firstLineOfID[parsed.externalID] {
+                throw .importLineRefused(line: number, .duplicateExternalID(parsed.externalID, firstLine: first))
+            }
+            firstLineOfID[parsed.externalID] = number
+            lines.append(parsed)
+        }
+        guard sawHeader else { throw .importLineRefused(line: 1, .badHeader(found: "")) }
+        return lines
+    }
+
+    /// One data line's fields, checked.
+    static func parseLine(_ text: String, number: Int) throws(ImportLineProblem) -> Line {
+        let fields = try splitFields(text)
+        guard fields.count == columns.count else {
+            throw .wrongFieldCount(expected: columns.count, found: fields.count)
+        }
+        let externalID = fields[0].trimmingCharacters(in: .whitespaces)
+        guard !externalID.isEmpty else { throw .missingExternalID }
+        let dateText = fields[2].trimmingCharacters(in: .whitespaces)
+        let date: Date
+        do {
+            date = try LedgerDay.parse(dateText)
+        } catch {
+            throw .invalidDate(dateText)
+        }
+        let amountText = fields[3].trimmingCharacters(in: .whitespaces)
+        let amount: Int64
+        do {
+            amount = try MinorUnits.parse(amountText)
+        } catch {
+            if case .invalidAmount(_, let reason) = error { throw .invalidAmount(amountText, reason: reason) }
+            throw .invalidAmount(amountText, reason: "write it as a decimal number such as 12.50 or -3")
+        }
+        guard amount != 0 else {
+            throw .invalidAmount(amountText, reason: "a transaction must move money; use a non-zero amount")
+        }
+        let category = fields[4].trimmingCharacters(in: .whitespaces)
+        return Line(
+            lineNumber: number, externalID: externalID, account: fields[1].trimmingCharacters(in: .whitespaces),
+            date: date, amount: amount, category: category.isEmpty ? nil : category, note: fields[5], text: text)
+    }
+
+    /// The fields of one line: comma-separated, each optionally quoted.
+    /// - Throws: ``ImportLineProblem/badQuoting`` for an unclosed quote or text after one.
+    static func splitFields(_ line: String) throws(ImportLineProblem) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        var characters = line[...]
+        var quoted = false
+        var closedQuote = false
+        while let character = characters.popFirst() {
+            if quoted {
+                if character == "\"" {
+                    if characters.first == "\"" {
+                        characters.removeFirst()
+                        current.append("\"")
+                    } else {
+                        quoted = false
+                        closedQuote = true
+                    }
+                } else {
+                    current.append(character)
+                }
+            } else if character == "," {
+                fields.append(current)
+                current = ""
+                closedQuote = false
+            } else if character == "\"" && current.allSatisfy(\.isWhitespace) && !closedQuote {
+                current = ""
+                quoted = true
+            } else if closedQuote && !character.isWhitespace {
+                throw .badQuoting
+            } else if !closedQuote {
+                current.append(character)
+            }
+        }
+        guard !quoted else { throw .badQuoting }
+        fields.append(current)
+        return fields
+    }
+}

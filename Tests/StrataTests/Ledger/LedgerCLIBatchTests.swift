@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+extension LedgerTests {
+    /// The built `ledger` command line runs `import`, `report` and `purge` on a store, with a
+    /// progress line for a long import and one-line errors for bad input.
+    @Suite("ledger CLI: import, report and purge")
+    struct LedgerCLIBatchTests {
+        @Test(
+            "import shows progress and upserts, report sums, purge keeps balances; bad input gets one-line errors",
+            arguments: EngineKind.allCases)
+        func importReportPurge(kind: EngineKind) async throws {
+            let binary = try LedgerCLIMigrationTests.ledgerBinary()
+            let store = try TestStore(kind)
+            let options = LedgerCLIMigrationTests.options(kind, store)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ledger-cli-batch-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            for command in [
+                ["init"], ["account", "add", "Checking", "--opening", "1000"], ["account", "add", "Savings"],
+            ] {
+                let run = try await BenchmarkBinary.run(binary, options + command)
+                try #require(run.status == 0, "ledger \(command) failed: \(run.errorOutput)")
+            }
+
+            // 600 lines: 300 per account, each +1.00 (Checking) or +2.00 (Savings), two a day from 2024-01-01.
+            let csv = directory.appendingPathComponent("bank.csv")
+            try Self.file(count: 600, amountOffset: 0).write(to: csv, atomically: true, encoding: .utf8)
+            let first = try await BenchmarkBinary.run(binary, options + ["import", csv.path])
+            #expect(first.status == 0, "\(first.errorOutput)")
+            #expect(first.output == "Imported bank.csv: 600 line(s), 600 added, 0 updated.\n", "\(first.output)")
+            let percents = first.errorOutput.split(separator: "\r").compactMap { part in
+                part.wholeMatch(of: /importing: ([0-9]+)% \([0-9]+ of 600 lines\)\n?/).flatMap { Int($0.1) }
+            }
+            #expect(percents.first == 0 && percents.last == 100, "\(String(reflecting: first.errorOutput))")
+            #expect(percents == percents.sorted() && first.errorOutput.hasSuffix("\n"))
+
+            // Again with every amount 0.50 higher: updated, not added.
+            try Self.file(count: 600, amountOffset: 50).write(to: csv, atomically: true, encoding: .utf8)
+            let second = try await BenchmarkBinary.run(binary, options + ["import", csv.path])
+            #expect(second.output == "Imported bank.csv: 600 line(s), 0 added, 600 updated.\n", "\(second)")
+            let accounts = try await BenchmarkBinary.run(binary, options + ["account", "list"])
+            // Checking: 1,000.00 + 300 × 1.50; Savings: 300 × 2.50.
+            #expect(accounts.output.contains("1,450.00 USD") && accounts.output.contains("750.00 USD"), "\(accounts)")
+
+            // February: days 31 to 59 of the file, lines 31 to 59 of each account's cycle.
+            let report = try await BenchmarkBinary.run(binary, options + ["report", "--month", "2024-02"])
+            #expect(report.status == 0, "\(report.errorOutput)")
+            let rows = report.output.split(separator: "\n").map {
+                $0.split(separator: " ", omittingEmptySubsequences: true)
+            }
+            #expect(rows.first?.joined(separator: " ") == "Transactions of 2024-02 by category and account:")
+            #expect(rows.contains { $0 == ["income", "Checking", "29", "43.50", "USD"] }, "\(report.output)")
+            #expect(rows.contains { $0 == ["income", "Savings", "29", "72.50", "USD"] }, "\(report.output)")
+
+            // Purge January: 31 days × 2 accounts; balances unchanged.
+            let purge = try await BenchmarkBinary.run(binary, options + ["purge", "--before", "2024-02-01"])
+            #expect(purge.status == 0, "\(purge.errorOutput)")
+            #expect(
+                purge.output.hasPrefix(
+                    "Purged 62 transaction(s) dated before 2024-02-01 and 62 import line(s) with them; "
+                        + "balances are unchanged.\n"
+                ),
+                "\(purge.output)")
+            let after = try await BenchmarkBinary.run(binary, options + ["account", "list"])
+            // Balances as before; the openings took January: 1,000.00 + 31 × 1.50 and 31 × 2.50.
+            #expect(after.output.contains("1,450.00 USD") && after.output.contains("750.00 USD"), "\(after)")
+            #expect(after.output.contains("1,046.50 USD") && after.output.contains("77.50 USD"), "\(after)")
+            let nothing = try await BenchmarkBinary.run(binary, options + ["purge", "--before", "2024-02-01"])
+            #expect(
+                nothing.output == "No transactions are dated before 2024-02-01; nothing was purged.\n", "\(nothing)")
+
+            // Bad input: one line on standard error, the right exit status, nothing written.
+            let bad = directory.appendingPathComponent("bad.csv")
+            try "\(Self.header)\nx-1,Checking,2024-05-01,1.00,,\nx-2,Checking,2024-05-02,1.005,,\n"
+                .write(to: bad, atomically: true, encoding: .utf8)
+            for (command, status, message) in [
+                (
+                    ["import", bad.path], Int32(65),
+                    "ledger: error: Line 3 of the import file: the amount \"1.005\" is unusable: use at most 2 digits "
+                        + "after the decimal point. Nothing was imported; fix the line and import the file again.\n"
+                ),
+                (
+                    ["report", "--month", "2024-2"], 65,
+                    "ledger: error: Invalid date \"2024-2\": write it as YYYY-MM, such as 2024-03.\n"
+                ),
+                (
+                    ["purge"], 64,
+                    "ledger: error: --before is needed; expected: ledger purge --before YYYY-MM-DD. "
+                        + "Run `swift run ledger --help` for usage.\n"
+                ),
+            ] {
+                let run = try await BenchmarkBinary.run(binary, options + command)
+                #expect(run.status == status && run.errorOutput == message && run.output.isEmpty, "\(command): \(run)")
+            }
+            let unchanged = try await BenchmarkBinary.run(binary, options + ["account", "list"])
+            #expect(unchanged.output == after.output)
+        }
+
+        static let header = "external_id,account,date,amount,category,note"
+
+        /// `count` lines alternating Checking (1.00 + offset) and Savings (2.00 + offset), two a day
+        /// from 2024-01-01, all with the note "Salary" (category income).
+        static func file(count: Int, amountOffset: Int) -> String {
+            let start = Date(timeIntervalSince1970: 1_704_067_200)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withFullDate]
+            var lines = [header]
+            for index in 0..<count {
+                let checking = index.isMultiple(of: 2)
+                let cents = (checking ? 100 : 200) + amountOffset
+                let day = formatter.string(from: start.addingTimeInterval(Double(index / 2) * 86_400))
+                lines.append(
+                    "cli-\(index),\(checking ? "Checking" : "Savings"),\(day),"
+                        + "\(cents / 100).\(String(format: "%02d", cents % 100)),,Salary"
+                )
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+}
