@@ -44,6 +44,9 @@ enum ReportTable {
         let comparison: String =
             if result.workload == .mainActorStall && result.ratio == nil {
                 "—"
+            } else if unit == "MB" {
+                (result.ratio.map { format($0, digits: 2) + "×" } ?? "—")
+                    + (result.difference.map { " (" + ($0 >= 0 ? "+" : "") + format($0, digits: 1) + " MB)" } ?? "")
             } else if result.workload == .freshContext {
                 (result.difference.map { ($0 >= 0 ? "+" : "") + format($0, digits: 2) } ?? "—") + " µs"
             } else {
@@ -73,7 +76,13 @@ enum ReportTable {
         same process (11) or with the commits made by a second process (12): p50 and p99 of C commits. \
         For 14, Strata and Baseline are the growth of anonymous memory per row while holding all N \
         fetched rows (Strata's objects in one context; the raw baseline's array of rows), each side \
-        in a child process of its own; the peak and file-page figures are in the JSON's note.
+        in a child process of its own; the peak and file-page figures are in the JSON's note. \
+        15–20 (issue 25) run on a model of their own at 1,000,000 rows unless --rows is given: Strata \
+        is the set-based call (batchInsert, upsert, batchUpdate, batchDelete, aggregate, forEachBatch), \
+        Baseline the raw SQL or mdb_* job, and the "(object graph)" line the same job through fetched \
+        objects and save(), against the same baseline. The MB lines of 19 and 20 are measured in \
+        child processes: 19 the growth of resident memory during the grouped sum, 20 the peak \
+        resident set while streaming, both less the store-file pages mapped meanwhile (LMDB's map).
         """
 
     /// A plain-text table with aligned columns.

@@ -5,7 +5,7 @@ import Foundation
 enum SVGChart {
     static func render(_ report: BenchmarkReport) -> String {
         let bars = report.results.filter {
-            $0.ratio != nil && $0.workload != .freshContext && $0.workload != .mainActorStall
+            $0.ratio != nil && $0.workload != .freshContext && $0.workload != .mainActorStall && $0.unit != "MB"
         }
         let extras = report.results.filter { $0.workload == .freshContext && $0.isMeasured }
         let stalls = report.results.filter { $0.stall != nil }

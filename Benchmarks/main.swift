@@ -6,6 +6,7 @@
 //   swift run -c release strata-bench --row-decode    (the LMDB row decoder's cost per row)
 //   strata-bench --history-writer ENGINE DIR COMMITS   (workload 12's second process; not for people)
 //   strata-bench --peak-memory ENGINE strata|raw ROWS   (workload 14's child processes; not for people)
+//   strata-bench --set-memory ENGINE strata|raw DIR SCHEMA   (workloads 19–20's children; not for people)
 //
 // See Docs/Benchmarks.md for the workloads, the method and the latest results.
 
@@ -27,6 +28,15 @@ if arguments.first == PeakMemory.flag {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-bench \(PeakMemory.flag): \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == SetBasedMemory.flag {
+    do {
+        try await SetBasedMemory.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(SetBasedMemory.flag): \(error)\n".utf8))
         exit(1)
     }
 }
