@@ -7,6 +7,9 @@ struct BenchmarkReport: Codable, Sendable {
     /// When the run started, ISO 8601.
     var date: String
     var rows: Int
+    /// Rows and timed repetitions of the set-based workloads 15–20, when any was measured.
+    var setRows: Int?
+    var setRepetitions: Int?
     var repetitions: Int
     var warmUps: Int
     var machine: MachineInfo
@@ -15,6 +18,11 @@ struct BenchmarkReport: Codable, Sendable {
     /// Wall-clock seconds of the whole run.
     var seconds: Double
     var results: [WorkloadResult]
+
+    /// "100000 rows", with the set-based workloads' count when they ran.
+    var rowsLabel: String {
+        "\(rows) rows" + (setRows.map { " (15–20: \($0), median of \(setRepetitions ?? repetitions))" } ?? "")
+    }
 
     func json() throws -> Data {
         let encoder = JSONEncoder()
@@ -94,7 +102,7 @@ enum ReportTable {
         }
         var lines = [
             """
-            strata-bench: \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \
+            strata-bench: \(report.rowsLabel), median of \(report.repetitions) after \(report.warmUps) warm-up, \
             \(report.clock) clock, \(format(report.seconds, digits: 0)) s
             """,
             "machine: \(report.machine.summary)",
@@ -128,7 +136,7 @@ enum ReportTable {
             "- Command: `\(report.command)`",
             "- Machine: \(report.machine.summary)",
             """
-            - Run: \(report.date), \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) \
+            - Run: \(report.date), \(report.rowsLabel), median of \(report.repetitions) after \(report.warmUps) \
             warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s in all
             """,
             "",

@@ -38,7 +38,9 @@ struct BenchmarkRun {
         results += try await SetBasedBenchmark.run(options: options, scratch: scratch)
         results.sort { $0.workload.rawValue < $1.workload.rawValue }
         return BenchmarkReport(
-            command: command, date: date, rows: options.rows, repetitions: options.repetitions, warmUps: 1,
+            command: command, date: date, rows: options.rows,
+            setRows: options.workloads.isDisjoint(with: Workload.setBased) ? nil : options.setRows,
+            repetitions: options.repetitions, warmUps: 1,
             machine: .current(), clock: options.clock,
             seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, results: results)
     }

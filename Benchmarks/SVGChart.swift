@@ -31,7 +31,7 @@ enum SVGChart {
             <text x="16" y="24" font-size="16" font-weight="bold">\
             Strata time / raw C library time (lower is better)</text>
             <text x="16" y="44" fill="#555">\(escape( """
-                \(report.rows) rows, median of \(report.repetitions); \(report.machine.processors) × \
+                \(report.rowsLabel), median of \(report.repetitions); \(report.machine.processors) × \
                 \(report.machine.cpuModel); black tick = target
                 """))</text>
 

@@ -20,6 +20,8 @@ struct SetBasedBenchmark {
     let data: SetDataset
     let repetitions: Int
     let workloads: Set<Workload>
+    /// Whether the Strata stores record persistent history (`--history`, default on).
+    let recordsHistory: Bool
     let scratch: URL
 
     /// Every chosen engine, when the options ask for any of 15–20.
@@ -30,7 +32,8 @@ struct SetBasedBenchmark {
         var results: [WorkloadResult] = []
         for engine in options.engines {
             let benchmark = SetBasedBenchmark(
-                engine: engine, data: data, repetitions: options.repetitions, workloads: options.workloads,
+                engine: engine, data: data, repetitions: options.setRepetitions, workloads: options.workloads,
+                recordsHistory: options.recordsHistory,
                 scratch: scratch.appendingPathComponent("set-\(engine.rawValue)"))
             results += try await benchmark.run()
         }
@@ -61,7 +64,7 @@ struct SetBasedBenchmark {
                 previous.container.close()
                 removeScratch(previous.directory)
             }
-            let made = try SetStore(engine, in: directory("strata"))
+            let made = try SetStore(engine, in: directory("strata"), recordsHistory: recordsHistory)
             store = made
             return made
         }
@@ -74,7 +77,7 @@ struct SetBasedBenchmark {
                 batch: { _ in try await SetBasedWorkloads.batchInsert(try newStore(), data) },
                 objectGraph: { _ in
                     let place = directory("objects")
-                    let scratchStore = try SetStore(engine, in: place)
+                    let scratchStore = try SetStore(engine, in: place, recordsHistory: recordsHistory)
                     defer {
                         scratchStore.container.close()
                         removeScratch(place)

@@ -6,11 +6,13 @@ import Strata
 /// child process of its own per side, as workload 14 does (``PeakMemory``): a process's peak
 /// only grows, so in the parent the earlier workloads' peak would hide these.
 ///
-/// The child (`strata-bench --set-memory ENGINE strata|raw DIRECTORY SCHEMA`) opens the store the
-/// parent filled (its directory; on PostgreSQL its schema, the server's URL in
-/// `STRATA_POSTGRES_URL`), reads one row to warm the connection, then measures each phase with
-/// ``MemorySampler``: the grouped sum, the stream in batches of 1,000 and (Strata only) the same
-/// sum over one fetch of every object, the object-graph way. It prints one ``Side`` as JSON.
+/// Every phase runs in a fresh child process (`strata-bench --set-memory ENGINE SIDE PHASE
+/// DIRECTORY SCHEMA`), so that no phase finds the store's pages or the heap of another already
+/// there: Strata's grouped sum, its stream in batches of 1,000 and the same sum over one fetch of
+/// every object (the object-graph way); the raw query's grouped sum and its stream. The child
+/// opens the store the parent filled (its directory; on PostgreSQL its schema, the server's URL
+/// in `STRATA_POSTGRES_URL`), reads one row to warm the connection (Strata) or opens it (raw),
+/// then measures the phase with ``MemorySampler`` and prints one ``Output`` as JSON.
 enum SetBasedMemory {
     static let flag = "--set-memory"
 
@@ -21,6 +23,19 @@ enum SetBasedMemory {
         var objectGraph: MemorySampler.Phase?
         var groupedSumChecksum: String
         var streamChecksum: String
+    }
+
+    /// What one child prints.
+    struct Output: Codable, Sendable {
+        var phase: MemorySampler.Phase
+        var checksum: String
+    }
+
+    /// The phases a child can measure.
+    enum Phase: String, CaseIterable {
+        case groupedSum = "sum"
+        case stream
+        case objectGraph = "objects"
     }
 
     /// Both sides' figures of one engine, for the JSON output.
@@ -35,8 +50,21 @@ enum SetBasedMemory {
         _ engine: EngineChoice, store: SetStore, rawDirectory: URL, workloads: Set<Workload>
     ) throws -> [WorkloadResult] {
         progress("\(engine.displayName): 19–20. peak memory, one child process per side")
-        let strata = try child(engine, "strata", store.directory)
-        let raw = try child(engine, "raw", rawDirectory)
+        let strataSum = try child(engine, "strata", .groupedSum, store.directory)
+        let strataStream = try child(engine, "strata", .stream, store.directory)
+        let objects = try child(engine, "strata", .objectGraph, store.directory)
+        let rawSum = try child(engine, "raw", .groupedSum, rawDirectory)
+        let rawStream = try child(engine, "raw", .stream, rawDirectory)
+        guard objects.checksum == strataSum.checksum else {
+            throw BenchmarkError.mismatch(
+                "grouped sum: aggregate \(strataSum.checksum), over objects \(objects.checksum)")
+        }
+        let strata = Side(
+            groupedSum: strataSum.phase, stream: strataStream.phase, objectGraph: objects.phase,
+            groupedSumChecksum: strataSum.checksum, streamChecksum: strataStream.checksum)
+        let raw = Side(
+            groupedSum: rawSum.phase, stream: rawStream.phase, objectGraph: nil, groupedSumChecksum: rawSum.checksum,
+            streamChecksum: rawStream.checksum)
         guard strata.groupedSumChecksum == raw.groupedSumChecksum, strata.streamChecksum == raw.streamChecksum else {
             throw BenchmarkError.mismatch(
                 "set-based memory: Strata read \(strata.groupedSumChecksum) / \(strata.streamChecksum); raw read "
@@ -90,11 +118,13 @@ enum SetBasedMemory {
         return results
     }
 
-    private static func child(_ engine: EngineChoice, _ side: String, _ directory: URL) throws -> Side {
+    private static func child(
+        _ engine: EngineChoice, _ side: String, _ phase: Phase, _ directory: URL
+    ) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let schema = engine == .postgres ? BenchmarkPostgres.schema(for: directory) : "-"
-        process.arguments = [flag, engine.rawValue, side, directory.path, schema]
+        process.arguments = [flag, engine.rawValue, side, phase.rawValue, directory.path, schema]
         var environment = ProcessInfo.processInfo.environment
         if let url = BenchmarkPostgres.url { environment[BenchmarkPostgres.variable] = url }
         process.environment = environment
@@ -104,10 +134,10 @@ enum SetBasedMemory {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0, let line = data.split(separator: UInt8(ascii: "\n")).last,
-            let measured = try? JSONDecoder().decode(Side.self, from: Data(line))
+            let measured = try? JSONDecoder().decode(Output.self, from: Data(line))
         else {
             throw BenchmarkError.raw(
-                "\(flag) \(engine.rawValue) \(side) exited with \(process.terminationStatus): "
+                "\(flag) \(engine.rawValue) \(side) \(phase.rawValue) exited with \(process.terminationStatus): "
                     + String(decoding: data, as: UTF8.self))
         }
         return measured
@@ -115,21 +145,28 @@ enum SetBasedMemory {
 
     // MARK: The child
 
-    /// The child mode: `--set-memory ENGINE strata|raw DIRECTORY SCHEMA`; prints one ``Side``.
+    /// The child mode: `--set-memory ENGINE strata|raw sum|stream|objects DIRECTORY SCHEMA`;
+    /// prints one ``Output``.
     static func main(_ arguments: [String]) async throws {
-        guard arguments.count == 4, let engine = EngineChoice(rawValue: arguments[0]),
-            arguments[1] == "strata" || arguments[1] == "raw"
-        else { throw BenchmarkError.usage("\(flag) takes an engine, strata or raw, a directory and a schema") }
+        guard arguments.count == 5, let engine = EngineChoice(rawValue: arguments[0]),
+            arguments[1] == "strata" || arguments[1] == "raw", let phase = Phase(rawValue: arguments[2]),
+            arguments[1] == "strata" || phase != .objectGraph
+        else {
+            throw BenchmarkError.usage(
+                "\(flag) takes an engine, strata or raw, sum, stream or objects (strata), a directory and a schema")
+        }
         BenchmarkPostgres.url = ProcessInfo.processInfo.environment[BenchmarkPostgres.variable]
-        let directory = URL(fileURLWithPath: arguments[2])
-        let schema = arguments[3] == "-" ? nil : arguments[3]
-        let side =
+        let directory = URL(fileURLWithPath: arguments[3])
+        let schema = arguments[4] == "-" ? nil : arguments[4]
+        let output =
             arguments[1] == "strata"
-            ? try await strata(engine, directory, schema) : try await raw(engine, directory, schema)
-        print(String(decoding: try JSONEncoder().encode(side), as: UTF8.self))
+            ? try await strata(engine, phase, directory, schema) : try await raw(engine, phase, directory, schema)
+        print(String(decoding: try JSONEncoder().encode(output), as: UTF8.self))
     }
 
-    private static func strata(_ engine: EngineChoice, _ directory: URL, _ schema: String?) async throws -> Side {
+    private static func strata(
+        _ engine: EngineChoice, _ phase: Phase, _ directory: URL, _ schema: String?
+    ) async throws -> Output {
         let store = try SetStore(engine, in: directory, schema: schema)
         defer { store.container.close() }
         func inFreshContext<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
@@ -137,30 +174,26 @@ enum SetBasedMemory {
             return try await context.perform { try body(context) }
         }
         _ = try await inFreshContext { context in try context.fetch(FetchRequest<BenchEntry>(fetchLimit: 1)).count }
-        let (sumPhase, sum) = try await MemorySampler.measure {
-            try await inFreshContext { context in try SetBasedWorkloads.groupedSum(in: context) }
+        let (measured, sum) = try await MemorySampler.measure {
+            try await inFreshContext { context in
+                switch phase {
+                case .groupedSum: try SetBasedWorkloads.groupedSum(in: context)
+                case .stream: try SetBasedWorkloads.stream(in: context, sample: {})
+                case .objectGraph: try SetBasedWorkloads.objectGroupedSum(in: context)
+                }
+            }
         }
-        let (streamPhase, streamed) = try await MemorySampler.measure {
-            try await inFreshContext { context in try SetBasedWorkloads.stream(in: context, sample: {}) }
-        }
-        let (objectPhase, objectSum) = try await MemorySampler.measure {
-            try await inFreshContext { context in try SetBasedWorkloads.objectGroupedSum(in: context) }
-        }
-        guard objectSum == sum else {
-            throw BenchmarkError.mismatch("grouped sum: aggregate \(sum), over objects \(objectSum)")
-        }
-        return Side(
-            groupedSum: sumPhase, stream: streamPhase, objectGraph: objectPhase, groupedSumChecksum: sum.description,
-            streamChecksum: streamed.description)
+        return Output(phase: measured, checksum: sum.description)
     }
 
-    private static func raw(_ engine: EngineChoice, _ directory: URL, _ schema: String?) async throws -> Side {
+    private static func raw(
+        _ engine: EngineChoice, _ phase: Phase, _ directory: URL, _ schema: String?
+    ) async throws -> Output {
         let raw = try makeRawSet(engine, in: directory, create: false, schema: schema)
         defer { raw.close() }
-        let (sumPhase, groups) = try await MemorySampler.measure { try raw.sumByCategory() }
-        let (streamPhase, streamed) = try await MemorySampler.measure { try raw.streamEntries(sample: {}) }
-        return Side(
-            groupedSum: sumPhase, stream: streamPhase, objectGraph: nil,
-            groupedSumChecksum: Checksum(groups: groups).description, streamChecksum: streamed.description)
+        let (measured, sum) = try await MemorySampler.measure {
+            phase == .stream ? try raw.streamEntries(sample: {}) : Checksum(groups: try raw.sumByCategory())
+        }
+        return Output(phase: measured, checksum: sum.description)
     }
 }

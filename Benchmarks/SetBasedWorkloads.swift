@@ -8,8 +8,9 @@ final class SetStore: Sendable {
     let directory: URL
     let container: PersistentContainer
 
-    /// Creates an empty store (or, with `schema`, opens the PostgreSQL store of that schema).
-    init(_ engine: EngineChoice, in directory: URL, schema: String? = nil) throws {
+    /// Creates an empty store (or, with `schema`, opens the PostgreSQL store of that schema)
+    /// whose saves record persistent history unless `recordsHistory` is false.
+    init(_ engine: EngineChoice, in directory: URL, schema: String? = nil, recordsHistory: Bool = true) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         let configuration: EngineConfiguration =
@@ -18,7 +19,8 @@ final class SetStore: Sendable {
             } else {
                 StrataStore.configuration(engine, in: directory)
             }
-        container = try PersistentContainer(schema: try SetBasedSchema.make(), engine: configuration)
+        container = try PersistentContainer(
+            schema: try SetBasedSchema.make(), engine: configuration, recordsHistory: recordsHistory)
     }
 }
 
