@@ -40,6 +40,7 @@ struct BenchmarkRun {
         return BenchmarkReport(
             command: command, date: date, rows: options.rows,
             setRows: options.workloads.isDisjoint(with: Workload.setBased) ? nil : options.setRows,
+            setRepetitions: options.workloads.isDisjoint(with: Workload.setBased) ? nil : options.setRepetitions,
             repetitions: options.repetitions, warmUps: 1,
             machine: .current(), clock: options.clock,
             seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, results: results)
