@@ -7,6 +7,9 @@ struct BenchmarkReport: Codable, Sendable {
     /// When the run started, ISO 8601.
     var date: String
     var rows: Int
+    /// Rows and timed repetitions of the set-based workloads 15–20, when any was measured.
+    var setRows: Int?
+    var setRepetitions: Int?
     var repetitions: Int
     var warmUps: Int
     var machine: MachineInfo
@@ -15,6 +18,11 @@ struct BenchmarkReport: Codable, Sendable {
     /// Wall-clock seconds of the whole run.
     var seconds: Double
     var results: [WorkloadResult]
+
+    /// "100000 rows", with the set-based workloads' count when they ran.
+    var rowsLabel: String {
+        "\(rows) rows" + (setRows.map { " (15–20: \($0), median of \(setRepetitions ?? repetitions))" } ?? "")
+    }
 
     func json() throws -> Data {
         let encoder = JSONEncoder()
@@ -44,6 +52,9 @@ enum ReportTable {
         let comparison: String =
             if result.workload == .mainActorStall && result.ratio == nil {
                 "—"
+            } else if unit == "MB" {
+                (result.ratio.map { format($0, digits: 2) + "×" } ?? "—")
+                    + (result.difference.map { " (" + ($0 >= 0 ? "+" : "") + format($0, digits: 1) + " MB)" } ?? "")
             } else if result.workload == .freshContext {
                 (result.difference.map { ($0 >= 0 ? "+" : "") + format($0, digits: 2) } ?? "—") + " µs"
             } else {
@@ -73,7 +84,13 @@ enum ReportTable {
         same process (11) or with the commits made by a second process (12): p50 and p99 of C commits. \
         For 14, Strata and Baseline are the growth of anonymous memory per row while holding all N \
         fetched rows (Strata's objects in one context; the raw baseline's array of rows), each side \
-        in a child process of its own; the peak and file-page figures are in the JSON's note.
+        in a child process of its own; the peak and file-page figures are in the JSON's note. \
+        15–20 (issue 25) run on a model of their own at 1,000,000 rows unless --rows is given: Strata \
+        is the set-based call (batchInsert, upsert, batchUpdate, batchDelete, aggregate, forEachBatch), \
+        Baseline the raw SQL or mdb_* job, and the "(object graph)" line the same job through fetched \
+        objects and save(), against the same baseline. The MB lines of 19 and 20 are measured in \
+        child processes: 19 the growth of resident memory during the grouped sum, 20 the peak \
+        resident set while streaming, both less the store-file pages mapped meanwhile (LMDB's map).
         """
 
     /// A plain-text table with aligned columns.
@@ -85,7 +102,7 @@ enum ReportTable {
         }
         var lines = [
             """
-            strata-bench: \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) warm-up, \
+            strata-bench: \(report.rowsLabel), median of \(report.repetitions) after \(report.warmUps) warm-up, \
             \(report.clock) clock, \(format(report.seconds, digits: 0)) s
             """,
             "machine: \(report.machine.summary)",
@@ -119,7 +136,7 @@ enum ReportTable {
             "- Command: `\(report.command)`",
             "- Machine: \(report.machine.summary)",
             """
-            - Run: \(report.date), \(report.rows) rows, median of \(report.repetitions) after \(report.warmUps) \
+            - Run: \(report.date), \(report.rowsLabel), median of \(report.repetitions) after \(report.warmUps) \
             warm-up, \(report.clock) clock, \(format(report.seconds, digits: 0)) s in all
             """,
             "",

@@ -35,9 +35,13 @@ struct BenchmarkRun {
         results += try await LedgerWorkloads.run(options: options, scratch: scratch)
         results += try await HistoryWorkloads.run(options: options, dataset: dataset, scratch: scratch)
         results += try PeakMemory.run(options: options)
+        results += try await SetBasedBenchmark.run(options: options, scratch: scratch)
         results.sort { $0.workload.rawValue < $1.workload.rawValue }
         return BenchmarkReport(
-            command: command, date: date, rows: options.rows, repetitions: options.repetitions, warmUps: 1,
+            command: command, date: date, rows: options.rows,
+            setRows: options.workloads.isDisjoint(with: Workload.setBased) ? nil : options.setRows,
+            setRepetitions: options.workloads.isDisjoint(with: Workload.setBased) ? nil : options.setRepetitions,
+            repetitions: options.repetitions, warmUps: 1,
             machine: .current(), clock: options.clock,
             seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, results: results)
     }

@@ -5,7 +5,7 @@ import Foundation
 /// and drops the run's schemas. Text commands, statements prepared once with int8 parameters,
 /// binary parameters and binary results. Used by one thread at a time (libpq's rule).
 final class PGLink {
-    private let connection: OpaquePointer
+    let connection: OpaquePointer
     /// Statement names by SQL text, prepared on this connection.
     private var prepared: [String: String] = [:]
 
@@ -128,7 +128,7 @@ final class PGLink {
     }
 
     /// The name of `sql` prepared on this connection with these parameter types.
-    private func statement(_ sql: String, types: [Oid]) throws(BenchmarkError) -> String {
+    func statement(_ sql: String, types: [Oid]) throws(BenchmarkError) -> String {
         if let name = prepared[sql] { return name }
         let name = "b\(prepared.count + 1)"
         let result = PQprepare(connection, name, sql, Int32(types.count), types)
@@ -138,7 +138,7 @@ final class PGLink {
     }
 
     /// Checks a result, hands it to `body` and always frees it.
-    private func consume<T>(
+    func consume<T>(
         _ result: OpaquePointer?, what: String, _ body: (OpaquePointer) throws -> T
     ) throws(BenchmarkError) -> T {
         guard let result else { throw failure(what) }
@@ -181,7 +181,7 @@ final class PGLink {
 
 /// A binary result's rows.
 struct PGRows {
-    fileprivate let result: OpaquePointer
+    let result: OpaquePointer
 
     var count: Int { Int(PQntuples(result)) }
 

@@ -5,7 +5,7 @@ import Foundation
 enum SVGChart {
     static func render(_ report: BenchmarkReport) -> String {
         let bars = report.results.filter {
-            $0.ratio != nil && $0.workload != .freshContext && $0.workload != .mainActorStall
+            $0.ratio != nil && $0.workload != .freshContext && $0.workload != .mainActorStall && $0.unit != "MB"
         }
         let extras = report.results.filter { $0.workload == .freshContext && $0.isMeasured }
         let stalls = report.results.filter { $0.stall != nil }
@@ -31,7 +31,7 @@ enum SVGChart {
             <text x="16" y="24" font-size="16" font-weight="bold">\
             Strata time / raw C library time (lower is better)</text>
             <text x="16" y="44" fill="#555">\(escape( """
-                \(report.rows) rows, median of \(report.repetitions); \(report.machine.processors) × \
+                \(report.rowsLabel), median of \(report.repetitions); \(report.machine.processors) × \
                 \(report.machine.cpuModel); black tick = target
                 """))</text>
 

@@ -1,10 +1,15 @@
 import Foundation
 
-/// The workloads of issues 5, 14, 15 and 16, in report order.
+/// The workloads of issues 5, 14, 15, 16 and 25, in report order.
 enum Workload: Int, CaseIterable, Codable, Sendable {
     case insert = 1
     case fetchAll, lookup, predicate, toMany, freshContext, ledgerTransfers, mainActorStall, migration
     case historyInsert, deliveryInProcess, deliveryCrossProcess, toManyPrefetched, peakMemory
+    /// Issue 25's set-based workloads (``SetBasedBenchmark``).
+    case batchInsert, upsert, batchUpdate, batchDelete, groupedSum, streaming
+
+    /// The set-based workloads of issue 25, run on their own model at ``BenchmarkOptions/setRows``.
+    static let setBased: Set<Workload> = [.batchInsert, .upsert, .batchUpdate, .batchDelete, .groupedSum, .streaming]
 
     var title: String {
         switch self {
@@ -22,12 +27,20 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         case .deliveryCrossProcess: "commit → delivery, other process"
         case .toManyPrefetched: "to-many prefetched, 1,000 accounts"
         case .peakMemory: "memory holding all N fetched"
+        case .batchInsert: "batch insert N"
+        case .upsert: "upsert N/10, half existing"
+        case .batchUpdate: "batch update 10% of N"
+        case .batchDelete: "batch delete 10% of N, cascade"
+        case .groupedSum: "sum grouped by category over N"
+        case .streaming: "stream N in batches of 1,000"
         }
     }
 
     /// The target issues 5, 15, 16 and 17 set, for this workload on this engine, if any.
     func target(on engine: EngineChoice) -> Target? {
         switch (self, engine) {
+        case (.batchInsert, _), (.upsert, _), (.batchUpdate, _), (.batchDelete, _), (.groupedSum, _), (.streaming, _):
+            setBasedTarget
         case (.insert, .postgres): .ratio(1.5)
         case (.fetchAll, .postgres): .ratio(2)
         case (.lookup, .postgres): .ratio(1.5)
@@ -47,18 +60,33 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         default: nil
         }
     }
+
+    /// Issue 25's time targets, the same on every engine (the memory targets are
+    /// ``SetBasedMemory``'s).
+    private var setBasedTarget: Target? {
+        switch self {
+        case .batchInsert: .ratio(1.2)
+        case .upsert, .batchUpdate, .batchDelete, .groupedSum: .ratio(1.5)
+        default: nil
+        }
+    }
 }
 
-/// A limit from issue 5.
+/// A limit from issue 5 (and 25).
 enum Target: Sendable, Equatable {
     /// Strata time at most this multiple of the baseline's.
     case ratio(Double)
     /// Strata at most this many microseconds per operation more than the baseline.
     case extraMicroseconds(Double)
+    /// Strata's memory at most this many megabytes more than the baseline's (workload 19).
+    case extraMegabytes(Double)
+    /// Strata's peak resident set at most this many megabytes (workload 20).
+    case peakMegabytes(Double)
 
     var limit: Double {
         switch self {
-        case .ratio(let limit), .extraMicroseconds(let limit): limit
+        case .ratio(let limit), .extraMicroseconds(let limit), .extraMegabytes(let limit), .peakMegabytes(let limit):
+            limit
         }
     }
 
@@ -66,6 +94,8 @@ enum Target: Sendable, Equatable {
         switch self {
         case .ratio(let limit): "≤ \(format(limit, digits: (limit * 10).rounded() == limit * 10 ? 1 : 2))×"
         case .extraMicroseconds(let limit): "≤ +\(format(limit, digits: 0)) µs"
+        case .extraMegabytes(let limit): "≤ raw + \(format(limit, digits: 0)) MB"
+        case .peakMegabytes(let limit): "≤ \(format(limit, digits: 0)) MB"
         }
     }
 }
@@ -107,6 +137,8 @@ struct WorkloadResult: Codable, Sendable {
     var stall: StallFigures?
     /// Workload 14: both sides' memory figures in bytes.
     var memory: PeakMemory.Figures?
+    /// Workloads 19 and 20: both sides' memory figures in bytes.
+    var setMemory: SetBasedMemory.Figures?
 
     var isMeasured: Bool { strata != nil }
 
@@ -127,7 +159,7 @@ struct WorkloadResult: Codable, Sendable {
             switch target {
             case .ratio(let limit): ratio.map { $0 <= limit }
             case .extraMicroseconds(let limit): difference <= limit
-            case nil: nil
+            case .extraMegabytes, .peakMegabytes, nil: nil
             }
         return WorkloadResult(
             workload: workload, name: workload.title, engine: engine, unit: unit, baselineName: baselineName,

@@ -9,6 +9,7 @@
 //   strata-bench --peak-memory ENGINE strata|raw ROWS   (workload 14's child processes; not for people)
 //   strata-bench --bulk-writes ROWS   (one save of ROWS updates, one of ROWS deletes, on STRATA_POSTGRES_URL)
 //   strata-bench --stream-rows ROWS   (peak memory of forEachRow over ROWS rows on STRATA_POSTGRES_URL)
+//   strata-bench --set-memory ENGINE strata|raw DIR SCHEMA   (workloads 19–20's children; not for people)
 //
 // See Docs/Benchmarks.md for the workloads, the method and the latest results.
 
@@ -57,6 +58,15 @@ if arguments.first == BulkWrites.flag {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-bench \(BulkWrites.flag): \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == SetBasedMemory.flag {
+    do {
+        try await SetBasedMemory.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(SetBasedMemory.flag): \(error)\n".utf8))
         exit(1)
     }
 }

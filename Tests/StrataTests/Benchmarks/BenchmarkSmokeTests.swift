@@ -3,7 +3,8 @@ import Testing
 
 /// Runs the built `strata-bench` executable at N = 1,000 with one repetition and 10 commits for
 /// the delivery latencies, so the benchmark's code paths (every workload, both raw baselines, the
-/// second process of workload 12, the table, JSON, SVG and Markdown output) cannot rot. It
+/// second process of workload 12, the child processes of 14, 19 and 20, the table, JSON, SVG and
+/// Markdown output) cannot rot. It
 /// checks that the run completes and reports every workload; it never checks timings.
 ///
 /// `swift build --build-tests` (and so `swift test`) builds every product, so the executable
@@ -46,6 +47,7 @@ struct BenchmarkSmokeTests {
             }
         }
         for engine in ["SQLite", "LMDB"] {
+            SetBasedLines.check(lines, engine: engine, output: run.output)
             let transfers = lines.filter {
                 $0.hasPrefix("7 ") && $0.contains("  \(engine)  ") && $0.contains("transfers/s")
             }
@@ -77,8 +79,9 @@ struct BenchmarkSmokeTests {
         let results = try #require(report["results"] as? [[String: Any]])
         let measured = results.filter { $0["status"] as? String == "measured" }
         var stallFigures = 0
-        // 1–6, 9, 10, 13 and 14 on two engines (20); 7 and 8 four times, 11 and 12 twice on each (24).
-        #expect(measured.count == 44)
+        // 1–6, 9, 10, 13 and 14 on two engines (20); 7 and 8 four times, 11 and 12 twice on each (24);
+        // 15–20 set-based and through objects, 19 and 20 also their memory, on each (28).
+        #expect(measured.count == 72)
         for result in measured {
             let workload = result["workload"] as? Int ?? 0
             #expect((result["strata"] as? Double ?? -1) >= 0, "\(result)")
@@ -88,6 +91,14 @@ struct BenchmarkSmokeTests {
                 let strata = try #require(memory["strata"] as? [String: Any])
                 #expect(strata["rows"] as? Int == 1000 && (strata["anonymousGrowth"] as? Int ?? 0) > 0, "\(result)")
                 #expect((memory["raw"] as? [String: Any])?["checksum"] as? String == strata["checksum"] as? String)
+            } else if result["unit"] as? String == "MB" {
+                // 19 and 20's memory: growth at 1,000 rows may round to zero pages.
+                let memory = try #require(result["setMemory"] as? [String: Any], "\(result)")
+                let strata = try #require(memory["strata"] as? [String: Any])
+                let raw = try #require(memory["raw"] as? [String: Any])
+                #expect(strata["streamChecksum"] as? String == raw["streamChecksum"] as? String, "\(result)")
+                #expect(strata["groupedSumChecksum"] as? String == raw["groupedSumChecksum"] as? String, "\(result)")
+                #expect(strata["objectGraph"] != nil, "\(result)")
             } else if workload == 11 || workload == 12 {
                 // Latencies: no baseline; the p50 line keeps every commit's latency.
                 let samples = (result["strataSamples"] as? [String: Any])?["nanoseconds"] as? [Any]
@@ -107,7 +118,7 @@ struct BenchmarkSmokeTests {
             }
         }
         #expect(stallFigures == 2, "workload 8's figures should be in the JSON once per engine")
-        #expect(report["rows"] as? Int == 1000)
+        #expect(report["rows"] as? Int == 1000 && report["setRows"] as? Int == 1000)
         #expect(try String(contentsOf: svg, encoding: .utf8).hasPrefix("<svg"))
         #expect(try String(contentsOf: markdown, encoding: .utf8).contains("| 6 | fresh context vs reused"))
     }
@@ -129,7 +140,7 @@ struct BenchmarkSmokeTests {
         #expect(run.errorOutput.contains("--postgres-url URL or set STRATA_POSTGRES_URL"), "\(run.errorOutput)")
     }
 
-    @Test("strata-bench runs workloads 1-8, 10, 11 and 13 on PostgreSQL at N = 1,000 and drops its schemas")
+    @Test("strata-bench runs workloads 1-8, 10, 11, 13 and 15-20 on PostgreSQL at N = 1,000 and drops its schemas")
     func runsOnPostgres() async throws {
         let url = try #require(
             ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 },
@@ -146,7 +157,7 @@ struct BenchmarkSmokeTests {
                 "10",
                 // 9 needs migrations that change tables, which the engine does not make yet; 12 and 14
                 // are not run on PostgreSQL (asked for here to see them refused).
-                "--workloads", "1,2,3,4,5,6,7,8,10,11,12,13,14",
+                "--workloads", "1,2,3,4,5,6,7,8,10,11,12,13,14,15,16,17,18,19,20",
             ])
         #expect(run.status == 0, "strata-bench failed: \(run.errorOutput)")
 
@@ -160,6 +171,7 @@ struct BenchmarkSmokeTests {
         #expect(lines.filter { $0.hasPrefix("7 ") && $0.contains("transfers/s") }.count == 4, "\(run.output)")
         #expect(lines.filter { $0.hasPrefix("8 ") && $0.contains(" ms") }.count == 4, "\(run.output)")
         #expect(lines.filter { $0.hasPrefix("11 ") && $0.contains(" ms") }.count == 2, "\(run.output)")
+        SetBasedLines.check(lines, engine: "PostgreSQL", output: run.output)
         #expect(!lines.contains { $0.hasPrefix("12 ") || $0.hasPrefix("14 ") }, "\(run.output)")
         #expect(run.errorOutput.contains("12. not run") && run.errorOutput.contains("14. not run"))
 
@@ -175,6 +187,25 @@ struct BenchmarkSmokeTests {
                 "SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, '\(prefix)')",
             ])
         #expect(left.status == 0 && left.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(left)")
+    }
+}
+
+/// The lines of the set-based workloads 15–20 on one engine.
+enum SetBasedLines {
+    /// Checks for each of 15–20 a set-based line against the raw baseline and an object-graph
+    /// line, and for 19 and 20 a memory line in MB.
+    static func check(_ lines: [String], engine: String, output: String) {
+        for workload in 15...20 {
+            let mine = lines.filter { $0.hasPrefix("\(workload) ") && $0.contains("  \(engine)  ") }
+            let timed = mine.filter { $0.contains(" ns/row") && $0.contains("(raw \(engine))") && $0.contains("×") }
+            #expect(
+                timed.count == 2 && timed.filter { $0.contains("(object graph)") }.count == 1,
+                "workload \(workload) on \(engine) should report the set-based call and the object graph in:\n\(output)"
+            )
+            #expect(
+                mine.filter { $0.contains(" MB ") }.count == (workload >= 19 ? 1 : 0),
+                "workload \(workload) on \(engine): memory line in:\n\(output)")
+        }
     }
 }
 
