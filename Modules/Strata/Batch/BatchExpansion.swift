@@ -147,7 +147,7 @@ struct BatchExpansion {
         }
         absorbPlainInserts(number)
         let unique = batch.uniqueColumns
-        var taken = try existingKeys(number, unique: unique, rows: batch.rows)
+        var (taken, stored) = try existingKeys(number, unique: unique, rows: batch.rows)
         var decisions: [Int64?] = [] // per row: the key it updates, or nil to insert
         var newRows: [Int] = []
         for (index, values) in batch.rows.enumerated() {
@@ -167,6 +167,7 @@ struct BatchExpansion {
         }
         let keys = Array(try context.engine.allocateKeys(entity: number, count: newRows.count))
         var keyOfRow: [Int: Int64] = [:]
+        var updatedKeys = Set<Int64>()
         for (slot, index) in newRows.enumerated() {
             keyOfRow[index] = keys[slot]
             set(number, keys[slot], Row(values: batch.rows[index], original: nil, version: 0))
@@ -175,21 +176,25 @@ struct BatchExpansion {
         for (index, decision) in decisions.enumerated() {
             guard var key = decision else { continue }
             if key < 0, let inserted = keyOfRow[Int(-key - 1)] { key = inserted }
-            guard case .update(let columns) = batch.clash, !columns.isEmpty, var row = try row(number, key: key) else {
+            guard case .update(let columns) = batch.clash, !columns.isEmpty,
+                var row = rows[number]?[key] ?? stored.removeValue(forKey: key)
+            else {
                 result.ignoredCount += 1
                 continue
             }
             for column in columns { row.values[column] = batch.rows[index][column] }
             set(number, key, row)
-            if !row.isInsert { result.note(key, entity: model.name, in: \.updated) }
+            if !row.isInsert, updatedKeys.insert(key).inserted { result.note(key, entity: model.name, in: \.updated) }
         }
     }
 
-    /// The keys of the rows (stored or changed by this save) holding each unique value of `rows`.
+    /// The keys of the rows (stored or changed by this save) holding each unique value of `rows`,
+    /// and the stored rows found, by key.
     private mutating func existingKeys(
         _ number: Int, unique: [Int], rows batchRows: [ContiguousArray<StoredValue>]
-    ) throws -> [[StoredValue]: Int64] {
+    ) throws -> (taken: [[StoredValue]: Int64], stored: [Int64: Row]) {
         var taken: [[StoredValue]: Int64] = [:]
+        var found: [Int64: Row] = [:]
         let overlay = rows[number] ?? [:]
         var tuples: [[StoredValue]] = []
         var seen = Set<[StoredValue]>()
@@ -207,6 +212,7 @@ struct BatchExpansion {
             try reader.forEachRow(for: FetchPlan(entity: number, filter: filter, inKeyOrder: false)) { stored in
                 guard overlay[stored.key] == nil else { return }
                 taken[unique.map { stored.values[$0] }] = stored.key
+                found[stored.key] = Row(values: stored.values, original: stored.values, version: stored.version)
             }
             start += Self.chunk
         }
@@ -214,7 +220,7 @@ struct BatchExpansion {
             let tuple = unique.map { row.values[$0] }
             if !tuple.contains(where: \.isNull) { taken[tuple] = key }
         }
-        return taken
+        return (taken, found)
     }
 
     // MARK: update
