@@ -143,15 +143,28 @@ private struct CommitWriter<Layouts: SQLiteLayoutSource> {
                 try isInsert
                 ? connection.statement(table.insert, slot: table.slotBase + SQLiteStatementSlot.insert)
                 : connection.statement(table.update, slot: table.slotBase + SQLiteStatementSlot.update)
+            // Updates that name their changed columns write only those (sparing the indexes of
+            // the others); one statement per set of columns, kept while the set repeats.
+            var masked: (columns: [Int], statement: SQLiteStatement)?
             for position in start..<end {
-                try write(rows[position], table: table, statement: statement, isInsert: isInsert)
+                let row = rows[position]
+                if !isInsert, let changed = row.changedColumns, changed.count < table.storageClasses.count,
+                    changed.allSatisfy({ $0 >= 0 && $0 < table.storageClasses.count })
+                {
+                    if masked?.columns != changed {
+                        masked = (changed, try connection.statement(table.update(columns: changed)))
+                    }
+                    try write(row, table: table, statement: masked!.statement, isInsert: false, columns: changed)
+                } else {
+                    try write(row, table: table, statement: statement, isInsert: isInsert)
+                }
             }
             start = end
         }
     }
 
     private mutating func write(
-        _ row: RowWrite, table: SQLiteTableLayout, statement: SQLiteStatement, isInsert: Bool
+        _ row: RowWrite, table: SQLiteTableLayout, statement: SQLiteStatement, isInsert: Bool, columns: [Int]? = nil
     ) throws(StrataError) {
         if !isInsert && row.expectedVersion == .max {
             // No stored version can be incremented past Int64.max: this is a conflict unless the
@@ -167,7 +180,7 @@ private struct CommitWriter<Layouts: SQLiteLayoutSource> {
             try recordConflict(table, key: row.key, expected: row.expectedVersion)
             return
         }
-        try bind(row, table: table, to: statement, isInsert: isInsert)
+        try bind(row, table: table, to: statement, isInsert: isInsert, columns: columns)
         do throws(StrataError) {
             // Every parameter is bound for every row.
             try statement.runRebinding()
@@ -189,7 +202,7 @@ private struct CommitWriter<Layouts: SQLiteLayoutSource> {
     }
 
     private func bind(
-        _ row: RowWrite, table: SQLiteTableLayout, to statement: SQLiteStatement, isInsert: Bool
+        _ row: RowWrite, table: SQLiteTableLayout, to statement: SQLiteStatement, isInsert: Bool, columns: [Int]?
     ) throws(StrataError) {
         let classes = table.storageClasses
         guard row.values.count == classes.count else {
@@ -204,24 +217,38 @@ private struct CommitWriter<Layouts: SQLiteLayoutSource> {
         try statement.checkBound(statement.bindReturningCode(row.key, at: 1))
         try statement.checkBound(statement.bindReturningCode(isInsert ? 1 : row.expectedVersion + 1, at: 2))
         var index: Int32 = 3
-        for column in classes.indices {
-            let storageClass = classes[column]
-            let value = row.values[column]
-            if storageClass.admits(value) {
-                try statement.checkBound(statement.bindReturningCode(value, at: index))
-            } else if storageClass == .real, case .integer(let integer) = value {
-                try statement.checkBound(statement.bindReturningCode(.real(Double(integer)), at: index))
-            } else {
-                throw .misuse(
-                    """
-                    \(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) \
-                    values, got \(value)
-                    """
-                )
+        if let columns {
+            for column in columns {
+                try bindColumn(column, of: row, table: table, to: statement, at: index)
+                index += 1
             }
-            index += 1
+        } else {
+            for column in classes.indices {
+                try bindColumn(column, of: row, table: table, to: statement, at: index)
+                index += 1
+            }
         }
         if !isInsert { try statement.checkBound(statement.bindReturningCode(row.expectedVersion, at: index)) }
+    }
+
+    @inline(__always)
+    private func bindColumn(
+        _ column: Int, of row: RowWrite, table: SQLiteTableLayout, to statement: SQLiteStatement, at index: Int32
+    ) throws(StrataError) {
+        let storageClass = table.storageClasses[column]
+        let value = row.values[column]
+        if storageClass.admits(value) {
+            try statement.checkBound(statement.bindReturningCode(value, at: index))
+        } else if storageClass == .real, case .integer(let integer) = value {
+            try statement.checkBound(statement.bindReturningCode(.real(Double(integer)), at: index))
+        } else {
+            throw .misuse(
+                """
+                \(table.entity.name).\(table.entity.columns[column].name) stores \(storageClass.rawValue) \
+                values, got \(value)
+                """
+            )
+        }
     }
 
     private func linkStatement(_ number: Int) throws(StrataError) -> SQLiteStatement {

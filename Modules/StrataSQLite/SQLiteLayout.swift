@@ -37,6 +37,8 @@ final class SQLiteTableLayout: Sendable {
     let selectByKey: String
     let insert: String
     let update: String
+    /// The quoted column names, in column order.
+    let quotedColumns: [String]
     let touch: String
     let delete: String
     let versionOf: String
@@ -63,6 +65,7 @@ final class SQLiteTableLayout: Sendable {
         let assignments = (["\"version\" = ?2"] + columns.enumerated().map { "\($1) = ?\($0 + 3)" }).joined(
             separator: ", ")
         update = "UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1 AND \"version\" = ?\(columns.count + 3)"
+        quotedColumns = columns
         // A version of Int64.max is never incremented (SQLite would turn it into a REAL).
         touch =
             """
@@ -78,6 +81,14 @@ final class SQLiteTableLayout: Sendable {
     }
 
     /// `CREATE TABLE` for the entity (named `name` instead, for a table being rebuilt).
+    /// An update of the version and the given columns only (`?1` id, `?2` new version, then one
+    /// parameter per column, then the expected version), for a ``RowWrite/changedColumns``.
+    func update(columns changed: [Int]) -> String {
+        let assignments = (["\"version\" = ?2"] + changed.enumerated().map { "\(quotedColumns[$1]) = ?\($0 + 3)" })
+            .joined(separator: ", ")
+        return "UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1 AND \"version\" = ?\(changed.count + 3)"
+    }
+
     func createTable(schema: StoreSchema, named name: String? = nil) -> String {
         let parts =
             ["\"id\" INTEGER PRIMARY KEY", "\"version\" INTEGER NOT NULL"]

@@ -56,13 +56,22 @@ public struct RowWrite: Sendable, Hashable {
     public var expectedVersion: Int64
     /// The full row to store.
     public var values: ContiguousArray<StoredValue>
+    /// For updates, the columns whose values differ from the row stored at `expectedVersion`,
+    /// ascending, when the writer knows them (a batch update does); nil when it does not. Every
+    /// other column of ``values`` holds the stored value, so an engine may write only these
+    /// (sparing the indexes of unchanged columns); one that ignores it writes the same row.
+    public var changedColumns: [Int]?
 
     /// A row write.
-    public init(entity: Int, key: Int64, expectedVersion: Int64, values: ContiguousArray<StoredValue>) {
+    public init(
+        entity: Int, key: Int64, expectedVersion: Int64, values: ContiguousArray<StoredValue>,
+        changedColumns: [Int]? = nil
+    ) {
         self.entity = entity
         self.key = key
         self.expectedVersion = expectedVersion
         self.values = values
+        self.changedColumns = changedColumns
     }
 }
 

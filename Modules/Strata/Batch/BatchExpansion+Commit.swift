@@ -22,9 +22,12 @@ extension BatchExpansion {
                 case (false, true):
                     changes.deletes.append(RowVersionCheck(entity: number, key: key, expectedVersion: row.version))
                 case (false, false):
-                    guard row.values != row.original else { continue }
+                    guard let original = row.original, row.values != original else { continue }
+                    let changed = row.values.indices.filter { row.values[$0] != original[$0] }
                     changes.updates.append(
-                        RowWrite(entity: number, key: key, expectedVersion: row.version, values: row.values))
+                        RowWrite(
+                            entity: number, key: key, expectedVersion: row.version, values: row.values,
+                            changedColumns: changed))
                 }
             }
         }
