@@ -118,6 +118,9 @@ struct LMDBCommitter {
         try validate(write, entity)
         guard let old = try checkedRow(entity, write.key, expected: write.expectedVersion) else { return }
         for index in entity.indexes {
+            // A write that names its changed columns leaves the others as stored: an index on
+            // none of them keeps its key.
+            if let changed = write.changedColumns, !index.columns.contains(where: changed.contains) { continue }
             let oldKey = try indexKey(index, entity, old.values, write.key)
             let newKey = try indexKey(index, entity, write.values, write.key)
             if oldKey == newKey { continue }
