@@ -130,6 +130,7 @@ struct BatchExpansion {
     private mutating func run(_ batch: StagedInsert) throws {
         let model = batch.model
         let number = batch.number
+        try checkLinks(of: batch)
         var result = BatchResult(kind: .insert, entityName: model.name, storeIdentifier: storeIdentifier)
         defer { results.append(result) }
         if case .fail = batch.clash {
@@ -185,6 +186,43 @@ struct BatchExpansion {
             for column in columns { row.values[column] = batch.rows[index][column] }
             set(number, key, row)
             if !row.isInsert, updatedKeys.insert(key).inserted { result.note(key, entity: model.name, in: \.updated) }
+        }
+    }
+
+    /// Refuses a batch whose rows link a to-one relationship to a row that does not exist (an ID
+    /// of a deleted object, say): nothing is written, and the first such row is named.
+    private mutating func checkLinks(of batch: StagedInsert) throws {
+        let columns = context.schema.storeSchema.entities[batch.number].columns
+        for (column, schemaColumn) in columns.enumerated() {
+            guard let target = schemaColumn.referencedEntity else { continue }
+            // Rows the same save inserts or deletes as objects count as they will be.
+            var known: [Int64: Bool] = [:]
+            let targetModel = context.schema.models[target]
+            for object in context.inserted where object.model === targetModel && object.key > 0 {
+                known[object.key] = !object.state.contains(.deleted)
+            }
+            for object in context.deleted where object.model === targetModel && object.key > 0 {
+                known[object.key] = false
+            }
+            for (index, values) in batch.rows.enumerated() {
+                guard case .integer(let key) = values[column] else { continue }
+                let exists: Bool
+                if let answer = known[key] {
+                    exists = answer
+                } else {
+                    exists = try row(target, key: key) != nil
+                    known[key] = exists
+                }
+                guard !exists else { continue }
+                throw StrataError.validation([
+                    ValidationIssue(
+                        entity: batch.model.name, property: context.columnName(column, batch.model),
+                        message: """
+                            row \(index) of the batch insert links to \(objectID(target, key).uriString), which does \
+                            not exist (deleted, or never saved in this store); nothing was written
+                            """)
+                ])
+            }
         }
     }
 

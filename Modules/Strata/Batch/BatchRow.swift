@@ -5,7 +5,7 @@ import StrataStorage
 /// ``ObjectContext/batchInsert(_:from:onConflict:_:)`` closure fills.
 ///
 /// A row starts with every attribute's declared default and no relationship targets. Set an
-/// attribute with its key path, a to-one relationship with the target's ``ObjectID``:
+/// attribute with its key path, a to-one relationship with the target's ``StrataStorage/ObjectID``:
 ///
 /// ```swift
 /// try context.batchInsert(Account.self, from: names) { name, row in

@@ -20,7 +20,8 @@ extension ObjectContext {
     /// ```
     ///
     /// What a batch skips: `awakeFromInsert()` and `validateForSave()` are not called (no object
-    /// exists). Unique constraints, value checks (NaN) and history all hold.
+    /// exists). Unique constraints, value checks (NaN) and history all hold, and the save refuses
+    /// with `.validation`, naming the row, a to-one link to a row that no longer exists.
     ///
     /// Lifetime: `fill` runs now, inside this call; the rows are kept until the save or
     /// ``rollback()``.

@@ -79,6 +79,26 @@ enum BatchWriteChecks {
             }
         }
         guard case .misuse = error else { throw kit.fail("a wrong target gives .misuse, not \(error)") }
+        // An ID of the right entity whose row was deleted.
+        let gone = try await container.makeAccount("gone")
+        try await container.performUnitOfWork { context in
+            context.delete(try context.existingObject(with: gone, as: KitAccount.self))
+            try context.save()
+        }
+        let dangling = try await kit.expectStrataError("linking batch rows to a deleted account") {
+            try await container.performUnitOfWork { context in
+                try context.batchInsert(KitEntry.self, from: [1, 2] as [Int64]) { amount, values in
+                    values[\.amount] = amount
+                    values[\.account] = amount == 2 ? gone : account
+                }
+                try context.save()
+            }
+        }
+        guard case .validation(let issues) = dangling, issues.first?.property == "account",
+            issues.first?.message.contains("row 1") == true, issues.first?.message.contains(gone.uriString) == true
+        else { throw kit.fail("a link to a deleted row gives .validation naming the row and the ID, not \(dangling)") }
+        let entries = try await container.read { try $0.count(for: FetchRequest<KitEntry>()) }
+        try kit.expectEqual(entries, 3, "entries after the refused batch (the three linked earlier)")
     }
 
     /// An ID of the right store naming another entity.
