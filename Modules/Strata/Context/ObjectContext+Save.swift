@@ -9,6 +9,10 @@ extension ObjectContext {
     /// set — every row carrying the version it was read at — goes to the engine, which commits
     /// all of it or nothing.
     ///
+    /// Batches staged with ``batchInsert(_:from:onConflict:_:)``, ``batchUpdate(_:where:set:)`` and
+    /// ``batchDelete(_:where:)`` are worked out now, against a fresh snapshot, and written in the
+    /// same commit, after the object changes; ``savedBatches`` then says what they did.
+    ///
     /// With a ``mergePolicy`` other than `.error`, conflicting objects are merged and the
     /// commit is retried (a bounded number of times).
     ///
