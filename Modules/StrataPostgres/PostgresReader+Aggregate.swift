@@ -105,26 +105,7 @@ struct PostgresAggregateDecoder {
             guard let digits = result.text(index, cell) else { throw bad("a sum") }
             return Int64(digits).map { .integer($0) }
         }
-        var group: [StoredValue] = []
-        group.reserveCapacity(plan.groupBy.count)
-        for column in plan.groupBy { group.append(try next(column)) }
-        var values: [StoredValue] = []
-        values.reserveCapacity(plan.functions.count)
-        for function in plan.functions {
-            switch function {
-            case .count, .countValues:
-                values.append(.integer(try count()))
-            case .sum(let column):
-                guard let total = try sum(column) else { return nil }
-                values.append(total)
-            case .minimum(let column), .maximum(let column):
-                values.append(try next(column))
-            case .average(let column):
-                guard let total = try sum(column) else { return nil }
-                values.append(AggregatePlan.average(sum: total, count: try count()))
-            }
-        }
-        return AggregateRow(group: group, values: values)
+        return try plan.row(value: next, count: count, sum: sum)
     }
 
     private func value(

@@ -49,25 +49,12 @@ extension SQLiteReader {
                     "an aggregate of \(table.entity.name).\(table.entity.columns[column].name)"
                 }
             }
-            var group: [StoredValue] = []
-            group.reserveCapacity(plan.groupBy.count)
-            for column in plan.groupBy { group.append(try next(column)) }
-            var values: [StoredValue] = []
-            values.reserveCapacity(plan.functions.count)
-            for function in plan.functions {
-                switch function {
-                case .count, .countValues:
-                    values.append(.integer(count()))
-                case .sum(let column):
-                    values.append(AggregatePlan.sum(try next(column, asBool: false)))
-                case .minimum(let column), .maximum(let column):
-                    values.append(try next(column))
-                case .average(let column):
-                    let sum = AggregatePlan.sum(try next(column, asBool: false))
-                    values.append(AggregatePlan.average(sum: sum, count: count()))
-                }
-            }
-            rows.append(AggregateRow(group: group, values: values))
+            // SQLite reports an integer sum past Int64 as an error of the statement, so every
+            // sum read here fits.
+            let row = try plan.row(
+                value: { column throws(StrataError) in try next(column) }, count: { count() },
+                sum: { column throws(StrataError) in AggregatePlan.sum(try next(column, asBool: false)) })
+            if let row { rows.append(row) }
         }
         return rows
     }

@@ -31,6 +31,37 @@ extension AggregatePlan {
         }
     }
 
+    /// One result row of an aggregate statement in the layout the SQL engines select: the group
+    /// columns, then one cell per function, two for an average (its sum, then its count). Each
+    /// closure reads the next cell: `value` as the value of a column, `count` as a count, `sum` as
+    /// the sum of a column (nil when it is past `Int64`).
+    /// - Returns: the group's row, or nil when one of its sums is past `Int64`.
+    package func row(
+        value: (Int) throws(StrataError) -> StoredValue, count: () throws(StrataError) -> Int64,
+        sum: (Int) throws(StrataError) -> StoredValue?
+    ) throws(StrataError) -> AggregateRow? {
+        var group: [StoredValue] = []
+        group.reserveCapacity(groupBy.count)
+        for column in groupBy { group.append(try value(column)) }
+        var values: [StoredValue] = []
+        values.reserveCapacity(functions.count)
+        for function in functions {
+            switch function {
+            case .count, .countValues:
+                values.append(.integer(try count()))
+            case .sum(let column):
+                guard let total = try sum(column) else { return nil }
+                values.append(total)
+            case .minimum(let column), .maximum(let column):
+                values.append(try value(column))
+            case .average(let column):
+                guard let total = try sum(column) else { return nil }
+                values.append(Self.average(sum: total, count: try count()))
+            }
+        }
+        return AggregateRow(group: group, values: values)
+    }
+
     /// The reference value of ``AggregateFunction/sum(column:)`` from an engine's sum, nil (SQL's
     /// NULL) when no value was added: `0` as an integer.
     package static func sum(_ engineSum: StoredValue?) -> StoredValue {

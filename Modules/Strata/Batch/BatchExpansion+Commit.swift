@@ -97,7 +97,8 @@ extension BatchExpansion {
             for (key, row) in overlay where !row.isInsert {
                 guard let object = context.registry[number][key] else { continue }
                 if row.isDeleted {
-                    context.evictAfterBatch(object, number: number, key: key)
+                    context.evict(object, number: number, key: key)
+                    object.state.insert(.deleted)
                 } else if row.values != row.original {
                     object.replaceValues(with: row.values)
                     object.version = row.version + 1
@@ -109,14 +110,6 @@ extension BatchExpansion {
 }
 
 extension ObjectContext {
-    /// Lets go of an object whose row a batch deleted: out of the identity map, marked gone.
-    func evictAfterBatch(_ object: ManagedObject, number: Int, key: Int64) {
-        _ = registry[number].removeValue(forKey: key)
-        object.state.insert([.deleted, .gone])
-        object.committedValues = nil
-        object.relations = nil
-    }
-
     /// Drops every registered object's loaded relationships, to be read again from the store.
     func dropRelationshipCaches() {
         for entity in registry { for object in entity.values { object.relations = nil } }

@@ -137,15 +137,7 @@ extension ObjectContext {
     func setBasedRead<Model: ManagedObject>(
         _ request: FetchRequest<Model>, call: String, allowsWindow: Bool
     ) throws -> (EntityModel, Int, Filter?) {
-        guard let model = schemaModel(of: Model.self) else { throw notInSchema(Model.entityName, type: Model.self) }
-        let number = try entityNumber(model)
-        if hasPendingChanges(model) || pendingBatches.contains(where: { reach(of: $0).contains { $0 === model } }) {
-            throw StrataError.misuse(
-                """
-                \(call) over \(model.name): this context has unsaved changes (or staged batches) for \(model.name), \
-                which a set-based read does not see. Save them first, or read in a fresh context
-                """)
-        }
+        let (model, number) = try setBasedTarget(Model.self, call: call)
         if !allowsWindow && (request.fetchLimit != nil || request.fetchOffset != 0) {
             throw StrataError.misuse(
                 """
@@ -154,6 +146,21 @@ extension ObjectContext {
                 """)
         }
         return (model, number, try engineFilter(request.predicate, call: call))
+    }
+
+    /// The model and entity number of a set-based read, refused while the context has unsaved
+    /// changes or staged batches for the entity.
+    func setBasedTarget(_ type: ManagedObject.Type, call: String) throws -> (EntityModel, Int) {
+        guard let model = schemaModel(of: type) else { throw notInSchema(type.entityName, type: type) }
+        let number = try entityNumber(model)
+        if hasPendingChanges(model) || pendingBatches.contains(where: { reach(of: $0).contains { $0 === model } }) {
+            throw StrataError.misuse(
+                """
+                \(call) over \(model.name): this context has unsaved changes (or staged batches) for \(model.name), \
+                which a set-based read does not see. Save them first, or read in a fresh context
+                """)
+        }
+        return (model, number)
     }
 
     /// The column of an attribute or to-one relationship key path.

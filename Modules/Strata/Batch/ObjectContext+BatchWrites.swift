@@ -154,11 +154,16 @@ extension ObjectContext {
 
     /// The filter the engine runs for `predicate`, refusing one it cannot run exactly.
     func engineFilter<Model: ManagedObject>(_ predicate: Predicate<Model>?, call: String) throws -> Filter? {
-        let query = try FetchQuery(FetchRequest<Model>(predicate: predicate), context: self)
+        try engineFilter(of: FetchQuery(FetchRequest<Model>(predicate: predicate), context: self), call: call)
+    }
+
+    /// The filter the engine runs for a compiled query's predicate, refusing one it cannot run
+    /// exactly.
+    func engineFilter(of query: FetchQuery, call: String) throws -> Filter? {
         guard query.isExact else {
             throw StrataError.misuse(
                 """
-                \(call)(\(Model.entityName).self, where: …): the predicate has parts the storage engine cannot \
+                \(call)(\(query.model.name).self, where: …): the predicate has parts the storage engine cannot \
                 evaluate (method calls, computed properties, or comparisons it cannot translate), and a set-based \
                 operation never evaluates a predicate in part. Rewrite it with stored attributes, comparisons, \
                 contains/hasPrefix and &&, ||, !; or fetch the objects and act on them

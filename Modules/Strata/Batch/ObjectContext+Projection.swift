@@ -65,8 +65,9 @@ extension ObjectContext {
     private func projectionPlan<Model: ManagedObject>(
         _ request: FetchRequest<Model>, call: String
     ) throws -> (EntityModel, FetchPlan) {
-        let (model, number, filter) = try setBasedRead(request, call: call, allowsWindow: true)
+        let (model, number) = try setBasedTarget(Model.self, call: call)
         let query = try FetchQuery(request, context: self)
+        let filter = try engineFilter(of: query, call: call)
         guard query.memorySort == nil else {
             throw StrataError.misuse(
                 """

@@ -19,8 +19,7 @@ extension ObjectContext {
             object.state.remove([.inserted, .updated, .touched, .relationDirty])
             if !object.state.contains(.gone) { object.state.remove(.deleted) }
         }
-        for entity in registry { for object in entity.values { object.relations = nil } }
-        fetchGroups = Array(repeating: nil, count: fetchGroups.count)
+        dropRelationshipCaches()
         clearChangeTracking()
     }
 

@@ -81,7 +81,7 @@ extension ObjectContext {
     }
 
     /// Lets go of an object deleted elsewhere: out of the identity map and every change list.
-    private func evict(_ object: ManagedObject, number: Int, key: Int64) {
+    func evict(_ object: ManagedObject, number: Int, key: Int64) {
         _ = registry[number].removeValue(forKey: key)
         object.state.insert(.gone)
         if object.state.contains(.updated) { updated.removeAll { $0 === object } }
