@@ -110,6 +110,7 @@ final class LMDBEngine: StorageEngine {
 
     func commit(_ changes: ChangeSet) throws {
         try checkOpen()
+        try changes.refuseSetWrites("the LMDB engine")
         if changes.isEmpty { return }
         let catalog = catalog
         let historyDatabase = historyDatabase

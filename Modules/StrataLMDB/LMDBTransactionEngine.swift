@@ -54,6 +54,7 @@ final class LMDBTransactionEngine: StorageEngine, @unchecked Sendable {
 
     func commit(_ changes: ChangeSet) throws {
         let txn = try transaction()
+        try changes.refuseSetWrites("a migration stage's LMDB engine")
         if changes.isEmpty { return }
         let catalog = catalog
         do {

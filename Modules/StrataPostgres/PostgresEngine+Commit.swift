@@ -8,6 +8,7 @@ import StrataStorage
 /// that a lost reply is settled instead of guessed (``commitIdentified(_:)``).
 extension PostgresEngine {
     func commit(_ changes: ChangeSet) throws {
+        try changes.refuseSetWrites("the PostgreSQL engine")
         if changes.isEmpty { return }
         try checkShape(changes)
         try reportingSerializationFailures(changes) { () throws(StrataError) in try commitTransaction(changes) }

@@ -52,6 +52,7 @@ final class PostgresTransactionEngine: StorageEngine {
 
     func commit(_ changes: ChangeSet) throws {
         try checkOpen()
+        try changes.refuseSetWrites("a migration stage's PostgreSQL engine")
         if changes.isEmpty { return }
         try layout.checkShape(changes)
         try inSavepoint { () throws(StrataError) in try layout.write(changes, session: session) }

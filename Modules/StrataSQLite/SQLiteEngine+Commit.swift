@@ -2,6 +2,7 @@ import StrataStorage
 
 extension SQLiteEngine {
     func commit(_ changes: ChangeSet) throws {
+        try changes.refuseSetWrites("the SQLite engine")
         if changes.isEmpty { return }
         try withWriter { (connection) throws(StrataError) in
             try connection.execute("BEGIN IMMEDIATE")

@@ -62,6 +62,7 @@ final class SQLiteTransactionEngine: StorageEngine, SQLiteLayoutSource {
 
     func commit(_ changes: ChangeSet) throws {
         try checkOpen()
+        try changes.refuseSetWrites("a migration stage's SQLite engine")
         if changes.isEmpty { return }
         try connection.execute("SAVEPOINT \(Self.savepoint)")
         do throws(StrataError) {

@@ -172,6 +172,10 @@ public struct ChangeSet: Sendable, Hashable {
     /// (``HistoryStore``) are sent moves; they apply them whether or not the change set writes data,
     /// and a change set of cursor moves alone appends no history.
     public var cursorMoves: [HistoryCursorMove] = []
+    /// Set-based writes (``SetWrite``) the engine runs itself after every row write and link, in
+    /// order, in the same transaction; only engines that adopt ``SetWritingEngine`` are sent any,
+    /// through ``SetWritingEngine/commitReturningResults(_:)``.
+    public var setWrites: [SetWrite] = []
 
     /// An empty change set.
     public init() {}
@@ -179,6 +183,6 @@ public struct ChangeSet: Sendable, Hashable {
     /// Whether there is nothing to write and nothing to check.
     public var isEmpty: Bool {
         inserts.isEmpty && updates.isEmpty && touches.isEmpty && deletes.isEmpty && links.isEmpty && unlinks.isEmpty
-            && verifies.isEmpty && resultGuards.isEmpty && cursorMoves.isEmpty
+            && verifies.isEmpty && resultGuards.isEmpty && cursorMoves.isEmpty && setWrites.isEmpty
     }
 }

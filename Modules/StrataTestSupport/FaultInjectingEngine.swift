@@ -9,7 +9,7 @@ public import StrataStorage
 /// A failed write happens inside the real engine's transaction: the chosen row is made invalid
 /// (a wrong value count, or an impossible expected version), so the engine applies the writes
 /// before it, then fails and must roll back. The caller sees ``StrataError/io(_:native:)``.
-public final class FaultInjectingEngine: StorageEngine {
+public final class FaultInjectingEngine: SetWritingEngine {
     let base: any StorageEngine
     let faults: FaultController
 
@@ -54,6 +54,38 @@ public final class FaultInjectingEngine: StorageEngine {
         case .damageWrite(let n):
             do {
                 try base.commit(Self.damaging(changes, write: n))
+            } catch {
+                throw StrataError.io(
+                    "injected fault: row write \(n) of \(writes) failed inside the transaction (\(error))")
+            }
+            throw StrataError.misuse("the engine accepted a damaged row write \(n); it must reject it")
+        }
+    }
+
+    /// Whether the wrapped engine runs set writes.
+    public var acceptsSetWrites: Bool { (base as? any SetWritingEngine)?.acceptsSetWrites ?? false }
+
+    /// Commits through the wrapped engine, returning its set writes' results, unless the controller
+    /// injects a fault (as ``commit(_:)``; a damaged write damages a row write of the change set).
+    /// - Throws: as ``commit(_:)``; `.misuse` when the wrapped engine does not run set writes.
+    public func commitReturningResults(_ changes: ChangeSet) throws -> [SetWriteResult] {
+        guard let setWriting = base as? any SetWritingEngine, setWriting.acceptsSetWrites else {
+            try changes.refuseSetWrites("the wrapped engine")
+            try commit(changes)
+            return []
+        }
+        faults.record("commit")
+        let writes = changes.deletes.count + changes.updates.count + changes.touches.count + changes.inserts.count
+        switch faults.nextCommit(writes: writes) {
+        case .pass:
+            return try setWriting.commitReturningResults(changes)
+        case .failBeforeWriting(let number):
+            throw StrataError.io("injected fault: commit #\(number) failed before writing anything")
+        case .busy(let number):
+            throw StrataError.busy("injected fault: commit #\(number) found the store locked by another writer")
+        case .damageWrite(let n):
+            do {
+                _ = try setWriting.commitReturningResults(Self.damaging(changes, write: n))
             } catch {
                 throw StrataError.io(
                     "injected fault: row write \(n) of \(writes) failed inside the transaction (\(error))")
