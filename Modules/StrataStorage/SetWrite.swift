@@ -19,6 +19,9 @@ public import Foundation
 /// - **Delete** (``Action/delete(tombstoneColumns:)``): the selected rows go, with every join link
 ///   that names them (as for row deletes); the result lists each deleted key with the values of
 ///   `tombstoneColumns` it held.
+/// - **Upsert** (``Action/upsert(_:)``): each row is inserted with its key (version 1), or, when a
+///   stored row holds its unique values, updates that row's listed columns (version + 1) or is
+///   ignored; see ``Upsert``.
 /// - **Deny** (``Action/deny(_:)``): writes nothing; if any row is selected, the whole commit
 ///   fails with ``DeleteDenial/error(holders:relatedCount:storeIdentifier:)``.
 /// - Rows are selected by ``Selection``: a filter (the reference semantics of ``Filter``), or the
@@ -123,6 +126,41 @@ public struct SetWrite: Sendable, Hashable {
         }
     }
 
+    /// Rows to insert, matched on a unique index: a row whose unique values a stored row holds
+    /// already updates that row or is ignored (an upsert, `INSERT … ON CONFLICT`).
+    public struct Upsert: Sendable, Hashable {
+        /// What a row whose unique values are taken does.
+        public enum OnClash: Sendable, Hashable {
+            /// Nothing: the row is counted in ``SetWriteResult/ignoredCount``.
+            case ignore
+            /// The stored row gets the row's values in these columns (ascending); when none differ,
+            /// nothing is written and the row is counted as ignored.
+            case update(columns: [Int])
+        }
+
+        /// Full rows in ``EntitySchema/columns`` order.
+        public var rows: [ContiguousArray<StoredValue>]
+        /// The key each row gets if it is inserted (fresh keys from
+        /// ``StorageEngine/allocateKeys(entity:count:)``; those of rows not inserted stay unused).
+        public var keys: [Int64]
+        /// The columns of one unique index of the entity (``IndexSchema/isUnique``), in its order.
+        /// The core sends no two rows with the same non-null values in them; a row with a null in
+        /// them never clashes and is inserted.
+        public var uniqueColumns: [Int]
+        /// What a clash does.
+        public var onClash: OnClash
+
+        /// An upsert.
+        public init(
+            rows: [ContiguousArray<StoredValue>], keys: [Int64], uniqueColumns: [Int], onClash: OnClash
+        ) {
+            self.rows = rows
+            self.keys = keys
+            self.uniqueColumns = uniqueColumns
+            self.onClash = onClash
+        }
+    }
+
     /// What a set write does to the rows it selects.
     public enum Action: Sendable, Hashable {
         /// Each row gets the assignments (columns distinct, ascending).
@@ -131,6 +169,10 @@ public struct SetWrite: Sendable, Hashable {
         case delete(tombstoneColumns: [Int])
         /// Any selected row fails the commit (a deny delete rule).
         case deny(DeleteDenial)
+        /// Inserts rows or updates the stored rows that hold their unique values. The selection is
+        /// ignored (send `.matching(nil)`). Other unique indexes hold as for any insert or update
+        /// (`.constraintViolation`).
+        case upsert(Upsert)
     }
 
     /// The entity number.
@@ -167,17 +209,25 @@ public struct SetWrite: Sendable, Hashable {
 
 /// What one ``SetWrite`` did, in the same position as the set write in ``ChangeSet/setWrites``.
 public struct SetWriteResult: Sendable, Hashable {
-    /// The keys of the rows updated or deleted (none for a deny), in the order the engine met them.
+    /// The keys of the rows updated or deleted (none for a deny; for an upsert the stored rows it
+    /// updated), in the order the engine met them.
     public var keys: [Int64]
     /// For a delete, per deleted row (same order as ``keys``), the values of the tombstone
     /// columns it held, in the order of ``SetWrite/Action/delete(tombstoneColumns:)``; empty
     /// otherwise.
     public var tombstones: [[StoredValue]]
+    /// For an upsert, the keys of the rows it inserted, in row order.
+    public var insertedKeys: [Int64]
+    /// For an upsert, how many rows were ignored (see ``SetWrite/Upsert/OnClash``).
+    public var ignoredCount: Int
 
     /// A result.
-    public init(keys: [Int64] = [], tombstones: [[StoredValue]] = []) {
+    public init(keys: [Int64] = [], tombstones: [[StoredValue]] = [], insertedKeys: [Int64] = [], ignoredCount: Int = 0)
+    {
         self.keys = keys
         self.tombstones = tombstones
+        self.insertedKeys = insertedKeys
+        self.ignoredCount = ignoredCount
     }
 }
 
@@ -235,6 +285,17 @@ extension ChangeSet {
                     changes.append(
                         HistoryChange(
                             entity: entity.name, key: key, kind: .delete, changedProperties: [], tombstone: tombstone))
+                }
+            case .upsert(let upsert):
+                for key in result.insertedKeys {
+                    changes.append(HistoryChange(entity: entity.name, key: key, kind: .insert, changedProperties: []))
+                }
+                if case .update(let columns) = upsert.onClash {
+                    let names = columns.map { entity.columns[$0].name }
+                    for key in result.keys {
+                        changes.append(
+                            HistoryChange(entity: entity.name, key: key, kind: .update, changedProperties: names))
+                    }
                 }
             case .deny:
                 continue
@@ -300,6 +361,22 @@ extension ChangeSet {
             case .delete(let tombstoneColumns):
                 guard tombstoneColumns.allSatisfy({ $0 >= 0 && $0 < columns.count }) else {
                     throw .misuse("set write \(index) asks for a tombstone column entity \(write.entity) does not have")
+                }
+            case .upsert(let upsert):
+                let unique = schema.entities[write.entity].indexes.contains {
+                    $0.isUnique && $0.columns == upsert.uniqueColumns
+                }
+                guard unique, upsert.rows.count == upsert.keys.count,
+                    upsert.rows.allSatisfy({ $0.count == columns.count })
+                else {
+                    throw .misuse(
+                        "set write \(index) is an upsert whose unique columns are no unique index, or whose rows and keys do not match"
+                    )
+                }
+                if case .update(let updated) = upsert.onClash,
+                    !updated.allSatisfy({ $0 >= 0 && $0 < columns.count })
+                {
+                    throw .misuse("set write \(index) updates a column entity \(write.entity) does not have")
                 }
             case .deny:
                 continue
