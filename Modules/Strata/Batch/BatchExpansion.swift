@@ -191,7 +191,7 @@ struct BatchExpansion {
 
     /// Refuses a batch whose rows link a to-one relationship to a row that does not exist (an ID
     /// of a deleted object, say): nothing is written, and the first such row is named.
-    private mutating func checkLinks(of batch: StagedInsert) throws {
+    mutating func checkLinks(of batch: StagedInsert) throws {
         let columns = context.schema.storeSchema.entities[batch.number].columns
         for (column, schemaColumn) in columns.enumerated() {
             guard let target = schemaColumn.referencedEntity else { continue }
