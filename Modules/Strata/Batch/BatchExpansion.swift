@@ -183,7 +183,14 @@ struct BatchExpansion {
                 result.ignoredCount += 1
                 continue
             }
+            let before = row.values
             for column in columns { row.values[column] = batch.rows[index][column] }
+            if row.values == before {
+                // Nothing to set: the stored row holds these values already.
+                if !row.isInsert && !updatedKeys.contains(key) { result.ignoredCount += 1 }
+                if rows[number]?[key] == nil { stored[key] = row }  // a later repeat may still change it
+                continue
+            }
             set(number, key, row)
             if !row.isInsert, updatedKeys.insert(key).inserted { result.note(key, entity: model.name, in: \.updated) }
         }
