@@ -13,8 +13,33 @@ enum BatchPathChecks {
             an update, an upsert and a cascading delete give the same rows, versions, results and history \
             whether the engine runs them or the core works them out
             """,
-            samePaths)
+            samePaths),
+        ConformanceCheck(
+            "Projections", "a predicate with a negative constant runs in the engine, with the right rows",
+            negativeConstants),
     ]
+
+    static func negativeConstants(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let ids = try await container.performUnitOfWork { context in
+            let entries = ([-10, -5, 0, 7] as [Int64]).map { amount in
+                let entry = KitEntry(context: context)
+                entry.amount = amount
+                return entry
+            }
+            try context.save()
+            return entries.map(\.objectID)
+        }
+        let found = try await container.read { context in
+            try context.fetchObjectIDs(FetchRequest<KitEntry>(predicate: #Predicate { $0.amount >= -5 }))
+        }
+        try kit.expectEqual(Set(found), Set(ids[1...]), "entries with amount >= -5")
+        let limit: Int64 = 5
+        let below = try await container.read { context in
+            try context.fetchObjectIDs(FetchRequest<KitEntry>(predicate: #Predicate { $0.amount < -limit }))
+        }
+        try kit.expectEqual(below, [ids[0]], "entries with amount < -limit")
+    }
 
     /// What a store holds after the job (every row's values and version, per entity, keys left
     /// out), and what the job's save reported.
