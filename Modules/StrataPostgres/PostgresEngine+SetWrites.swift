@@ -72,9 +72,11 @@ extension PostgresEngine: SetWritingEngine {
             if translated.isExact {
                 return PostgresSetSelection(sql: translated.sql, parameters: translated.parameters)
             }
-            // The SQL selects a superset: keep the candidates the reference semantics match.
-            let result = try session.run(
-                "SELECT \(table.selectList) FROM \(table.table) WHERE \(translated.sql)", translated.parameters)
+            // The SQL selects a superset: keep the candidates the reference semantics match (locked
+            // when they are to be written, so none changes before the write selects it by key).
+            var read = "SELECT \(table.selectList) FROM \(table.table) WHERE \(translated.sql)"
+            if case .deny = write.action {} else { read += " ORDER BY \"id\" FOR UPDATE" }
+            let result = try session.run(read, translated.parameters)
             let decoder = try PostgresRowDecoder(result: result, table: table, store: location)
             var keys: [Int64] = []
             var row = StoredRow(key: 0, version: 0, values: [])
