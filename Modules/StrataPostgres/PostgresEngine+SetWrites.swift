@@ -97,7 +97,7 @@ extension PostgresEngine: SetWritingEngine {
     /// Runs one statement of a set write, translating a failure as a row write's is (a unique
     /// clash names its index; a deadlock becomes a conflict read after the rollback). SQLSTATE
     /// 22003 here is a row version at `Int64.max` (arithmetic runs under a savepoint and is
-    /// diagnosed on its own).
+    /// diagnosed on its own); 21000 is an upsert naming one unique value twice.
     func runSetStatement(
         _ sql: String, _ parameters: [PGParameter], table: PostgresTableLayout, changes: ChangeSet,
         session: PostgresSession
@@ -111,6 +111,15 @@ extension PostgresEngine: SetWritingEngine {
                     \(location): a row of \(table.entity.name) that a batch write selects has reached the highest \
                     version, \(Int64.max), and cannot be updated (\(error.message)); nothing was written. Copy its \
                     values into a new row
+                    """,
+                    native: PostgresError.native(
+                        error, sql: nil, operation: "committing", redacting: pool.settings.secret))
+            }
+            if error.sqlState == "21000" {
+                throw .misuse(
+                    """
+                    \(location): two rows of one upsert hold the same values in the unique columns of \
+                    \(table.entity.name) (\(error.message)); nothing was written. Send each unique value once
                     """,
                     native: PostgresError.native(
                         error, sql: nil, operation: "committing", redacting: pool.settings.secret))
