@@ -31,7 +31,7 @@ package enum HistoryJSON {
     }
 
     /// A record's changes and key runs as one JSON array: its changes as ``encode(_:)`` writes
-    /// them, then each run of keys as `{"count":3,"entity":"Row","first":7,"kind":"insert"}`.
+    /// them, then each run of keys (``appendKeyRun(_:to:)``).
     /// - Throws: as ``encode(_:)``.
     package static func encode(_ record: HistoryRecord) throws -> [UInt8] {
         var out: [UInt8] = []
@@ -82,17 +82,7 @@ package enum HistoryJSON {
         for run in keyRuns where !run.keys.isEmpty {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            out += Literal.rangeCount
-            appendInteger(Int64(run.keys.count), to: &out)
-            out += Literal.rangeEntity
-            appendString(run.entity, to: &out)
-            out += Literal.rangeFirst
-            appendInteger(run.keys.lowerBound, to: &out)
-            switch run.kind {
-            case .insert: out += Literal.rangeInsert
-            case .update: out += Literal.rangeUpdate
-            case .delete: out += Literal.rangeDelete
-            }
+            appendKeyRun(run, to: &out)
         }
         out.append(UInt8(ascii: "]"))
     }
@@ -127,6 +117,44 @@ package enum HistoryJSON {
         case .insert: out += Literal.runInsert
         case .update: out += Literal.runUpdate
         case .delete: out += Literal.runDelete
+        }
+    }
+
+    /// A record's run of keys: `{"count":3,"entity":"Row","first":7,"kind":"insert"}` when the keys
+    /// are consecutive, `{"entity":"Row","keys":[7,9],"kind":"delete"}` otherwise; an update's run
+    /// leads with `"changedProperties":[…]`.
+    private static func appendKeyRun(_ run: HistoryKeyRun, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        if !run.changedProperties.isEmpty {
+            out += Literal.runProperties
+            for (index, name) in run.changedProperties.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendString(name, to: &out)
+            }
+            out += Literal.runPropertiesEnd
+        }
+        if run.isConsecutive {
+            out += Literal.rangeCount
+            appendInteger(Int64(run.keys.count), to: &out)
+            out += Literal.rangeEntity
+            appendString(run.entity, to: &out)
+            out += Literal.rangeFirst
+            appendInteger(run.keys[0], to: &out)
+            out.append(UInt8(ascii: ","))
+        } else {
+            out += Literal.listEntity
+            appendString(run.entity, to: &out)
+            out += Literal.runKeys
+            for (index, key) in run.keys.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendInteger(key, to: &out)
+            }
+            out += Literal.listKeysEnd
+        }
+        switch run.kind {
+        case .insert: out += Literal.rangeInsert
+        case .update: out += Literal.rangeUpdate
+        case .delete: out += Literal.rangeDelete
         }
     }
 
@@ -174,12 +202,16 @@ package enum HistoryJSON {
         static let runInsert = Array(#"],"kind":"insert"}"#.utf8)
         static let runUpdate = Array(#"],"kind":"update"}"#.utf8)
         static let runDelete = Array(#"],"kind":"delete"}"#.utf8)
-        static let rangeCount = Array(#"{"count":"#.utf8)
+        static let runProperties = Array(#""changedProperties":["#.utf8)
+        static let runPropertiesEnd = Array(#"],"#.utf8)
+        static let rangeCount = Array(#""count":"#.utf8)
         static let rangeEntity = Array(#","entity":"#.utf8)
         static let rangeFirst = Array(#","first":"#.utf8)
-        static let rangeInsert = Array(#","kind":"insert"}"#.utf8)
-        static let rangeUpdate = Array(#","kind":"update"}"#.utf8)
-        static let rangeDelete = Array(#","kind":"delete"}"#.utf8)
+        static let listEntity = Array(#""entity":"#.utf8)
+        static let listKeysEnd = Array(#"],"#.utf8)
+        static let rangeInsert = Array(#""kind":"insert"}"#.utf8)
+        static let rangeUpdate = Array(#""kind":"update"}"#.utf8)
+        static let rangeDelete = Array(#""kind":"delete"}"#.utf8)
     }
 
     /// `value` in decimal.

@@ -311,15 +311,26 @@ extension ChangeSet {
         guard var record = history else { return nil }
         var added: [HistoryChange] = []
         var runs: [HistoryKeyRun] = []
-        for (index, (write, result)) in zip(setWrites, results).enumerated() {
-            // An upsert's inserted keys, mostly consecutive, go as runs of keys.
-            if case .upsert = write.action, write.entity < schema.entities.count {
-                runs += HistoryKeyRun.runs(
-                    of: result.insertedKeys, entity: schema.entities[write.entity].name, kind: .insert)
-                var rest = result
-                rest.insertedKeys = []
-                added += Self.historyChanges(of: [setWrites[index]], results: [rest], schema: schema)
-            } else {
+        for (write, result) in zip(setWrites, results) where write.entity < schema.entities.count {
+            let entity = schema.entities[write.entity]
+            // Keys that share their change go as runs: one value per set write, not one per row.
+            switch write.action {
+            case .update(let assignments) where !result.keys.isEmpty:
+                let names = assignments.map { entity.columns[$0.column].name }
+                runs.append(
+                    HistoryKeyRun(entity: entity.name, kind: .update, changedProperties: names, keys: result.keys))
+            case .upsert(let upsert):
+                if !result.insertedKeys.isEmpty {
+                    runs.append(HistoryKeyRun(entity: entity.name, kind: .insert, keys: result.insertedKeys))
+                }
+                if case .update(let columns) = upsert.onClash, !result.keys.isEmpty {
+                    let names = columns.map { entity.columns[$0].name }
+                    runs.append(
+                        HistoryKeyRun(entity: entity.name, kind: .update, changedProperties: names, keys: result.keys))
+                }
+            case .delete(let columns) where columns.isEmpty && !result.keys.isEmpty:
+                runs.append(HistoryKeyRun(entity: entity.name, kind: .delete, keys: result.keys))
+            default:
                 added += Self.historyChanges(of: [write], results: [result], schema: schema)
             }
         }

@@ -68,12 +68,12 @@ extension BatchExpansion {
         return history
     }
 
-    /// The history of the batches' plain inserts, as runs of consecutive keys (reserved together,
-    /// so a batch is usually one run).
+    /// The history of the batches' plain inserts, one run of keys per entity (reserved together,
+    /// so usually stored as one range).
     func historyKeyRuns() -> [HistoryKeyRun] {
         let models = context.schema.models
-        return plainInserts.sorted(by: { $0.key < $1.key }).flatMap { number, inserts in
-            HistoryKeyRun.runs(of: inserts.map(\.key), entity: models[number].name, kind: .insert)
+        return plainInserts.sorted(by: { $0.key < $1.key }).map { number, inserts in
+            HistoryKeyRun(entity: models[number].name, kind: .insert, keys: inserts.map(\.key))
         }
     }
 

@@ -86,6 +86,9 @@ public struct BatchRow<Model: ManagedObject> {
 final class BatchColumnCache {
     let storeIdentifier: UUID
     private var known: [(keyPath: AnyKeyPath, column: Int)] = []
+    /// Where the next lookup starts: a batch's closure sets the same key paths in the same order
+    /// for every row, so the entry after the last hit is usually the next one wanted.
+    private var next = 0
     private(set) var misuse: StrataError?
 
     init(storeIdentifier: UUID) {
@@ -93,7 +96,16 @@ final class BatchColumnCache {
     }
 
     func column(_ keyPath: AnyKeyPath, model: EntityModel, relationship: Bool) -> Int? {
-        for entry in known where entry.keyPath === keyPath { return entry.column }
+        let entries = known
+        let start = next < entries.count ? next : 0
+        for offset in entries.indices {
+            var index = start + offset
+            if index >= entries.count { index -= entries.count }
+            if entries[index].keyPath === keyPath {
+                next = index + 1
+                return entries[index].column
+            }
+        }
         guard let property = model.propertyIndex(forKeyPath: keyPath), let column = model.properties[property].column,
             model.properties[property].isRelationship == relationship
         else {
@@ -108,6 +120,7 @@ final class BatchColumnCache {
             return nil
         }
         known.append((keyPath, column))
+        next = known.count
         return column
     }
 
