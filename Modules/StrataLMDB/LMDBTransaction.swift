@@ -215,6 +215,15 @@ import Foundation
         return stat.ms_entries
     }
 
+    /// The bytes a database's pages take (branch, leaf and overflow pages times the page size)
+    /// and how many entries it holds, from one `mdb_stat`.
+    func usage(_ dbi: MDB_dbi) throws(LMDBError) -> (bytes: Int, entries: Int) {
+        var stat = MDB_stat()
+        try unsafe lmdbCheck(mdb_stat(raw, dbi, &stat))
+        let pages = stat.ms_branch_pages &+ stat.ms_leaf_pages &+ stat.ms_overflow_pages
+        return (pages &* Int(stat.ms_psize), stat.ms_entries)
+    }
+
     /// Runs `body` in a transaction nested in this write transaction (`mdb_txn_begin` with this
     /// one as parent): its writes join this transaction when `body` returns, and are undone,
     /// leaving this transaction as it was, when `body` throws. This transaction must not be

@@ -1,0 +1,133 @@
+import StrataStorage
+
+/// Set writes (``ChangeSet/setWrites``) inside the commit's write transaction, after the change
+/// set's row writes: each selects its rows (`LMDBCommitter+Selection.swift`), then updates,
+/// deletes or denies them, or upserts its rows (`LMDBCommitter+Upsert.swift`), keeping every
+/// index and join database in step as row writes do.
+extension LMDBCommitter {
+    /// Runs `writes` in order, each seeing the rows as the earlier ones left them, and returns one
+    /// result per write. The caller aborts the transaction on any throw, so nothing is written.
+    /// - Throws: `.validation` from a deny, an integer overflow, a value the column cannot hold
+    ///   (NaN) or an index key too long; `.constraintViolation` for a unique index clash;
+    ///   `.conflict` for an upserted key that is taken; `.misuse`, `.storeCorrupt`, LMDB errors.
+    mutating func applySetWrites(_ writes: [SetWrite]) throws -> [SetWriteResult] {
+        var results: [SetWriteResult] = []
+        results.reserveCapacity(writes.count)
+        for write in writes {
+            let entity = try entity(write.entity)
+            let result: SetWriteResult
+            switch write.action {
+            case .upsert(let upsert):
+                result = try self.upsert(upsert, entity, number: write.entity)
+            case .update(let assignments):
+                let selected = try select(write.selection, entity, earlier: results)
+                result = try update(selected.keys, assignments, entity)
+            case .delete(let columns):
+                let selected = try select(write.selection, entity, earlier: results)
+                result = try delete(selected.keys, tombstoneColumns: columns, entity, number: write.entity)
+            case .deny(let denial):
+                let selected = try select(write.selection, entity, earlier: results)
+                guard selected.keys.isEmpty else {
+                    throw denial.error(
+                        holders: selected.holders, relatedCount: selected.keys.count, storeIdentifier: storeIdentifier)
+                }
+                result = SetWriteResult()
+            }
+            if !conflicts.isEmpty { throw StrataError.conflict(conflicts) }
+            if let violation { throw violation }
+            results.append(result)
+        }
+        return results
+    }
+
+    /// Gives each row `keys` names the assignments, computed from its stored values; a row that
+    /// would not change is left alone and not listed.
+    private mutating func update(
+        _ keys: [Int64], _ assignments: [SetWrite.ColumnAssignment], _ entity: LMDBCatalog.Entity
+    ) throws -> SetWriteResult {
+        var result = SetWriteResult()
+        var row = StoredRow(key: 0, version: 0, values: [])
+        var changed: [Int] = []
+        for key in keys {
+            guard try readRow(entity, key, into: &row) else { continue }
+            let old = row.values
+            var values = old
+            changed.removeAll(keepingCapacity: true)
+            for item in assignments {
+                guard let value = item.assignment.applied(to: values[item.column]) else {
+                    throw SetWrite.overflow(
+                        entityName: entity.name, column: entity.columns[item.column].name, key: key,
+                        storeIdentifier: storeIdentifier)
+                }
+                if value != values[item.column] {
+                    values[item.column] = value
+                    changed.append(item.column)
+                }
+            }
+            if changed.isEmpty { continue }
+            try rewrite(entity, key, old: old, version: row.version, new: values, changed: changed)
+            result.keys.append(key)
+        }
+        return result
+    }
+
+    /// Deletes the rows `keys` names, with their index entries and every join link naming them,
+    /// collecting the values of `tombstoneColumns` each held.
+    private mutating func delete(
+        _ keys: [Int64], tombstoneColumns: [Int], _ entity: LMDBCatalog.Entity, number: Int
+    ) throws -> SetWriteResult {
+        var result = SetWriteResult()
+        result.keys.reserveCapacity(keys.count)
+        // Only the indexed and tombstone columns are made into values.
+        var wanted = ContiguousArray(repeating: false, count: entity.layout.classes.count)
+        for index in entity.indexes { for column in index.columns { wanted[column] = true } }
+        for column in tombstoneColumns { wanted[column] = true }
+        let linked = catalog.joins.contains { $0.leftEntity == number || $0.rightEntity == number }
+        var row = StoredRow(key: 0, version: 0, values: [])
+        for key in keys {
+            guard try readRow(entity, key, wanted: wanted, into: &row) else { continue }
+            if !tombstoneColumns.isEmpty { result.tombstones.append(tombstoneColumns.map { row.values[$0] }) }
+            for index in entity.indexes {
+                try txn.delete(index.dbi, indexKey(index, entity, row.values, key))
+            }
+            try txn.delete(entity.dbi, IndexKeyCodec.primaryKey(key))
+            if linked { try removeLinks(entityNumber: number, key: key) }
+            result.keys.append(key)
+        }
+        return result
+    }
+
+    /// Decodes the stored row `key` into `row`; false when there is none.
+    func readRow(
+        _ entity: LMDBCatalog.Entity, _ key: Int64, wanted: ContiguousArray<Bool>? = nil, into row: inout StoredRow
+    ) throws -> Bool {
+        let found: Void? = try txn.get(entity.dbi, primaryKey: key) {
+            try RowCodec.decode($0, key: key, layout: entity.layout, wanted: wanted, into: &row)
+        }
+        return found != nil
+    }
+
+    /// Writes `new` over the stored row `key` (now `old` at `version`) at the next version; the
+    /// indexes on a `changed` column get their new entries, unique ones checked as a row update's.
+    /// - Throws: `.validation` for a value its column cannot hold (NaN) or an index key too long.
+    mutating func rewrite(
+        _ entity: LMDBCatalog.Entity, _ key: Int64, old: ContiguousArray<StoredValue>, version: Int64,
+        new: ContiguousArray<StoredValue>, changed: [Int]
+    ) throws {
+        let next = try Self.nextVersion(after: version, entity, key)
+        guard RowCodec.encode(version: next, values: new, checking: entity.layout.classes, into: rowBytes) else {
+            try validate(RowWrite(entity: 0, key: key, expectedVersion: version, values: new), entity)
+            throw StrataError.validation([
+                ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")
+            ])
+        }
+        for index in entity.indexes where index.columns.contains(where: changed.contains) {
+            let oldKey = try indexKey(index, entity, old, key)
+            let newKey = try indexKey(index, entity, new, key)
+            if oldKey == newKey { continue }
+            try txn.delete(index.dbi, oldKey)
+            try putIndex(index, entity, newKey, key)
+        }
+        try txn.put(entity.dbi, primaryKey: key, buffer: rowBytes)
+    }
+}
