@@ -41,32 +41,30 @@ extension LMDBCommitter {
     }
 
     /// Gives each row `keys` names the assignments, computed from its stored values; a row that
-    /// would not change is left alone and not listed.
+    /// would not change is left alone and not listed. Only the assigned columns and those of the
+    /// indexes on them are made into values; the row's other bytes are copied as stored.
     private mutating func update(
         _ keys: [Int64], _ assignments: [SetWrite.ColumnAssignment], _ entity: LMDBCatalog.Entity
     ) throws -> SetWriteResult {
+        let plan = Self.rewritePlan(entity, columns: assignments.map(\.column))
         var result = SetWriteResult()
         var row = StoredRow(key: 0, version: 0, values: [])
-        var changed: [Int] = []
+        var changes = ColumnChanges()
+        let storeIdentifier = storeIdentifier
         for key in keys {
-            guard try readRow(entity, key, into: &row) else { continue }
-            let old = row.values
-            var values = old
-            changed.removeAll(keepingCapacity: true)
-            for item in assignments {
-                guard let value = item.assignment.applied(to: values[item.column]) else {
-                    throw SetWrite.overflow(
-                        entityName: entity.name, column: entity.columns[item.column].name, key: key,
-                        storeIdentifier: storeIdentifier)
-                }
-                if value != values[item.column] {
-                    values[item.column] = value
-                    changed.append(item.column)
+            let written = try rewrite(
+                entity, key, wanted: plan.wanted, indexes: plan.indexes, row: &row, changes: &changes
+            ) { values, changes in
+                for item in assignments {
+                    guard let value = item.assignment.applied(to: values[item.column]) else {
+                        throw SetWrite.overflow(
+                            entityName: entity.name, column: entity.columns[item.column].name, key: key,
+                            storeIdentifier: storeIdentifier)
+                    }
+                    changes.set(item.column, to: value, in: &values)
                 }
             }
-            if changed.isEmpty { continue }
-            try rewrite(entity, key, old: old, version: row.version, new: values, changed: changed)
-            result.keys.append(key)
+            if written == true { result.keys.append(key) }
         }
         return result
     }
@@ -105,29 +103,5 @@ extension LMDBCommitter {
             try RowCodec.decode($0, key: key, layout: entity.layout, wanted: wanted, into: &row)
         }
         return found != nil
-    }
-
-    /// Writes `new` over the stored row `key` (now `old` at `version`) at the next version; the
-    /// indexes on a `changed` column get their new entries, unique ones checked as a row update's.
-    /// - Throws: `.validation` for a value its column cannot hold (NaN) or an index key too long.
-    mutating func rewrite(
-        _ entity: LMDBCatalog.Entity, _ key: Int64, old: ContiguousArray<StoredValue>, version: Int64,
-        new: ContiguousArray<StoredValue>, changed: [Int]
-    ) throws {
-        let next = try Self.nextVersion(after: version, entity, key)
-        guard RowCodec.encode(version: next, values: new, checking: entity.layout.classes, into: rowBytes) else {
-            try validate(RowWrite(entity: 0, key: key, expectedVersion: version, values: new), entity)
-            throw StrataError.validation([
-                ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")
-            ])
-        }
-        for index in entity.indexes where index.columns.contains(where: changed.contains) {
-            let oldKey = try indexKey(index, entity, old, key)
-            let newKey = try indexKey(index, entity, new, key)
-            if oldKey == newKey { continue }
-            try txn.delete(index.dbi, oldKey)
-            try putIndex(index, entity, newKey, key)
-        }
-        try txn.put(entity.dbi, primaryKey: key, buffer: rowBytes)
     }
 }

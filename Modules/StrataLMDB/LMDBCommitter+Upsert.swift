@@ -17,7 +17,9 @@ extension LMDBCommitter {
         var result = SetWriteResult()
         var probe: [UInt8] = []
         var row = StoredRow(key: 0, version: 0, values: [])
-        var changed: [Int] = []
+        var changes = ColumnChanges()
+        let updated: [Int] = if case .update(let columns) = upsert.onClash { columns } else { [] }
+        let plan = Self.rewritePlan(entity, columns: updated)
         for (position, values) in upsert.rows.enumerated() {
             let key = upsert.keys[position]
             guard let owner = try owner(of: values, in: unique, entity, probe: &probe) else {
@@ -27,24 +29,22 @@ extension LMDBCommitter {
                 result.insertedKeys.append(key)
                 continue
             }
-            guard case .update(let updated) = upsert.onClash else {
+            guard case .update = upsert.onClash else {
                 result.ignoredCount += 1
                 continue
             }
-            guard try readRow(entity, owner, into: &row) else {
+            let written = try rewrite(
+                entity, owner, wanted: plan.wanted, indexes: plan.indexes, row: &row, changes: &changes
+            ) { stored, changes in
+                for column in updated { changes.set(column, to: values[column], in: &stored) }
+            }
+            guard let written else {
                 throw StrataError.storeCorrupt("index \(unique.name) points at row \(owner), which does not exist")
             }
-            var new = row.values
-            changed.removeAll(keepingCapacity: true)
-            for column in updated where new[column] != values[column] {
-                new[column] = values[column]
-                changed.append(column)
-            }
-            if changed.isEmpty {
+            guard written else {
                 result.ignoredCount += 1
                 continue
             }
-            try rewrite(entity, owner, old: row.values, version: row.version, new: new, changed: changed)
             result.keys.append(owner)
         }
         return result
