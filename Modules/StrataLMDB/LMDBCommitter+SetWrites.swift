@@ -86,13 +86,34 @@ extension LMDBCommitter {
             guard try readRow(entity, key, wanted: wanted, into: &row) else { continue }
             if !tombstoneColumns.isEmpty { result.tombstones.append(tombstoneColumns.map { row.values[$0] }) }
             for index in entity.indexes {
-                try txn.delete(index.dbi, indexKey(index, entity, row.values, key))
+                try encodeIndexKey(index, entity, row.values, key)
+                try txn.delete(index.dbi, key: keyBytes)
             }
-            try txn.delete(entity.dbi, IndexKeyCodec.primaryKey(key))
+            try txn.delete(entity.dbi, primaryKey: key)
             if linked { try removeLinks(entityNumber: number, key: key) }
             result.keys.append(key)
         }
         return result
+    }
+
+    /// Encodes the index key of a row into ``keyBytes``, as ``indexKey(_:_:_:_:)`` does.
+    /// - Throws: `.validation` when the key exceeds LMDB's key size limit.
+    func encodeIndexKey(
+        _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64
+    ) throws {
+        keyBytes.reset()
+        var hasNull = false
+        for column in index.columns {
+            IndexKeyCodec.append(values[column], to: keyBytes)
+            if values[column].isNull { hasNull = true }
+        }
+        if !index.isUnique || hasNull {
+            keyBytes.reserve(8)
+            keyBytes.appendBigEndian(UInt64(bitPattern: key))
+        }
+        guard keyBytes.count <= maxKeySize else {
+            throw Self.keyTooLong(index, entity, size: keyBytes.count, maxKeySize: maxKeySize)
+        }
     }
 
     /// Decodes the stored row `key` into `row`; false when there is none.
