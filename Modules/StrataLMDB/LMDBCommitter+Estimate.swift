@@ -1,9 +1,11 @@
 import StrataStorage
 
 extension LMDBCommitter {
-    /// What an entity holds now: the bytes of its rows' and indexes' pages, and its row count.
+    /// What an entity holds now: the bytes of its rows' pages and of each index's (in
+    /// `Entity.indexes` order), and its row count.
     struct StoredSize {
-        var bytes: Int
+        var rowBytes: Int
+        var indexBytes: [Int]
         var rows: Int
     }
 
@@ -19,8 +21,9 @@ extension LMDBCommitter {
     /// the write's `MDB_MAP_FULL` fallback, a long one costs only address space.
     ///
     /// Set writes: an upsert's rows count as inserts; an update or delete by selection may touch
-    /// every page of its entity's rows and indexes, so it counts what `stored` says the entity
-    /// holds now (read by the caller before the write), and a history entry per row it holds.
+    /// every page of its entity's rows (a tenth of the rows, scattered, is most pages) and of the
+    /// indexes it changes, so it counts what `stored` says those hold now (read by the caller
+    /// before the write); their history, 64 bytes per row the entity holds.
     static func estimatedBytes(
         _ changes: ChangeSet, _ catalog: LMDBCatalog, stored: [Int: StoredSize] = [:]
     ) -> Int {
@@ -30,26 +33,45 @@ extension LMDBCommitter {
                 total &+= rowBytes(write.values, entity: write.entity, catalog)
             }
         }
+        total &+= (changes.touches.count &+ changes.deletes.count) &* 64
+        total &+= (changes.links.count &+ changes.unlinks.count) &* 2 &* 40
+        total &+= changes.cursorMoves.count &* 300 // a name of up to 256 bytes and its token
+        if changes.historyToAppend != nil { total &*= 2 }
+        total &+= setWriteBytes(changes, catalog, stored: stored)
+        return total > Int.max / 4 ? Int.max / 4 : total &* 2
+    }
+
+    /// The set writes' part of ``estimatedBytes(_:_:stored:)``.
+    private static func setWriteBytes(_ changes: ChangeSet, _ catalog: LMDBCatalog, stored: [Int: StoredSize]) -> Int {
+        var total = 0
         var historyRows = 0
         for write in changes.setWrites {
+            guard catalog.entities.indices.contains(write.entity) else { continue }
+            let indexes = catalog.entities[write.entity].indexes
             switch write.action {
             case .upsert(let upsert):
                 for row in upsert.rows { total &+= rowBytes(row, entity: write.entity, catalog) }
                 historyRows &+= upsert.rows.count
-            case .update, .delete:
-                let size = stored[write.entity] ?? StoredSize(bytes: 0, rows: 0)
-                total &+= size.bytes
+            case .update(let assignments):
+                guard let size = stored[write.entity] else { continue }
+                total &+= size.rowBytes
+                for (ordinal, index) in indexes.enumerated() where ordinal < size.indexBytes.count {
+                    if index.columns.contains(where: { column in assignments.contains { $0.column == column } }) {
+                        total &+= size.indexBytes[ordinal]
+                    }
+                }
+                historyRows &+= size.rows
+            case .delete:
+                guard let size = stored[write.entity] else { continue }
+                total &+= size.rowBytes
+                for bytes in size.indexBytes { total &+= bytes }
                 historyRows &+= size.rows
             case .deny:
                 continue
             }
         }
-        total &+= (changes.touches.count &+ changes.deletes.count) &* 64
-        total &+= (changes.links.count &+ changes.unlinks.count) &* 2 &* 40
-        total &+= changes.cursorMoves.count &* 300 // a name of up to 256 bytes and its token
-        if changes.history != nil { total &+= historyRows &* 128 }
-        if changes.historyToAppend != nil || (changes.history != nil && !changes.setWrites.isEmpty) { total &*= 2 }
-        return total > Int.max / 4 ? Int.max / 4 : total &* 2
+        if changes.history != nil { total &+= historyRows &* 64 }
+        return total
     }
 
     /// A row's encoded size, once for the row and once per index entry of its entity.

@@ -47,11 +47,11 @@ extension LMDBEngine: SetWritingEngine {
             var sizes: [Int: LMDBCommitter.StoredSize] = [:]
             for number in numbers where catalog.entities.indices.contains(number) {
                 let entity = catalog.entities[number]
-                var size = try txn.usage(entity.dbi)
-                for index in entity.indexes {
-                    size.bytes &+= try txn.usage(index.dbi).bytes
-                }
-                sizes[number] = LMDBCommitter.StoredSize(bytes: size.bytes, rows: size.entries)
+                let rows = try txn.usage(entity.dbi)
+                var indexBytes: [Int] = []
+                for index in entity.indexes { indexBytes.append(try txn.usage(index.dbi).bytes) }
+                sizes[number] = LMDBCommitter.StoredSize(
+                    rowBytes: rows.bytes, indexBytes: indexBytes, rows: rows.entries)
             }
             return sizes
         }
