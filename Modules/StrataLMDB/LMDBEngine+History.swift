@@ -43,14 +43,15 @@ extension LMDBEngine: HistoryStore {
         guard !overflow else { throw StrataError.storeFull("the history tokens are exhausted") }
         let transaction = HistoryTransaction(
             token: token, timestamp: Date(), author: record.author, changes: record.changes)
-        try txn.put(history, IndexKeyCodec.primaryKey(token), try encodeHistory(transaction))
+        try txn.put(history, IndexKeyCodec.primaryKey(token), try encodeHistory(transaction, keyRuns: record.keyRuns))
         try txn.put(meta, historyTokenKey, IndexKeyCodec.primaryKey(token))
     }
 
-    /// A history value: CRC-32C of the JSON (4 bytes, big-endian), then the JSON.
-    static func encodeHistory(_ transaction: HistoryTransaction) throws -> [UInt8] {
+    /// A history value: CRC-32C of the JSON (4 bytes, big-endian), then the JSON (the record's key
+    /// runs stored as ranges after its changes).
+    static func encodeHistory(_ transaction: HistoryTransaction, keyRuns: [HistoryKeyRun] = []) throws -> [UInt8] {
         // By hand: JSONEncoder cost several times the rest of an insert (Docs/Benchmarks.md, 10).
-        let json = try HistoryJSON.encode(transaction)
+        let json = try HistoryJSON.encode(transaction, keyRuns: keyRuns)
         var out: [UInt8] = []
         out.reserveCapacity(4 + json.count)
         let crc = CRC32C.checksum(json)

@@ -5,22 +5,22 @@ import StrataStorage
 /// row the change set depends on is locked (`FOR UPDATE`, entities in number order, keys
 /// ascending) and its version compared first, so a conflict lists every stale row and nothing is
 /// written; then the writes, the history append and `COMMIT`, sent with the commit's identity so
-/// that a lost reply is settled instead of guessed (``commitIdentified(_:)``).
+/// that a lost reply is settled instead of guessed (``commitIdentified(_:)``). Set writes run
+/// after the row writes, before the history append (`PostgresEngine+SetWrites.swift`).
 extension PostgresEngine {
     func commit(_ changes: ChangeSet) throws {
-        try changes.refuseSetWrites("the PostgreSQL engine")
-        if changes.isEmpty { return }
-        try checkShape(changes)
-        try reportingSerializationFailures(changes) { () throws(StrataError) in try commitTransaction(changes) }
+        _ = try commitReturningResults(changes)
     }
 
-    /// The transaction of ``commit(_:)`` (`SERIALIZABLE` for result guards: `PostgresEngine+Guards.swift`).
-    private func commitTransaction(_ changes: ChangeSet) throws(StrataError) {
-        try withSession { (session) throws(StrataError) in
+    /// The transaction of ``commit(_:)`` (`SERIALIZABLE` for result guards: `PostgresEngine+Guards.swift`):
+    /// the set writes' results once it committed.
+    func commitTransaction(_ changes: ChangeSet) throws(StrataError) -> [SetWriteResult] {
+        try withSession { (session) throws(StrataError) -> [SetWriteResult] in
             try begin(session, Self.begin(for: changes), holdingOpenLock: true)
+            let results: [SetWriteResult]
             do throws(StrataError) {
                 try checkSchemaVersion(session)
-                try write(changes, session: session)
+                results = try write(changes, session: session)
             } catch {
                 session.rollbackQuietly()
                 if case .conflict(let conflicts) = error, conflicts.isEmpty {
@@ -29,6 +29,7 @@ extension PostgresEngine {
                 throw error
             }
             try commitIdentified(session)
+            return results
         }
     }
 
@@ -65,7 +66,11 @@ extension PostgresEngine {
             return row.isInsert ? version != nil : version != row.expected
         }
         guard !involved.isEmpty || !guarded.isEmpty else {
-            return .busy("\(location): a concurrent commit of the same links won a race")
+            return .busy(
+                """
+                \(location): a concurrent commit of the same rows or links won a race (a deadlock or a key taken \
+                meanwhile); nothing was written. Retry the save
+                """)
         }
         if !guarded.isEmpty && stale.isEmpty { return .conflict(guarded) }
         return .conflict(guarded + (stale.isEmpty ? involved : stale).map(conflict))
@@ -107,8 +112,10 @@ extension PostgresEngine {
         for link in changes.links + changes.unlinks { _ = try join(link.join) }
     }
 
-    /// Writes `changes` into the transaction open on `session`, with every check of a commit.
-    func write(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) {
+    /// Writes `changes` into the transaction open on `session`, with every check of a commit, and
+    /// returns the results of its set writes.
+    @discardableResult
+    func write(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> [SetWriteResult] {
         // 0. Re-run the guarded fetches (PostgresEngine+Guards.swift).
         let guarded = try checkResultGuards(changes, session: session)
         // 1. Lock and read every checked row; look up every insert key.
@@ -178,11 +185,16 @@ extension PostgresEngine {
         } catch {
             throw try translate(error, changes: changes, session: session)
         }
-        if let history = changes.historyToAppend { try appendHistory(history, session: session) }
+        // 4. Set writes, in order, each seeing what the earlier writes left; then the history.
+        let results = try runSetWrites(changes, session: session)
+        if let history = changes.historyToAppend(adding: results, schema: schema) {
+            try appendHistory(history, session: session)
+        }
+        return results
     }
 
     /// A write's failure: a unique clash names its index; a deadlock lists the rows involved.
-    private func translate(
+    func translate(
         _ failure: PGFailure, changes: ChangeSet, session: PostgresSession
     ) throws(StrataError) -> StrataError {
         let native = PostgresError.native(failure, sql: nil, operation: "committing", redacting: pool.settings.secret)

@@ -30,9 +30,10 @@ extension PostgresEngine {
         isSerializable(changes) ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN"
     }
 
-    /// Whether a commit of `changes` runs `SERIALIZABLE` (see the type's notes).
+    /// Whether a commit of `changes` runs `SERIALIZABLE` (see the type's notes). Set writes count
+    /// as writes, even in a change set with no row write.
     static func isSerializable(_ changes: ChangeSet) -> Bool {
-        !changes.resultGuards.isEmpty && changes.writesData
+        !changes.resultGuards.isEmpty && (changes.writesData || !changes.setWrites.isEmpty)
     }
 
     /// Re-runs every result guard in the transaction open on `session` (or in autocommit) and
@@ -61,12 +62,12 @@ extension PostgresEngine {
     /// Runs a commit, turning the server's serialization failure (40001) or deadlock (40P01) of
     /// a serializable commit into `.conflict` listing the rows that differ now (re-read after the
     /// rollback, ``rereadConflicts(_:session:)``).
-    func reportingSerializationFailures(
-        _ changes: ChangeSet, _ body: () throws(StrataError) -> Void
-    ) throws(StrataError) {
+    func reportingSerializationFailures<T>(
+        _ changes: ChangeSet, _ body: () throws(StrataError) -> T
+    ) throws(StrataError) -> T {
         guard Self.isSerializable(changes) else { return try body() }
         do {
-            try body()
+            return try body()
         } catch {
             guard let state = error.native?.sqlState, state == "40001" || state == "40P01" else { throw error }
             throw try withSession { (session) throws(StrataError) in try rereadConflicts(changes, session: session) }

@@ -11,7 +11,7 @@ extension PostgresEngine: HistoryStore {
     func appendHistory(_ record: HistoryRecord, session: PostgresSession) throws(StrataError) {
         let json: String
         do {
-            json = String(decoding: try HistoryJSON.encode(record.changes), as: UTF8.self)
+            json = String(decoding: try HistoryJSON.encode(record), as: UTF8.self)
         } catch {
             throw .misuse("the history of this change set does not encode as JSON: \(error)")
         }

@@ -167,7 +167,7 @@ extension PostgresEngine {
     }
 
     /// A binary `int8[]` built in one buffer.
-    private static func int8Array(_ values: [Int64]) -> PGParameter {
+    static func int8Array(_ values: [Int64]) -> PGParameter {
         var array = PGArrayEncoder(elementOID: PGParameter.int8OID, reservingElements: values.count)
         for value in values { array.append(.int8(value)) }
         return array.finish()

@@ -46,7 +46,7 @@ extension SQLiteEngine: HistoryStore {
         let json: String
         do {
             // By hand: JSONEncoder cost several times the rest of an insert (Docs/Benchmarks.md, 10).
-            json = String(decoding: try HistoryJSON.encode(record.changes), as: UTF8.self)
+            json = String(decoding: try HistoryJSON.encode(record), as: UTF8.self)
         } catch {
             throw .misuse("the history of this change set does not encode as JSON: \(error)")
         }

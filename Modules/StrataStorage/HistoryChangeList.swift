@@ -2,7 +2,8 @@ import Foundation
 
 /// The changes of a stored history transaction as ``HistoryJSON`` writes them: a JSON array
 /// whose entries are single changes (``HistoryChange``'s own coding) or runs,
-/// `{"entity":"Row","keys":[7,8,9],"kind":"insert"}`, each key one change that names no
+/// `{"entity":"Row","keys":[7,8,9],"kind":"insert"}`, or ranges of keys,
+/// `{"count":3,"entity":"Row","first":7,"kind":"insert"}`, each key one change that names no
 /// property and keeps no tombstone.
 ///
 /// ```swift
@@ -12,7 +13,7 @@ package struct HistoryChangeList: Decodable {
     /// The changes, in stored order.
     package var changes: [HistoryChange]
 
-    private enum RunKeys: String, CodingKey { case entity, keys, kind }
+    private enum RunKeys: String, CodingKey { case entity, keys, kind, first, count }
 
     /// Reads an array of single changes and runs.
     /// - Throws: `DecodingError` for JSON of another shape.
@@ -27,6 +28,20 @@ package struct HistoryChangeList: Decodable {
                 let entity = try fields.decode(String.self, forKey: .entity)
                 let kind = try fields.decode(HistoryChange.Kind.self, forKey: .kind)
                 for key in try fields.decode([Int64].self, forKey: .keys) {
+                    changes.append(HistoryChange(entity: entity, key: key, kind: kind, changedProperties: []))
+                }
+            } else if fields.contains(.first) {
+                let entity = try fields.decode(String.self, forKey: .entity)
+                let kind = try fields.decode(HistoryChange.Kind.self, forKey: .kind)
+                let first = try fields.decode(Int64.self, forKey: .first)
+                let count = try fields.decode(Int64.self, forKey: .count)
+                let (end, overflow) = first.addingReportingOverflow(count)
+                guard count >= 0, count <= Int64(Int32.max), !overflow else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .count, in: fields,
+                        debugDescription: "a run of \(count) keys from \(first) is not a range")
+                }
+                for key in first..<end {
                     changes.append(HistoryChange(entity: entity, key: key, kind: kind, changedProperties: []))
                 }
             } else {

@@ -26,14 +26,24 @@ package enum HistoryJSON {
     package static func encode(_ changes: [HistoryChange]) throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(changes.count * 128 + 2)
-        try append(changes, to: &out)
+        try append(changes, keyRuns: [], to: &out)
+        return out
+    }
+
+    /// A record's changes and key runs as one JSON array: its changes as ``encode(_:)`` writes
+    /// them, then each run of keys as `{"count":3,"entity":"Row","first":7,"kind":"insert"}`.
+    /// - Throws: as ``encode(_:)``.
+    package static func encode(_ record: HistoryRecord) throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(record.changes.count * 128 + record.keyRuns.count * 64 + 2)
+        try append(record.changes, keyRuns: record.keyRuns, to: &out)
         return out
     }
 
     /// `transaction` as a JSON object with the keys `author` (left out when nil), `changes`,
     /// `timestamp` (seconds since 2001, `Date`'s own encoding) and `token`.
     /// - Throws: as ``encode(_:)``.
-    package static func encode(_ transaction: HistoryTransaction) throws -> [UInt8] {
+    package static func encode(_ transaction: HistoryTransaction, keyRuns: [HistoryKeyRun] = []) throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(transaction.changes.count * 128 + 80)
         out.append(UInt8(ascii: "{"))
@@ -43,7 +53,7 @@ package enum HistoryJSON {
             out.append(UInt8(ascii: ","))
         }
         out.append(contentsOf: #""changes":"#.utf8)
-        try append(transaction.changes, to: &out)
+        try append(transaction.changes, keyRuns: keyRuns, to: &out)
         out.append(contentsOf: #","timestamp":"#.utf8)
         out.append(contentsOf: String(transaction.timestamp.timeIntervalSinceReferenceDate).utf8)
         out.append(contentsOf: #","token":"#.utf8)
@@ -52,7 +62,9 @@ package enum HistoryJSON {
         return out
     }
 
-    private static func append(_ changes: [HistoryChange], to out: inout [UInt8]) throws {
+    private static func append(
+        _ changes: [HistoryChange], keyRuns: [HistoryKeyRun], to out: inout [UInt8]
+    ) throws {
         out.append(UInt8(ascii: "["))
         var index = 0
         while index < changes.count {
@@ -64,6 +76,22 @@ package enum HistoryJSON {
             } else {
                 try appendChange(changes[index], to: &out)
                 index += 1
+            }
+        }
+        var first = changes.isEmpty
+        for run in keyRuns where !run.keys.isEmpty {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out += Literal.rangeCount
+            appendInteger(Int64(run.keys.count), to: &out)
+            out += Literal.rangeEntity
+            appendString(run.entity, to: &out)
+            out += Literal.rangeFirst
+            appendInteger(run.keys.lowerBound, to: &out)
+            switch run.kind {
+            case .insert: out += Literal.rangeInsert
+            case .update: out += Literal.rangeUpdate
+            case .delete: out += Literal.rangeDelete
             }
         }
         out.append(UInt8(ascii: "]"))
@@ -146,6 +174,12 @@ package enum HistoryJSON {
         static let runInsert = Array(#"],"kind":"insert"}"#.utf8)
         static let runUpdate = Array(#"],"kind":"update"}"#.utf8)
         static let runDelete = Array(#"],"kind":"delete"}"#.utf8)
+        static let rangeCount = Array(#"{"count":"#.utf8)
+        static let rangeEntity = Array(#","entity":"#.utf8)
+        static let rangeFirst = Array(#","first":"#.utf8)
+        static let rangeInsert = Array(#","kind":"insert"}"#.utf8)
+        static let rangeUpdate = Array(#","kind":"update"}"#.utf8)
+        static let rangeDelete = Array(#","kind":"delete"}"#.utf8)
     }
 
     /// `value` in decimal.

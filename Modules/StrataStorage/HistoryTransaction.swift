@@ -93,14 +93,21 @@ public struct HistoryChange: Sendable, Hashable, Codable {
 public struct HistoryRecord: Sendable, Hashable {
     /// Who commits.
     public var author: String?
-    /// What the change set does, one entry per object.
+    /// What the change set does, one entry per object (with ``keyRuns``).
     public var changes: [HistoryChange]
+    /// Further changes as runs of consecutive keys, after ``changes``: an engine stores them as
+    /// ranges (``HistoryJSON`` does), and readers get one change per key.
+    public var keyRuns: [HistoryKeyRun]
 
     /// A record.
-    public init(author: String?, changes: [HistoryChange]) {
+    public init(author: String?, changes: [HistoryChange], keyRuns: [HistoryKeyRun] = []) {
         self.author = author
         self.changes = changes
+        self.keyRuns = keyRuns
     }
+
+    /// Every change: ``changes``, then each run's keys.
+    public var allChanges: [HistoryChange] { changes + keyRuns.flatMap(\.changes) }
 }
 
 /// An engine that keeps persistent history: the engine side of issue 15's history.

@@ -309,9 +309,23 @@ extension ChangeSet {
     /// or its set writes changed any row; nil otherwise.
     public func historyToAppend(adding results: [SetWriteResult], schema: StoreSchema) -> HistoryRecord? {
         guard var record = history else { return nil }
-        let added = Self.historyChanges(of: setWrites, results: results, schema: schema)
-        guard writesData || !added.isEmpty else { return nil }
+        var added: [HistoryChange] = []
+        var runs: [HistoryKeyRun] = []
+        for (index, (write, result)) in zip(setWrites, results).enumerated() {
+            // An upsert's inserted keys, mostly consecutive, go as runs of keys.
+            if case .upsert = write.action, write.entity < schema.entities.count {
+                runs += HistoryKeyRun.runs(
+                    of: result.insertedKeys, entity: schema.entities[write.entity].name, kind: .insert)
+                var rest = result
+                rest.insertedKeys = []
+                added += Self.historyChanges(of: [setWrites[index]], results: [rest], schema: schema)
+            } else {
+                added += Self.historyChanges(of: [write], results: [result], schema: schema)
+            }
+        }
+        guard writesData || !added.isEmpty || !runs.isEmpty else { return nil }
         record.changes += added
+        record.keyRuns += runs
         return record
     }
 

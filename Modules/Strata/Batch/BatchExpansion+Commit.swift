@@ -38,13 +38,6 @@ extension BatchExpansion {
     func historyChanges() -> [HistoryChange] {
         var history: [HistoryChange] = []
         let models = context.schema.models
-        for (number, inserts) in plainInserts.sorted(by: { $0.key < $1.key }) {
-            let name = models[number].name
-            history.reserveCapacity(history.count + inserts.count)
-            for insert in inserts {
-                history.append(HistoryChange(entity: name, key: insert.key, kind: .insert, changedProperties: []))
-            }
-        }
         for number in order.keys.sorted() {
             guard let overlay = rows[number] else { continue }
             let model = models[number]
@@ -73,6 +66,15 @@ extension BatchExpansion {
             }
         }
         return history
+    }
+
+    /// The history of the batches' plain inserts, as runs of consecutive keys (reserved together,
+    /// so a batch is usually one run).
+    func historyKeyRuns() -> [HistoryKeyRun] {
+        let models = context.schema.models
+        return plainInserts.sorted(by: { $0.key < $1.key }).flatMap { number, inserts in
+            HistoryKeyRun.runs(of: inserts.map(\.key), entity: models[number].name, kind: .insert)
+        }
     }
 
     /// Whether every conflict names a row only the batches wrote: then the batches can be worked

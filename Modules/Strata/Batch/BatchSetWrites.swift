@@ -7,7 +7,8 @@ import StrataStorage
 /// A batch goes to the engine when the engine runs set writes and the batch can be said in them:
 /// an update; an upsert (`.ignore` or `.update`); a delete whose delete rules are cascades and
 /// nullifies along foreign keys the related rows hold, and denies of such rows, with no cycle.
-/// And when no other batch of the save reaches an entity it reaches, so that the batches that the
+/// (An update that assigns one attribute twice, which applies the assignments in turn, stays with
+/// the core.) And when no other batch of the save reaches an entity it reaches, so that the batches that the
 /// core works out (``BatchExpansion``, against a snapshot) never need to see its effects. Every
 /// other batch is worked out by the core, as before; both kinds commit in one change set.
 struct BatchSetWrites {
@@ -40,6 +41,8 @@ struct BatchSetWrites {
             if overlaps { continue }
             switch batch {
             case .update(let update):
+                // One assignment per column (several on one column apply in turn: the core's).
+                guard Set(update.assignments.map(\.column)).count == update.assignments.count else { continue }
                 roles[index] = .update(model: update.model, step: setWrites.count)
                 let assignments = Dictionary(
                     update.assignments.map { ($0.column, $0.operation) }, uniquingKeysWith: { $1 })

@@ -138,7 +138,10 @@ extension ObjectContext {
         changes.setWrites = direct.setWrites
         if changeHub != nil {
             var record = historyRecord()
-            if let expansion { record.changes += expansion.historyChanges() }
+            if let expansion {
+                record.changes += expansion.historyChanges()
+                record.keyRuns += expansion.historyKeyRuns()
+            }
             changes.history = record
         }
         return changes

@@ -89,6 +89,9 @@ enum SetWriteChecks {
         values[amount] = .integer(40)
         values[memo] = .text("new")
         var changes = ChangeSet()
+        changes.history = HistoryRecord(
+            author: "kit",
+            changes: [HistoryChange(entity: "Entry", key: insertedKey, kind: .insert, changedProperties: [])])
         changes.inserts = [RowWrite(entity: entry.number, key: insertedKey, expectedVersion: 0, values: values)]
         changes.setWrites = [
             SetWrite(
@@ -166,6 +169,7 @@ enum SetWriteChecks {
         values[name] = .text("east")
         func attempt(_ setWrites: [SetWrite]) throws -> StrataError {
             var changes = ChangeSet()
+            changes.history = HistoryRecord(author: "kit", changes: [])
             changes.inserts = [RowWrite(entity: account.number, key: insertedKey, expectedVersion: 0, values: values)]
             changes.setWrites = setWrites
             return try kit.expectStrataError("a failing set write") { _ = try engine.commitReturningResults(changes) }
@@ -280,6 +284,7 @@ enum SetWriteChecks {
 
         // Owners 0 and 1 go, their pets by cascade, their passports' holder cleared.
         var changes = ChangeSet()
+        changes.history = HistoryRecord(author: "kit", changes: [])
         changes.setWrites = [
             SetWrite(
                 entity: owner.number,
@@ -331,6 +336,7 @@ enum SetWriteChecks {
 
         // Deny: the busy account has an entry; nothing of the change set is written.
         var denied = ChangeSet()
+        denied.history = HistoryRecord(author: "kit", changes: [])
         denied.setWrites = [
             SetWrite(
                 entity: account.number,
@@ -396,6 +402,7 @@ enum SetWriteChecks {
         ]
         let keys = Array(try engine.allocateKeys(entity: seat.number, count: rows.count))
         var changes = ChangeSet()
+        changes.history = HistoryRecord(author: "kit", changes: [])
         changes.setWrites = [
             SetWrite(
                 entity: seat.number, selection: .matching(nil),
@@ -423,6 +430,7 @@ enum SetWriteChecks {
         // (row A, number 2, held by C2) fails the whole commit.
         let moreKeys = Array(try engine.allocateKeys(entity: seat.number, count: 2))
         var ignoring = ChangeSet()
+        ignoring.history = HistoryRecord(author: "kit", changes: [])
         ignoring.setWrites = [
             SetWrite(
                 entity: seat.number, selection: .matching(nil),
@@ -438,6 +446,7 @@ enum SetWriteChecks {
 
         let lastKeys = Array(try engine.allocateKeys(entity: seat.number, count: 2))
         var clashing = ChangeSet()
+        clashing.history = HistoryRecord(author: "kit", changes: [])
         clashing.setWrites = [
             SetWrite(
                 entity: seat.number, selection: .matching(nil),

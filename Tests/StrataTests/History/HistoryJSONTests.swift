@@ -67,6 +67,40 @@ struct HistoryJSONTests {
         #expect(try JSONDecoder().decode(HistoryTransaction.self, from: Data(bytes)) == transaction)
     }
 
+    @Test("a record's key runs are written as ranges after its changes and read back one change per key")
+    func keyRuns() throws {
+        var record = HistoryRecord(author: "a", changes: Array(Self.bulk.prefix(2)))
+        record.keyRuns = [
+            HistoryKeyRun(entity: "Row", kind: .insert, keys: 100..<103),
+            HistoryKeyRun(entity: "Entry", kind: .delete, keys: (.max - 1)..<(.max)),
+            HistoryKeyRun(entity: "Row", kind: .update, keys: 5..<5),
+        ]
+        let json = String(decoding: try HistoryJSON.encode(record), as: UTF8.self)
+        #expect(json.contains(#"{"count":3,"entity":"Row","first":100,"kind":"insert"}"#))
+        let decoded = try JSONDecoder().decode(HistoryChangeList.self, from: Data(json.utf8))
+        #expect(decoded.changes == record.allChanges)
+        #expect(decoded.changes.count == 2 + 3 + 1)
+        let transaction = HistoryTransaction(
+            token: 3, timestamp: Date(timeIntervalSinceReferenceDate: 5), author: nil, changes: record.changes)
+        let bytes = try HistoryJSON.encode(transaction, keyRuns: record.keyRuns)
+        let read = try JSONDecoder().decode(HistoryTransaction.self, from: Data(bytes))
+        #expect(read.changes == record.allChanges)
+        #expect(
+            HistoryKeyRun.runs(of: [4, 5, 6, 9, 10, 2], entity: "Row", kind: .insert).map(\.keys) == [
+                4..<7, 9..<11, 2..<3,
+            ])
+        // A damaged range is a decoding error, not a loop over a billion keys.
+        for damaged in [
+            #"[{"count":-1,"entity":"Row","first":1,"kind":"insert"}]"#,
+            #"[{"count":3000000000,"entity":"Row","first":1,"kind":"insert"}]"#,
+            #"[{"count":2,"entity":"Row","first":9223372036854775807,"kind":"insert"}]"#,
+        ] {
+            #expect(throws: DecodingError.self) {
+                try JSONDecoder().decode(HistoryChangeList.self, from: Data(damaged.utf8))
+            }
+        }
+    }
+
     @Test("hand-written history JSON is JSONEncoder's with sorted keys, byte for byte")
     func matchesJSONEncoder() throws {
         let encoder = JSONEncoder()
