@@ -22,15 +22,7 @@ extension LMDBCommitter {
             var end = start + 1
             while end < writes.endIndex, writes[end].entity == number { end += 1 }
             let entity = try entity(number)
-            var plans: [IndexPlan] = []
-            var columns: [Int] = []
-            for (ordinal, index) in entity.indexes.enumerated() {
-                plans.append(
-                    IndexPlan(
-                        dbi: index.dbi, isUnique: index.isUnique, ordinal: ordinal, firstColumn: columns.count,
-                        columnCount: index.columns.count))
-                columns.append(contentsOf: index.columns)
-            }
+            let (plans, columns) = Self.indexPlans(entity)
             let classes = entity.layout.classes
             for position in start..<end {
                 try insert(writes[position], entity, classes: classes, indexes: plans, columns: columns)
@@ -39,9 +31,23 @@ extension LMDBCommitter {
         }
     }
 
+    /// The insert loop's view of an entity's indexes, and the column list their plans point into.
+    static func indexPlans(_ entity: LMDBCatalog.Entity) -> (plans: [IndexPlan], columns: [Int]) {
+        var plans: [IndexPlan] = []
+        var columns: [Int] = []
+        for (ordinal, index) in entity.indexes.enumerated() {
+            plans.append(
+                IndexPlan(
+                    dbi: index.dbi, isUnique: index.isUnique, ordinal: ordinal, firstColumn: columns.count,
+                    columnCount: index.columns.count))
+            columns.append(contentsOf: index.columns)
+        }
+        return (plans, columns)
+    }
+
     /// Writes a new row, refusing a key that is taken (a conflict: none of the row's index
     /// entries are written), then its index entries.
-    private mutating func insert(
+    mutating func insert(
         _ write: RowWrite, _ entity: LMDBCatalog.Entity,
         classes: ContiguousArray<StorageClass>, indexes: [IndexPlan], columns: [Int]
     ) throws {

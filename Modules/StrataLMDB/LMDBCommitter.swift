@@ -160,7 +160,7 @@ struct LMDBCommitter {
     /// The index key of a row: encoded column values, then the primary key unless the index
     /// is unique and no value is null (nulls never conflict).
     /// - Throws: `.validation` when the key exceeds LMDB's key size limit.
-    private func indexKey(
+    func indexKey(
         _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ values: ContiguousArray<StoredValue>, _ key: Int64
     ) throws -> [UInt8] {
         var out: [UInt8] = []
@@ -199,7 +199,7 @@ struct LMDBCommitter {
         ])
     }
 
-    private mutating func putIndex(
+    mutating func putIndex(
         _ index: LMDBCatalog.Index, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64
     ) throws {
         do {
@@ -274,7 +274,7 @@ struct LMDBCommitter {
     }
 
     /// Removes every join pair that names the deleted row.
-    private func removeLinks(entityNumber: Int, key: Int64) throws {
+    func removeLinks(entityNumber: Int, key: Int64) throws {
         for join in catalog.joins {
             if join.leftEntity == entityNumber {
                 for other in try linked(join.left, key) {

@@ -12,15 +12,19 @@ final class LMDBEngine: StorageEngine {
     let schemaVersion: Int
     let environment: LMDBEnvironment
     let catalog: LMDBCatalog
+    /// The model's schema the store was opened with (names for the history of set writes).
+    let schema: StoreSchema
     /// The `strata.history` database (see `LMDBEngine+History.swift`).
     let historyDatabase: MDB_dbi
     private let closed = Mutex(false)
 
     private init(
-        environment: LMDBEnvironment, catalog: LMDBCatalog, historyDatabase: MDB_dbi, metadata: LMDBCatalog.Metadata
+        environment: LMDBEnvironment, catalog: LMDBCatalog, schema: StoreSchema, historyDatabase: MDB_dbi,
+        metadata: LMDBCatalog.Metadata
     ) {
         self.environment = environment
         self.catalog = catalog
+        self.schema = schema
         self.historyDatabase = historyDatabase
         storeIdentifier = metadata.storeIdentifier
         schemaVersion = metadata.schemaVersion
@@ -54,7 +58,8 @@ final class LMDBEngine: StorageEngine {
                 return (catalog, metadata, try openHistory(txn))
             }
             return LMDBEngine(
-                environment: environment, catalog: catalog, historyDatabase: history, metadata: metadata)
+                environment: environment, catalog: catalog, schema: schema, historyDatabase: history, metadata: metadata
+            )
         } catch {
             LMDBRegistry.release(environment)
             throw error
@@ -108,25 +113,10 @@ final class LMDBEngine: StorageEngine {
         .misuse("the LMDB store at \(path) was closed; open a new PersistentContainer to use it again")
     }
 
+    /// Commits `changes`, set writes included (their results are dropped; see
+    /// ``commitReturningResults(_:)`` in `LMDBEngine+SetWrites.swift`).
     func commit(_ changes: ChangeSet) throws {
-        try checkOpen()
-        try changes.refuseSetWrites("the LMDB engine")
-        if changes.isEmpty { return }
-        let catalog = catalog
-        let historyDatabase = historyDatabase
-        let storeIdentifier = storeIdentifier
-        let maxKeySize = environment.maxKeySize
-        let schemaVersion = schemaVersion
-        let bytes = LMDBCommitter.estimatedBytes(changes, catalog)
-        try environment.write("committing to \(environment.path)", reserving: bytes) { txn in
-            try catalog.checkSchemaVersion(txn, schemaVersion)
-            var committer = LMDBCommitter(
-                txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)
-            try committer.apply(changes)
-            if let record = changes.historyToAppend {
-                try Self.appendHistory(txn, meta: catalog.meta, history: historyDatabase, record)
-            }
-        }
+        _ = try commitReturningResults(changes)
     }
 
     func allocateKeys(entity number: Int, count: Int) throws -> Range<Int64> {

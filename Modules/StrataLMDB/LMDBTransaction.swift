@@ -108,6 +108,29 @@ import Foundation
         return true
     }
 
+    /// ``delete(_:_:)`` of the bytes of `key`.
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, key: ByteBuffer) throws(LMDBError) -> Bool {
+        try unsafe delete(dbi, bytes: key.bytes)
+    }
+
+    /// ``delete(_:_:)`` of an 8-byte big-endian primary key, without building the key on the heap.
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, primaryKey: Int64) throws(LMDBError) -> Bool {
+        try unsafe withUnsafeBytes(of: primaryKey.bigEndian) { (bytes) throws(LMDBError) in
+            try unsafe delete(dbi, bytes: bytes)
+        }
+    }
+
+    @unsafe
+    private func delete(_ dbi: MDB_dbi, bytes: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
+        var k = unsafe MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+        let rc = unsafe mdb_del(raw, dbi, &k, nil)
+        if rc == MDB_NOTFOUND { return false }
+        try lmdbCheck(rc)
+        return true
+    }
+
     /// Visits entries in key order from `start` (or the first key) while keys are below `end`.
     /// `body` returns false to stop early.
     func scan(
@@ -213,6 +236,15 @@ import Foundation
         var stat = MDB_stat()
         try unsafe lmdbCheck(mdb_stat(raw, dbi, &stat))
         return stat.ms_entries
+    }
+
+    /// The bytes a database's pages take (branch, leaf and overflow pages times the page size)
+    /// and how many entries it holds, from one `mdb_stat`.
+    func usage(_ dbi: MDB_dbi) throws(LMDBError) -> (bytes: Int, entries: Int) {
+        var stat = MDB_stat()
+        try unsafe lmdbCheck(mdb_stat(raw, dbi, &stat))
+        let pages = stat.ms_branch_pages &+ stat.ms_leaf_pages &+ stat.ms_overflow_pages
+        return (pages &* Int(stat.ms_psize), stat.ms_entries)
     }
 
     /// Runs `body` in a transaction nested in this write transaction (`mdb_txn_begin` with this

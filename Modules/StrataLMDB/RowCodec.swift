@@ -38,39 +38,99 @@ enum RowCodec {
         out.appendLittleEndian(UInt64(bitPattern: version))
         out.appendVarint(UInt64(values.count))
         for column in values.indices {
-            switch values[column] {
-            case .null:
-                out.reserve(1)
-                out.append(tagNull)
-            case .integer(let v):
-                if let classes, classes[column] != .integer { return false }
-                out.reserve(9)
-                out.append(tagInteger)
-                out.appendLittleEndian(UInt64(bitPattern: v))
-            case .real(let v):
-                if let classes, classes[column] != .real || v.isNaN { return false }
-                out.reserve(9)
-                out.append(tagReal)
-                out.appendLittleEndian(v.bitPattern)
-            case .text(let text):
-                if let classes, classes[column] != .text { return false }
-                let utf8 = text.utf8
-                out.reserve(11 &+ utf8.count)
-                out.append(tagText)
-                out.appendVarint(UInt64(utf8.count))
-                out.append(utf8: text)
-            case .blob(let data):
-                if let classes, classes[column] != .blob { return false }
-                out.reserve(11 &+ data.count)
-                out.append(tagBlob)
-                out.appendVarint(UInt64(data.count))
-                out.append(contentsOf: data)
-            }
+            guard appendValue(values[column], checking: classes?[column], into: out) else { return false }
         }
         let crc = out.withBytes { CRC32C.checksum($0) }
         out.reserve(4)
         out.appendLittleEndian(crc)
         return true
+    }
+
+    /// Appends one value, its tag and payload. With `storageClass`, appends nothing and returns
+    /// false for a value of another class, or a NaN (null fits every column).
+    @inline(__always)
+    static func appendValue(_ value: StoredValue, checking storageClass: StorageClass?, into out: ByteBuffer) -> Bool {
+        switch value {
+        case .null:
+            out.reserve(1)
+            out.append(tagNull)
+        case .integer(let v):
+            if let storageClass, storageClass != .integer { return false }
+            out.reserve(9)
+            out.append(tagInteger)
+            out.appendLittleEndian(UInt64(bitPattern: v))
+        case .real(let v):
+            if let storageClass, storageClass != .real || v.isNaN { return false }
+            out.reserve(9)
+            out.append(tagReal)
+            out.appendLittleEndian(v.bitPattern)
+        case .text(let text):
+            if let storageClass, storageClass != .text { return false }
+            let utf8 = text.utf8
+            out.reserve(11 &+ utf8.count)
+            out.append(tagText)
+            out.appendVarint(UInt64(utf8.count))
+            out.append(utf8: text)
+        case .blob(let data):
+            if let storageClass, storageClass != .blob { return false }
+            out.reserve(11 &+ data.count)
+            out.append(tagBlob)
+            out.appendVarint(UInt64(data.count))
+            out.append(contentsOf: data)
+        }
+        return true
+    }
+
+    /// Re-encodes a stored row at `version` with the columns in `replaced` taken from `values`
+    /// and every other column's bytes copied from `original` as they are: an update that changes a
+    /// few columns makes no value of the others (no text or blob is decoded or encoded again).
+    ///
+    /// `original` must be a row that ``decode(_:key:layout:wanted:into:)-(RawSpan,_,_,_,_)``
+    /// accepted. Returns false, with `out` unspecified, when a replaced value is not of its column's
+    /// class in `classes` (or is NaN), or when `original` does not parse.
+    static func splice(
+        _ original: RawSpan, version: Int64, values: ContiguousArray<StoredValue>, replaced: [Int],
+        classes: ContiguousArray<StorageClass>, into out: ByteBuffer
+    ) -> Bool {
+        unsafe original.withUnsafeBytes { raw in
+            let count = raw.count
+            guard count >= 14, let base = raw.baseAddress, classes.count == values.count else { return false }
+            let body = count &- 4
+            var offset = 9
+            guard let columnCount = unsafe readVarint(base, &offset, end: body), columnCount == UInt64(values.count)
+            else { return false }
+            out.reset()
+            out.reserve(count &+ 32)
+            out.append(formatVersion)
+            out.appendLittleEndian(UInt64(bitPattern: version))
+            out.appendVarint(UInt64(values.count))
+            for column in values.indices {
+                let start = offset
+                guard offset < body else { return false }
+                let tag = unsafe base.load(fromByteOffset: offset, as: UInt8.self)
+                offset &+= 1
+                switch tag {
+                case tagNull: break
+                case tagInteger, tagReal: offset &+= 8
+                case tagText, tagBlob:
+                    guard let length = unsafe readVarint(base, &offset, end: body), length <= UInt64(body &- offset)
+                    else { return false }
+                    offset &+= Int(length)
+                default: return false
+                }
+                guard offset <= body else { return false }
+                if replaced.contains(column) {
+                    guard appendValue(values[column], checking: classes[column], into: out) else { return false }
+                } else {
+                    unsafe out.append(UnsafeRawBufferPointer(start: base + start, count: offset &- start))
+                }
+            }
+            guard offset == body else { return false }
+            let crc = out.withBytes { CRC32C.checksum($0) }
+            out.reserve(4)
+            out.appendLittleEndian(crc)
+            return true
+        }
     }
 
     /// Decodes a stored row, checking its checksum and every value's storage class.
@@ -205,113 +265,6 @@ enum RowCodec {
         guard offset == body else { throw corrupt("trailing bytes") }
     }
 
-    /// Re-encodes a stored row for a migration without materialising its values: the row is
-    /// checked (checksum, format, column count, each value's tag, length and storage class, no
-    /// NaN) against `plan.layout`, then each new column gets the bytes of its source column, or
-    /// its fill when that is missing or null, or null (see ``RowRemap``). The row's version is kept.
-    /// - Throws: `StrataError.storeCorrupt` naming the entity and key when the row is damaged.
-    static func remap(_ bytes: RawSpan, key: Int64, plan: inout RowRemap, into out: ByteBuffer) throws(StrataError) {
-        try unsafe bytes.withUnsafeBytes { (raw) throws(StrataError) in
-            try unsafe remap(raw, key: key, plan: &plan, into: out)
-        }
-    }
-
-    @unsafe
-    private static func remap(
-        _ bytes: UnsafeRawBufferPointer, key: Int64, plan: inout RowRemap, into out: ByteBuffer
-    ) throws(StrataError) {
-        let layout = plan.layout
-        func corrupt(_ why: String) -> StrataError {
-            .storeCorrupt("row \(key) of entity \(layout.name) cannot be decoded (\(why))")
-        }
-        let count = bytes.count
-        guard count >= 14, let base = bytes.baseAddress else { throw corrupt("\(count) bytes is too short") }
-        let body = count &- 4
-        let storedCRC = unsafe UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
-        guard unsafe CRC32C.checksum(base, count: body) == storedCRC else { throw corrupt("checksum mismatch") }
-        guard unsafe base.load(as: UInt8.self) == formatVersion else { throw corrupt("unknown row format") }
-        let version = unsafe UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
-        var start = 9
-        let columns = layout.classes.count
-        guard let columnCount = unsafe readVarint(base, &start, end: body), columnCount == UInt64(columns),
-            plan.boundaries.count == columns &+ 1
-        else {
-            throw corrupt("wrong column count")
-        }
-        // Where each old column's tagged value starts; the last entry is where the values end.
-        try unsafe plan.boundaries.withUnsafeMutableBufferPointer { (starts) throws(StrataError) in
-            var offset = start
-            for column in 0..<columns {
-                unsafe starts[column] = offset
-                guard offset < body else { throw corrupt("truncated") }
-                let tag = unsafe base.load(fromByteOffset: offset, as: UInt8.self)
-                offset &+= 1
-                let expected = layout.classes[column]
-                switch tag {
-                case tagNull:
-                    break
-                case tagInteger, tagReal:
-                    guard offset &+ 8 <= body else { throw corrupt("truncated") }
-                    guard expected == (tag == tagInteger ? .integer : .real) else {
-                        throw corrupt("column \(column) holds a value of another class")
-                    }
-                    if tag == tagReal {
-                        let raw = unsafe UInt64(
-                            littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                        guard !Double(bitPattern: raw).isNaN else { throw corrupt("column \(column) holds NaN") }
-                    }
-                    offset &+= 8
-                case tagText, tagBlob:
-                    guard let length = unsafe readVarint(base, &offset, end: body), length <= UInt64(body &- offset)
-                    else {
-                        throw corrupt("bad length")
-                    }
-                    guard expected == (tag == tagText ? .text : .blob) else {
-                        throw corrupt("column \(column) holds a value of another class")
-                    }
-                    offset &+= Int(length)
-                default:
-                    throw corrupt("unknown tag \(tag) in column \(column)")
-                }
-            }
-            guard offset == body else { throw corrupt("trailing bytes") }
-            unsafe starts[columns] = offset
-        }
-        out.reset()
-        out.reserve(1 + 8 + 10 + body &+ plan.fillBytes.count)
-        out.append(formatVersion)
-        out.appendLittleEndian(version)
-        out.appendVarint(UInt64(plan.sources.count))
-        unsafe plan.fillBytes.withUnsafeBytes { fillBase in
-            unsafe plan.boundaries.withUnsafeBufferPointer { starts in
-                for (column, source) in plan.sources.enumerated() {
-                    if source >= 0, source < columns,
-                        unsafe base.load(fromByteOffset: starts[source], as: UInt8.self) != tagNull
-                    {
-                        let from = unsafe starts[source]
-                        unsafe out.append(
-                            UnsafeRawBufferPointer(start: base + from, count: starts[source &+ 1] &- from))
-                    } else if !plan.fills[column].isEmpty {
-                        unsafe out.append(UnsafeRawBufferPointer(rebasing: fillBase[plan.fills[column]]))
-                    } else {
-                        out.reserve(1)
-                        out.append(tagNull)
-                    }
-                }
-            }
-        }
-        let crc = out.withBytes { CRC32C.checksum($0) }
-        out.reserve(4)
-        out.appendLittleEndian(crc)
-    }
-
-    /// One value as ``remap(_:key:plan:into:)`` copies it: its tag and payload.
-    static func encodedValue(_ value: StoredValue) -> [UInt8] {
-        let row = encode(version: 0, values: [value])
-        // format (1), version (8), a column count of 1 (1 byte) … value … checksum (4).
-        return Array(row[10..<(row.count - 4)])
-    }
-
     /// A string from UTF-8 bytes, or nil when they are not valid UTF-8 (never repaired).
     @inline(__always)
     static func makeString(_ bytes: UnsafeRawBufferPointer) -> String? {
@@ -348,37 +301,6 @@ enum RowCodec {
             shift += 7
         }
         return nil
-    }
-}
-
-/// How a migration maps the stored rows of an entity to a new column list, prepared once per
-/// entity for ``RowCodec/remap(_:key:plan:into:)``.
-struct RowRemap {
-    /// The stored (old) columns' storage classes, and the entity name for messages.
-    let layout: EntityLayout
-    /// Per new column, the old column it takes its value from, or -1 for none.
-    let sources: [Int]
-    /// Per new column, the range of ``fillBytes`` holding the encoded value written when its
-    /// source is missing or null (empty: null is written).
-    let fills: [Range<Int>]
-    /// The fills' encoded values (tag and payload), one after another.
-    let fillBytes: [UInt8]
-    /// Where each old column starts in the row being remapped (scratch space reused from row to row).
-    var boundaries: [Int]
-
-    init(layout: EntityLayout, sources: [Int?], fills: [StoredValue?]) {
-        self.layout = layout
-        self.sources = sources.map { $0 ?? -1 }
-        var bytes: [UInt8] = []
-        var ranges: [Range<Int>] = []
-        for fill in fills {
-            let encoded = fill.map(RowCodec.encodedValue) ?? []
-            ranges.append(bytes.count..<(bytes.count + encoded.count))
-            bytes += encoded
-        }
-        self.fills = ranges
-        fillBytes = bytes
-        boundaries = Array(repeating: 0, count: layout.classes.count + 1)
     }
 }
 
