@@ -188,7 +188,8 @@ struct BatchExpansion {
             if row.values == before {
                 // Nothing to set: the stored row holds these values already.
                 if !row.isInsert && !updatedKeys.contains(key) { result.ignoredCount += 1 }
-                if rows[number]?[key] == nil { stored[key] = row }  // a later repeat may still change it
+                // A later repeat may still change it.
+                if rows[number]?[key] == nil { stored[key] = row }
                 continue
             }
             set(number, key, row)

@@ -88,16 +88,25 @@ struct BatchSetWrites {
         try expansion.checkLinks(of: insert)
         var rows: [ContiguousArray<StoredValue>] = []
         rows.reserveCapacity(insert.rows.count)
-        var firstRow: [[StoredValue]: Int] = [:]
+        // The row that first holds each unique value: by the value itself for a one-column
+        // constraint (no array per row), by the tuple for a compound one.
+        var firstByValue: [StoredValue: Int] = [:]
+        var firstByTuple: [[StoredValue]: Int] = [:]
+        if index.columns.count == 1 { firstByValue.reserveCapacity(insert.rows.count) }
         var repeats = 0
         for values in insert.rows {
-            let tuple = index.columns.map { values[$0] }
-            guard !tuple.contains(where: \.isNull) else {
-                rows.append(values)
-                continue
+            let first: Int?
+            if index.columns.count == 1 {
+                let value = values[index.columns[0]]
+                first = value.isNull ? nil : firstByValue[value]
+                if first == nil && !value.isNull { firstByValue[value] = rows.count }
+            } else {
+                let tuple = index.columns.map { values[$0] }
+                let hasNull = tuple.contains(where: \.isNull)
+                first = hasNull ? nil : firstByTuple[tuple]
+                if first == nil && !hasNull { firstByTuple[tuple] = rows.count }
             }
-            guard let first = firstRow[tuple] else {
-                firstRow[tuple] = rows.count
+            guard let first else {
                 rows.append(values)
                 continue
             }
