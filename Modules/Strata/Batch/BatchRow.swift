@@ -16,9 +16,9 @@ import StrataStorage
 ///
 /// Lifetime: a row is valid only inside the closure it is passed to.
 public struct BatchRow<Model: ManagedObject> {
-    let model: EntityModel
-    var values: ContiguousArray<StoredValue>
-    var columns: BatchColumnCache
+    @usableFromInline let model: EntityModel
+    @usableFromInline var values: ContiguousArray<StoredValue>
+    @usableFromInline var columns: BatchColumnCache
 
     init(model: EntityModel, columns: BatchColumnCache) {
         self.model = model
@@ -30,13 +30,11 @@ public struct BatchRow<Model: ManagedObject> {
     ///
     /// A key path that is not a stored attribute of `Model` is a programming error: the setter
     /// records it and the batch call throws `.misuse` after the closure returns.
+    ///
+    /// Inlinable, so that a batch's closure sets its values without a generic call per value.
+    @inlinable
     public subscript<Value: AttributeValue>(keyPath: KeyPath<Model, Value>) -> Value {
-        get {
-            guard let column = columns.column(keyPath, model: model, relationship: false),
-                let value = Value(storedValue: values[column])
-            else { return Self.fallback(keyPath, model: model) }
-            return value
-        }
+        get { value(keyPath) }
         set {
             guard let column = columns.column(keyPath, model: model, relationship: false) else { return }
             values[column] = newValue.storedValue
@@ -72,6 +70,14 @@ public struct BatchRow<Model: ManagedObject> {
         }
     }
 
+    @usableFromInline
+    func value<Value: AttributeValue>(_ keyPath: KeyPath<Model, Value>) -> Value {
+        guard let column = columns.column(keyPath, model: model, relationship: false),
+            let value = Value(storedValue: values[column])
+        else { return Self.fallback(keyPath, model: model) }
+        return value
+    }
+
     private static func fallback<Value: AttributeValue>(_ keyPath: KeyPath<Model, Value>, model: EntityModel) -> Value {
         if let property = model.propertyIndex(forKeyPath: keyPath),
             let value = model.typedDefault(ofProperty: property) as? Value
@@ -83,6 +89,7 @@ public struct BatchRow<Model: ManagedObject> {
 }
 
 /// Key path → column lookups of one batch, remembered by key path, and the first misuse seen.
+@usableFromInline
 final class BatchColumnCache {
     let storeIdentifier: UUID
     private var known: [(keyPath: AnyKeyPath, column: Int)] = []
@@ -95,6 +102,7 @@ final class BatchColumnCache {
         self.storeIdentifier = storeIdentifier
     }
 
+    @usableFromInline
     func column(_ keyPath: AnyKeyPath, model: EntityModel, relationship: Bool) -> Int? {
         let entries = known
         let start = next < entries.count ? next : 0
