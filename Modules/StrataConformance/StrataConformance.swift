@@ -39,7 +39,7 @@ public enum StrataConformance {
         + MigrationChecks.all
         + HistoryChecks.all + PrefetchChecks.all
         + BatchWriteChecks.all + BatchHistoryChecks.all + UpsertChecks.all + AggregateQueryChecks.all
-        + ProjectionChecks.all
+        + ProjectionChecks.all + SetWriteChecks.all
 
     /// Runs every check against an engine, one after another.
     /// - Parameters:

@@ -183,7 +183,14 @@ struct BatchExpansion {
                 result.ignoredCount += 1
                 continue
             }
+            let before = row.values
             for column in columns { row.values[column] = batch.rows[index][column] }
+            if row.values == before {
+                // Nothing to set: the stored row holds these values already.
+                if !row.isInsert && !updatedKeys.contains(key) { result.ignoredCount += 1 }
+                if rows[number]?[key] == nil { stored[key] = row }  // a later repeat may still change it
+                continue
+            }
             set(number, key, row)
             if !row.isInsert, updatedKeys.insert(key).inserted { result.note(key, entity: model.name, in: \.updated) }
         }
@@ -191,7 +198,7 @@ struct BatchExpansion {
 
     /// Refuses a batch whose rows link a to-one relationship to a row that does not exist (an ID
     /// of a deleted object, say): nothing is written, and the first such row is named.
-    private mutating func checkLinks(of batch: StagedInsert) throws {
+    mutating func checkLinks(of batch: StagedInsert) throws {
         let columns = context.schema.storeSchema.entities[batch.number].columns
         for (column, schemaColumn) in columns.enumerated() {
             guard let target = schemaColumn.referencedEntity else { continue }

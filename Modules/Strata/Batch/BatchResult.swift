@@ -34,7 +34,8 @@ public struct BatchResult: Sendable, Hashable {
     var updated: [EntityKeys] = []
     var deleted: [EntityKeys] = []
     /// The rows of a batch insert that an upsert left alone: `.ignore` found their unique value
-    /// taken, or `.update` had nothing to set.
+    /// taken, or `.update` had nothing to set (no attributes, or the stored row holds their
+    /// values already).
     public internal(set) var ignoredCount = 0
 
     init(kind: Kind, entityName: String, storeIdentifier: UUID) {

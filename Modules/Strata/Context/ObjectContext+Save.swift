@@ -59,14 +59,21 @@ extension ObjectContext {
         try applyDeleteRules()
         try validatePendingObjects()
         try assignKeysToInserted()
-        var expansion = try expandBatches()
-        var changes = try buildChangeSet(adding: expansion)
+        let direct = try BatchSetWrites(pendingBatches, context: self)
+        let expanded = direct.expandedBatches(pendingBatches)
+        var expansion = try expandBatches(expanded)
+        var changes = try buildChangeSet(adding: expansion, direct)
         endSnapshot()
         var merges = 0
         var batchRetries = 0
+        var setResults: [SetWriteResult] = []
         while !changes.isEmpty {
             do {
-                try engine.commit(changes)
+                if direct.isEmpty {
+                    try engine.commit(changes)
+                } else if let engine = engine as? any SetWritingEngine {
+                    setResults = try engine.commitReturningResults(changes)
+                }
                 break
             } catch StrataError.conflict(let conflicts)
                 where batchRetries < 8 && expansion.map({ $0.covers(conflicts) }) == true
@@ -74,14 +81,14 @@ extension ObjectContext {
                 // Rows only the batches wrote changed between their snapshot and the commit: the
                 // batches are worked out again from a fresh one.
                 batchRetries += 1
-                expansion = try expandBatches()
-                changes = try buildChangeSet(adding: expansion)
+                expansion = try expandBatches(expanded)
+                changes = try buildChangeSet(adding: expansion, direct)
                 endSnapshot()
             } catch StrataError.conflict(let conflicts) where policy != .error && merges < 16 {
                 merges += 1
                 try merge(conflicts)
-                expansion = try expandBatches()
-                changes = try buildChangeSet(adding: expansion)
+                expansion = try expandBatches(expanded)
+                changes = try buildChangeSet(adding: expansion, direct)
                 endSnapshot()
             } catch StrataError.constraintViolation(let entity, let attributes, let native)
                 where expansion?.hasPlainInserts == true
@@ -90,24 +97,45 @@ extension ObjectContext {
             }
         }
         didCommit()
-        lastBatchResults = expansion?.results ?? []
+        lastBatchResults = batchResults(direct, setResults, expansion)
         expansion?.refresh(self)
+        if !direct.isEmpty { try direct.refresh(self, results: setResults) }
         changeHub?.didCommit()
     }
 
-    /// The staged batches worked out against a fresh snapshot; nil when there are none.
-    private func expandBatches() throws -> BatchExpansion? {
-        guard !pendingBatches.isEmpty else { return nil }
+    /// The results of every staged batch, in order: the engine's for those it ran, the core's
+    /// for those it worked out.
+    private func batchResults(
+        _ direct: BatchSetWrites, _ setResults: [SetWriteResult], _ expansion: BatchExpansion?
+    ) -> [BatchResult] {
+        var worked = (expansion?.results ?? [])[...]
+        var results: [BatchResult] = []
+        for role in direct.roles {
+            if let role {
+                guard setResults.count == direct.setWrites.count else { continue }
+                results.append(direct.result(role, setResults, storeIdentifier: storeIdentifier, schema: schema))
+            } else if let next = worked.popFirst() {
+                results.append(next)
+            }
+        }
+        return results
+    }
+
+    /// The staged batches the core works out, against a fresh snapshot; nil when there are none.
+    private func expandBatches(_ batches: [StagedBatch]) throws -> BatchExpansion? {
+        guard !batches.isEmpty else { return nil }
         endSnapshot()
         var expansion = BatchExpansion(context: self, reader: try snapshot())
-        try expansion.run(pendingBatches)
+        try expansion.run(batches)
         return expansion
     }
 
-    /// The change set of the context's objects plus the batches' rows, with the history of both.
-    private func buildChangeSet(adding expansion: BatchExpansion?) throws -> ChangeSet {
+    /// The change set of the context's objects plus the batches' rows and set writes, with the
+    /// history of both (the engine adds the set writes' own).
+    private func buildChangeSet(adding expansion: BatchExpansion?, _ direct: BatchSetWrites) throws -> ChangeSet {
         var changes = try buildChangeSet()
         expansion?.addWrites(to: &changes)
+        changes.setWrites = direct.setWrites
         if changeHub != nil {
             var record = historyRecord()
             if let expansion { record.changes += expansion.historyChanges() }
