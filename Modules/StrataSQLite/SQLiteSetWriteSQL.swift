@@ -72,34 +72,71 @@ enum SQLiteSetWriteSQL {
         return "(" + parts.joined(separator: " OR ") + ")"
     }
 
+    /// `abs(-9223372036854775807 - 1)`: an expression that fails its statement with SQLite's
+    /// "integer overflow" error (`abs` of `Int64.min`), for a value that must not be stored.
+    static let failing = "abs(-9223372036854775807 - 1)"
+
     /// The update of a set write:
-    /// `UPDATE t SET c = e, …, "version" = "version" + 1 WHERE (selection) AND (c IS NOT e OR …)
-    /// RETURNING "id", <check>`.
+    /// `UPDATE t SET c = e, …, "version" = "version" + 1 WHERE (selection) AND (c IS NOT e OR …)`.
     ///
     /// The assignments' operands are `?1…?n` (SET and the change test share them); the filter's
-    /// parameters follow. The check column is 0 for a sound row, the number + 1 of the first
-    /// integer column whose arithmetic passed `Int64` (SQLite then yields a REAL, which an INTEGER
-    /// column keeps as REAL), or -1 when the version passed `Int64.max`.
+    /// parameters follow. The keys of the rows it writes are collected by the connection's update
+    /// hook (``SQLiteConnection/beginCollectingRowids()``), not by `RETURNING`, which costs a
+    /// trigger program and a table insert per row. An integer arithmetic result past `Int64`
+    /// (SQLite yields a REAL, which an INTEGER column keeps as REAL) and a version past
+    /// `Int64.max` fail the statement instead (``failing``); ``overflowProbe(_:selection:table:variableLimit:)``
+    /// then finds the row.
     static func update(
         _ assignments: [SetWrite.ColumnAssignment], selection: SetWrite.Selection, table: SQLiteTableLayout,
         variableLimit: Int
     ) throws(StrataError) -> SQLiteQuery {
         let sets = assignments.enumerated().map { position, item in
-            "\(table.quotedColumns[item.column]) = \(expression(item, table: table, parameter: position + 1))"
+            let value = expression(item, table: table, parameter: position + 1)
+            let guarded =
+                overflows(item, table: table)
+                ? "CASE WHEN typeof(\(value)) = 'real' THEN \(failing) ELSE \(value) END" : value
+            return "\(table.quotedColumns[item.column]) = \(guarded)"
         }
+        let version = "\"version\" = CASE WHEN \"version\" < \(Int64.max) THEN \"version\" + 1 ELSE \(failing) END"
         var query = SQLiteQuery(
-            sql: "UPDATE \(table.table) SET \(sets.joined(separator: ", ")), \"version\" = \"version\" + 1",
+            sql: "UPDATE \(table.table) SET \((sets + [version]).joined(separator: ", "))",
             parameters: operands(assignments))
         try appendSelection(
             selection, of: table, to: &query, variableLimit: variableLimit,
             alsoRequiring: changes(assignments, table: table))
-        var checks: [String] = []
-        for item in assignments where table.storageClasses[item.column] == .integer {
-            if case .value = item.assignment { continue }
-            checks.append("WHEN typeof(\(table.quotedColumns[item.column])) = 'real' THEN \(item.column + 1)")
+        return query
+    }
+
+    /// Whether an assignment is integer arithmetic, which can pass `Int64`.
+    static func overflows(_ assignment: SetWrite.ColumnAssignment, table: SQLiteTableLayout) -> Bool {
+        if case .value = assignment.assignment { return false }
+        return table.storageClasses[assignment.column] == .integer
+    }
+
+    /// After an update failed: `SELECT "id", CASE WHEN typeof(e) = 'real' THEN c + 1 … WHEN
+    /// "version" = Int64.max THEN -1 END FROM t WHERE (selection) AND (changes) AND (<that case>)
+    /// LIMIT 1`, the first row whose arithmetic passes `Int64` (its column number + 1) or whose
+    /// version cannot grow (-1); no row when the failure was another one.
+    static func overflowProbe(
+        _ assignments: [SetWrite.ColumnAssignment], selection: SetWrite.Selection, table: SQLiteTableLayout,
+        variableLimit: Int
+    ) throws(StrataError) -> SQLiteQuery {
+        var cases: [String] = []
+        for (position, item) in assignments.enumerated() where overflows(item, table: table) {
+            let value = expression(item, table: table, parameter: position + 1)
+            cases.append("WHEN typeof(\(value)) = 'real' THEN \(item.column + 1)")
         }
-        checks.append("WHEN typeof(\"version\") = 'real' THEN -1")
-        query.sql += " RETURNING \"id\", CASE \(checks.joined(separator: " ")) ELSE 0 END"
+        cases.append("WHEN \"version\" = \(Int64.max) THEN -1")
+        let check = "CASE \(cases.joined(separator: " ")) ELSE 0 END"
+        // Every operand appears before the filter's parameters, which SQLite numbers after the
+        // largest so far.
+        let operands = assignments.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        var query = SQLiteQuery(
+            sql: "SELECT \"id\", \(check), \(operands) FROM \(table.table)", parameters: Self.operands(assignments))
+        try appendSelection(
+            selection, of: table, to: &query, variableLimit: variableLimit,
+            alsoRequiring: changes(assignments, table: table) + " AND (\(check)) <> 0")
+        query.sql += " LIMIT 1"
         return query
     }
 
@@ -115,8 +152,10 @@ enum SQLiteSetWriteSQL {
         return query
     }
 
-    /// `DELETE FROM t WHERE (selection) RETURNING "id", <tombstone columns>`; with `keptAs`, the
-    /// rows are those whose keys step `keptAs` kept (``keepKeys(ofStep:selection:table:variableLimit:)``).
+    /// `DELETE FROM t WHERE (selection)`, with `RETURNING "id", <tombstone columns>` when there
+    /// are tombstone columns (otherwise the update hook collects the keys: never a `DELETE`
+    /// without `WHERE`, for which SQLite reports no row); with `keptAs`, the rows are those whose
+    /// keys step `keptAs` kept (``keepKeys(ofStep:selection:table:variableLimit:)``).
     static func delete(
         selection: SetWrite.Selection, tombstoneColumns: [Int], table: SQLiteTableLayout, keptAs step: Int?,
         variableLimit: Int
@@ -124,11 +163,15 @@ enum SQLiteSetWriteSQL {
         var query = SQLiteQuery(sql: "DELETE FROM \(table.table)", parameters: [])
         if let step {
             query.sql += " WHERE \"id\" IN (\(keys(ofStep: step)))"
+        } else if case .matching(nil) = selection {
+            query.sql += " WHERE 1"
         } else {
             try appendSelection(selection, of: table, to: &query, variableLimit: variableLimit)
         }
-        let returned = ["\"id\""] + tombstoneColumns.map { table.quotedColumns[$0] }
-        query.sql += " RETURNING " + returned.joined(separator: ", ")
+        if !tombstoneColumns.isEmpty {
+            let returned = ["\"id\""] + tombstoneColumns.map { table.quotedColumns[$0] }
+            query.sql += " RETURNING " + returned.joined(separator: ", ")
+        }
         return query
     }
 
@@ -154,9 +197,9 @@ enum SQLiteSetWriteSQL {
 
     /// The upsert of one row: `INSERT INTO t ("id", "version", c…) VALUES (?1, 1, ?2…)
     /// ON CONFLICT (<unique columns>) DO UPDATE SET c = excluded.c, …, "version" = "version" + 1
-    /// WHERE (c IS NOT excluded.c OR …) RETURNING "id"` (`DO NOTHING` when no column is updated).
-    /// The returned key is the row's own when it was inserted, the stored row's when it updated
-    /// that; no row returned means the row was ignored.
+    /// WHERE (c IS NOT excluded.c OR …)` (`DO NOTHING` when no column is updated). The update
+    /// hook tells what it did: the row's own key written when it was inserted, the stored row's
+    /// when it updated that, no key when it was ignored.
     static func upsert(_ upsert: SetWrite.Upsert, table: SQLiteTableLayout) -> String {
         let placeholders = (0..<(table.quotedColumns.count)).map { "?\($0 + 2)" }.joined(separator: ", ")
         let target = upsert.uniqueColumns.map { table.quotedColumns[$0] }.joined(separator: ", ")
@@ -171,6 +214,6 @@ enum SQLiteSetWriteSQL {
         } else {
             sql += "NOTHING"
         }
-        return sql + " RETURNING \"id\""
+        return sql
     }
 }

@@ -63,27 +63,31 @@ struct SQLiteSetWriter<Layouts: SQLiteLayoutSource> {
         _ assignments: [SetWrite.ColumnAssignment], selection: SetWrite.Selection, table: SQLiteTableLayout
     ) throws(StrataError) -> SetWriteResult {
         guard !assignments.isEmpty else { return SetWriteResult() }
-        let query = try SQLiteSetWriteSQL.update(
-            assignments, selection: selection, table: table, variableLimit: connection.variableLimit)
-        var keys: [Int64] = []
+        let limit = connection.variableLimit
+        let query = try SQLiteSetWriteSQL.update(assignments, selection: selection, table: table, variableLimit: limit)
         do throws(StrataError) {
-            try run(query) { (statement) throws(StrataError) in
-                while try statement.step() {
-                    let key = statement.int64(at: 0)
-                    let check = statement.int64(at: 1)
-                    if check != 0 { throw overflow(check, key: key, table: table) }
-                    keys.append(key)
-                }
+            let keys = try collectingRowids { () throws(StrataError) in
+                try run(query) { (statement) throws(StrataError) in _ = try statement.step() }
             }
+            return SetWriteResult(keys: keys)
         } catch .constraintViolation(_, _, let native) {
             let index = try clashingIndex(of: assignments, selection: selection, table: table)
             let attributes = index?.columns.map { table.entity.columns[$0].name } ?? []
             throw .constraintViolation(entity: table.entity.name, attributes: attributes, native: native)
+        } catch {
+            // An arithmetic result past Int64 or a version past Int64.max fails the statement
+            // (SQLiteSetWriteSQL.failing); the probe finds the row, if that was the failure.
+            let probe = try SQLiteSetWriteSQL.overflowProbe(
+                assignments, selection: selection, table: table, variableLimit: limit)
+            let found = try run(probe) { (statement) throws(StrataError) in
+                try statement.step() ? (key: statement.int64(at: 0), check: statement.int64(at: 1)) : nil
+            }
+            if let found { throw overflow(found.check, key: found.key, table: table) }
+            throw error
         }
-        return SetWriteResult(keys: keys)
     }
 
-    /// The error of an update's check column (see ``SQLiteSetWriteSQL/update(_:selection:table:variableLimit:)``).
+    /// The error of an overflow probe's check (see ``SQLiteSetWriteSQL/overflowProbe(_:selection:table:variableLimit:)``).
     private func overflow(_ check: Int64, key: Int64, table: SQLiteTableLayout) -> StrataError {
         guard check > 0, check <= table.entity.columns.count else {
             return .storeFull(
@@ -115,12 +119,17 @@ struct SQLiteSetWriter<Layouts: SQLiteLayoutSource> {
             selection: selection, tombstoneColumns: tombstoneColumns, table: table, keptAs: step, variableLimit: limit)
         var keys: [Int64] = []
         var tombstones: [[StoredValue]] = []
-        try run(query) { (statement) throws(StrataError) in
-            while try statement.step() {
-                let key = statement.int64(at: 0)
-                keys.append(key)
-                var values: [StoredValue] = []
-                if !tombstoneColumns.isEmpty {
+        if tombstoneColumns.isEmpty {
+            keys = try collectingRowids { () throws(StrataError) in
+                try run(query) { (statement) throws(StrataError) in _ = try statement.step() }
+            }
+            tombstones = Array(repeating: [], count: keys.count)
+        } else {
+            try run(query) { (statement) throws(StrataError) in
+                while try statement.step() {
+                    let key = statement.int64(at: 0)
+                    keys.append(key)
+                    var values: [StoredValue] = []
                     values.reserveCapacity(tombstoneColumns.count)
                     for (position, column) in tombstoneColumns.enumerated() {
                         let decoding = table.decoding[column]
@@ -129,8 +138,8 @@ struct SQLiteSetWriter<Layouts: SQLiteLayoutSource> {
                                 at: Int32(position + 1), as: decoding.storageClass, isBool: decoding.isBool
                             ) { "\(table.entity.name).\(table.entity.columns[column].name) of row \(key)" })
                     }
+                    tombstones.append(values)
                 }
-                tombstones.append(values)
             }
         }
         if let step {
@@ -168,6 +177,20 @@ struct SQLiteSetWriter<Layouts: SQLiteLayoutSource> {
     }
 
     // MARK: Running
+
+    /// Runs `body` and returns the rowids of the rows it wrote, in write order (the connection's
+    /// update hook, see ``SQLiteConnection/beginCollectingRowids()``); the hook is off again
+    /// when this returns or throws.
+    func collectingRowids(_ body: () throws(StrataError) -> Void) throws(StrataError) -> [Int64] {
+        connection.beginCollectingRowids()
+        do throws(StrataError) {
+            try body()
+        } catch {
+            _ = try? connection.endCollectingRowids()
+            throw error
+        }
+        return try connection.endCollectingRowids()
+    }
 
     /// Loads `query`'s membership lists, prepares (or finds cached) and binds it, and hands the
     /// statement to `body`; resets the statement and empties the lists afterwards, also on errors.
