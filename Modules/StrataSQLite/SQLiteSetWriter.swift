@@ -87,7 +87,8 @@ struct SQLiteSetWriter<Layouts: SQLiteLayoutSource> {
         }
     }
 
-    /// The error of an overflow probe's check (see ``SQLiteSetWriteSQL/overflowProbe(_:selection:table:variableLimit:)``).
+    /// The error of an overflow probe's check
+    /// (see ``SQLiteSetWriteSQL/overflowProbe(_:selection:table:variableLimit:)``).
     private func overflow(_ check: Int64, key: Int64, table: SQLiteTableLayout) -> StrataError {
         guard check > 0, check <= table.entity.columns.count else {
             return .storeFull(
