@@ -140,3 +140,15 @@ extension PredicateExpressions.CollectionContainsCollection: FilterNodeCompilabl
         return .filter(.contains(column: column, substring: substring))
     }
 }
+
+extension PredicateExpressions.UnaryMinus: FilterOperandCompilable {
+    /// A negated constant (`-5`, `-limit`): the predicate macro writes negative literals this way.
+    func operand(with compiler: PredicateCompiler) -> PredicateCompiler.Operand? {
+        guard case .constant(let value)? = compiler.operand(wrapped) else { return nil }
+        switch value {
+        case .integer(let integer) where integer != .min: return .constant(.integer(-integer))
+        case .real(let real): return .constant(.real(-real))
+        default: return nil
+        }
+    }
+}
