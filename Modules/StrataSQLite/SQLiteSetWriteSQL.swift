@@ -195,16 +195,23 @@ enum SQLiteSetWriteSQL {
         return query
     }
 
-    /// The upsert of one row: `INSERT INTO t ("id", "version", c…) VALUES (?1, 1, ?2…)
+    /// The upsert of `rows` rows: `INSERT INTO t ("id", "version", c…) VALUES (?1, 1, ?2…), …
     /// ON CONFLICT (<unique columns>) DO UPDATE SET c = excluded.c, …, "version" = "version" + 1
-    /// WHERE (c IS NOT excluded.c OR …)` (`DO NOTHING` when no column is updated). The update
-    /// hook tells what it did: the row's own key written when it was inserted, the stored row's
-    /// when it updated that, no key when it was ignored.
-    static func upsert(_ upsert: SetWrite.Upsert, table: SQLiteTableLayout) -> String {
-        let placeholders = (0..<(table.quotedColumns.count)).map { "?\($0 + 2)" }.joined(separator: ", ")
+    /// WHERE (c IS NOT excluded.c OR …)` (`DO NOTHING` when no column is updated); row `r` binds
+    /// its key at `r × (columns + 1) + 1` and its values after it. SQLite writes the rows in order;
+    /// the update hook tells what each did: its own key written when it was inserted, the stored
+    /// row's when it updated that, no key when it was ignored.
+    static func upsert(_ upsert: SetWrite.Upsert, table: SQLiteTableLayout, rows: Int = 1) -> String {
+        let width = table.quotedColumns.count + 1
+        let tuples = (0..<rows).map { row in
+            let key = "?\(row * width + 1)"
+            let values = (1..<width).map { "?\(row * width + $0 + 1)" }
+            return "(" + ([key, "1"] + values).joined(separator: ", ") + ")"
+        }
+        let placeholders = tuples.joined(separator: ", ")
         let target = upsert.uniqueColumns.map { table.quotedColumns[$0] }.joined(separator: ", ")
         var sql =
-            "INSERT INTO \(table.table) (\(table.selectList)) VALUES (?1, 1, \(placeholders))"
+            "INSERT INTO \(table.table) (\(table.selectList)) VALUES \(placeholders)"
             + " ON CONFLICT (\(target)) DO "
         if case .update(let columns) = upsert.onClash, !columns.isEmpty {
             let names = columns.map { table.quotedColumns[$0] }
