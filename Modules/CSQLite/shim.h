@@ -54,4 +54,46 @@ static inline int strata_sqlite_read_file_start(sqlite3 *db, unsigned char *buff
     rc = file->pMethods->xRead(file, buffer, length, 0);
     return rc == SQLITE_OK ? length : -rc;
 }
+/// The rowids a connection's update hook collected (see `strata_sqlite_collect_rowids`).
+typedef struct {
+    sqlite3_int64 *rowids;
+    long count;
+    long capacity;
+    /// Set when growing the buffer failed: the rowids are incomplete.
+    int failed;
+} strata_sqlite_rowids;
+
+/// The update hook of `strata_sqlite_collect_rowids`: appends the row's rowid.
+static inline void strata_sqlite_append_rowid(
+    void *context, int operation, const char *database, const char *table, sqlite3_int64 rowid) {
+    (void)operation;
+    (void)database;
+    (void)table;
+    strata_sqlite_rowids *collected = (strata_sqlite_rowids *)context;
+    if (collected->count == collected->capacity) {
+        long capacity = collected->capacity < 1024 ? 1024 : collected->capacity * 2;
+        sqlite3_int64 *grown = (sqlite3_int64 *)sqlite3_realloc64(
+            collected->rowids, (sqlite3_uint64)capacity * sizeof(sqlite3_int64));
+        if (grown == 0) {
+            collected->failed = 1;
+            return;
+        }
+        collected->rowids = grown;
+        collected->capacity = capacity;
+    }
+    collected->rowids[collected->count++] = rowid;
+}
+
+/// Starts (with a `collected` buffer) or stops (with NULL) collecting the rowid of every row the
+/// connection inserts, updates or deletes in a rowid table, in the order SQLite writes them: one
+/// C call per row, where `RETURNING` runs a trigger program and fills a table per row. SQLite
+/// calls no hook for a `DELETE` without `WHERE` (its truncate optimization) nor for rows that
+/// `REPLACE` removes. `collected` must stay valid while the hook is set.
+static inline void strata_sqlite_collect_rowids(sqlite3 *db, strata_sqlite_rowids *collected) {
+    if (collected == 0) {
+        sqlite3_update_hook(db, 0, 0);
+    } else {
+        sqlite3_update_hook(db, strata_sqlite_append_rowid, collected);
+    }
+}
 #endif

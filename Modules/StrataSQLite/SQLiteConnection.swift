@@ -23,6 +23,9 @@ import StrataStorage
     /// The number of frames in the write-ahead log after this connection's last commit, stored
     /// by the WAL hook (see ``walFrames``); allocated for the connection's whole life.
     private let walFrameCount = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    /// The rowids SQLite's update hook collects while ``beginCollectingRowids()`` is in force (a
+    /// buffer grown by the hook with `sqlite3_realloc64`, kept for the connection's whole life).
+    private let rowids = UnsafeMutablePointer<strata_sqlite_rowids>.allocate(capacity: 1)
     /// Statements beyond this many are prepared uncached (filter shapes can be unbounded).
     private static let cacheLimit = 256
 
@@ -48,10 +51,12 @@ import StrataStorage
                 for: SQLiteResultCode(rc), message: errorMessage(handle, fallback: SQLiteResultCode(rc)), path: path)
             unsafe sqlite3_close_v2(handle)
             unsafe walFrameCount.deallocate() // deinit does not run for an object left half-made
+            unsafe rowids.deallocate()
             throw error
         }
         unsafe db = unsafe handle
         unsafe walFrameCount.initialize(to: 0)
+        unsafe rowids.initialize(to: strata_sqlite_rowids(rowids: nil, count: 0, capacity: 0, failed: 0))
         // SQLite's automatic checkpoint is replaced: the engine checkpoints only when the disk has
         // room for it (see `SQLiteEngine.checkpointIfDue`).
         unsafe strata_sqlite_track_wal_frames(handle, walFrameCount)
@@ -82,6 +87,8 @@ import StrataStorage
     deinit {
         close()
         unsafe walFrameCount.deallocate()
+        unsafe sqlite3_free(rowids.pointee.rowids)
+        unsafe rowids.deallocate()
     }
 
     /// The number of frames in the write-ahead log after this connection's last commit (0 before
@@ -114,6 +121,42 @@ import StrataStorage
             throw strataError(for: code, message: sqliteCodeText(code.rawValue) ?? "\(code)", path: path)
         }
         return Array(bytes[..<Int(read)])
+    }
+
+    // MARK: Written rowids
+
+    /// Starts collecting the rowid of every row this connection inserts, updates or deletes in
+    /// a rowid table, in the order SQLite writes them (SQLite's update hook: one C call per row,
+    /// cheaper than `RETURNING`, which runs a trigger program per row). SQLite reports no row of a
+    /// `DELETE` without `WHERE`. Read them with ``collectedRowidCount`` and
+    /// ``collectedRowid(at:)``; end with ``endCollectingRowids()`` before anything else writes.
+    func beginCollectingRowids() {
+        guard let db = unsafe db else { return }
+        unsafe rowids.pointee.count = 0
+        unsafe rowids.pointee.failed = 0
+        unsafe strata_sqlite_collect_rowids(db, rowids)
+    }
+
+    /// How many rowids were collected since ``beginCollectingRowids()``.
+    var collectedRowidCount: Int { unsafe Int(rowids.pointee.count) }
+
+    /// The rowid collected at `index` (`0..<collectedRowidCount`).
+    func collectedRowid(at index: Int) -> Int64 {
+        precondition(index >= 0 && index < collectedRowidCount, "rowid index out of range")
+        return unsafe rowids.pointee.rowids[index]
+    }
+
+    /// Stops collecting and returns the rowids collected, in write order.
+    /// - Throws: `.io` when SQLite could not grow the buffer (out of memory): the rows were written
+    ///   but their keys are incomplete, so the caller must roll back.
+    func endCollectingRowids() throws(StrataError) -> [Int64] {
+        if let db = unsafe db { unsafe strata_sqlite_collect_rowids(db, nil) }
+        guard unsafe rowids.pointee.failed == 0 else {
+            throw .io("\(path): out of memory while collecting the keys of written rows")
+        }
+        let count = collectedRowidCount
+        guard count > 0, let start = unsafe rowids.pointee.rowids else { return [] }
+        return unsafe Array(UnsafeBufferPointer(start: start, count: count))
     }
 
     /// Whether ``close()`` has run.

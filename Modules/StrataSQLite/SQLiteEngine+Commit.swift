@@ -2,14 +2,23 @@ import StrataStorage
 
 extension SQLiteEngine {
     func commit(_ changes: ChangeSet) throws {
-        try changes.refuseSetWrites("the SQLite engine")
-        if changes.isEmpty { return }
-        try withWriter { (connection) throws(StrataError) in
+        _ = try commitChanges(changes)
+    }
+
+    /// Commits `changes` in one `BEGIN IMMEDIATE … COMMIT`, its set writes after its row writes
+    /// (``write(_:laidOutBy:into:schema:)``), and returns the set writes' results.
+    /// - Throws: `.misuse` for set writes that do not fit the schema (before writing anything);
+    ///   `.storeNewerThanModel`; the errors of ``write(_:laidOutBy:into:schema:)``.
+    func commitChanges(_ changes: ChangeSet) throws(StrataError) -> [SetWriteResult] {
+        try changes.checkSetWrites(against: schema)
+        if changes.isEmpty { return [] }
+        return try withWriter { (connection) throws(StrataError) in
             try connection.execute("BEGIN IMMEDIATE")
             do throws(StrataError) {
                 try checkSchemaVersion(connection)
-                try Self.write(changes, laidOutBy: self, into: connection)
+                let results = try Self.write(changes, laidOutBy: self, into: connection, schema: schema)
                 try connection.execute("COMMIT")
+                return results
             } catch {
                 connection.rollbackQuietly()
                 throw error
@@ -34,16 +43,24 @@ extension SQLiteEngine {
     }
 
     /// Writes `changes` into the write transaction open on `connection`, with every check of a
-    /// commit (result guards first, ``checkResultGuards(_:laidOutBy:on:)``), and appends their
-    /// ``ChangeSet/history`` when set and the change set writes data (``ChangeSet/historyToAppend``,
-    /// after every check passed) and moves its history cursors (`SQLiteEngine+Cursors.swift`); the
-    /// caller commits, or rolls back when this throws.
+    /// commit (result guards first, ``checkResultGuards(_:laidOutBy:on:)``), then runs its set
+    /// writes (``SQLiteSetWriter``), and appends their ``ChangeSet/history`` when set and the
+    /// change set writes data or its set writes changed rows
+    /// (``ChangeSet/historyToAppend(adding:schema:)``, after every check passed) and moves its
+    /// history cursors (`SQLiteEngine+Cursors.swift`); the caller commits, or rolls back when this
+    /// throws.
+    /// - Parameter schema: the schema `layouts` lay out, for the set writes' history; nil for a
+    ///   caller that refuses set writes (a migration stage's engine).
+    /// - Returns: one result per set write.
     /// - Throws: `.conflict` listing every version conflict; else the first unique clash
-    ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; the
-    ///   history's errors (``appendHistory(_:into:)``); SQLite's errors.
+    ///   (`.constraintViolation`); `.misuse` for a change set that does not fit `layouts`; the set
+    ///   writes' errors (``SQLiteSetWriter/run(_:)``); the history's errors
+    ///   (``appendHistory(_:into:)``); SQLite's errors.
+    @discardableResult
     static func write(
-        _ changes: ChangeSet, laidOutBy layouts: some SQLiteLayoutSource, into connection: SQLiteConnection
-    ) throws(StrataError) {
+        _ changes: ChangeSet, laidOutBy layouts: some SQLiteLayoutSource, into connection: SQLiteConnection,
+        schema: StoreSchema? = nil
+    ) throws(StrataError) -> [SetWriteResult] {
         var writer = CommitWriter(engine: layouts, connection: connection)
         writer.conflicts = try checkResultGuards(changes, laidOutBy: layouts, on: connection)
         try writer.apply(changes)
@@ -52,7 +69,16 @@ extension SQLiteEngine {
             throw StrataError.conflict(writer.conflicts + cursorConflicts)
         }
         if let violation = writer.violation { throw violation }
-        if let history = changes.historyToAppend { try appendHistory(history, into: connection) }
+        guard !changes.setWrites.isEmpty else {
+            if let history = changes.historyToAppend { try appendHistory(history, into: connection) }
+            return []
+        }
+        guard let schema else { throw .misuse("set writes need the store schema; nothing was written") }
+        let results = try SQLiteSetWriter(layouts: layouts, connection: connection).run(changes.setWrites)
+        if let history = changes.historyToAppend(adding: results, schema: schema) {
+            try appendHistory(history, into: connection)
+        }
+        return results
     }
 }
 

@@ -7,12 +7,16 @@ extension SQLiteConnection {
     /// transaction: one query per unique index of the entity, in schema order, until one finds
     /// another row holding the same values. SQLite's message text is never read. An index where
     /// the row has a null never clashes (SQLite's unique indexes let nulls repeat).
+    /// - Parameter skipping: the columns of a unique index not to look at (an upsert's own, whose
+    ///   clashes it resolves).
     /// - Returns: the clashing index, or nil when none is found (the caller still reports the
     ///   entity and keeps SQLite's code and message as the cause).
     /// - Throws: what a query throws (`.busy`, `.io`, …).
-    func clashingUniqueIndex(of table: SQLiteTableLayout, for row: RowWrite) throws(StrataError) -> IndexSchema? {
+    func clashingUniqueIndex(
+        of table: SQLiteTableLayout, for row: RowWrite, skipping: [Int]? = nil
+    ) throws(StrataError) -> IndexSchema? {
         let entity = table.entity
-        for index in entity.indexes where index.isUnique {
+        for index in entity.indexes where index.isUnique && index.columns != skipping {
             var conditions: [String] = []
             var parameters: [StoredValue] = []
             for column in index.columns {
