@@ -16,9 +16,9 @@ import StrataStorage
 ///
 /// Lifetime: a row is valid only inside the closure it is passed to.
 public struct BatchRow<Model: ManagedObject> {
-    @usableFromInline let model: EntityModel
-    @usableFromInline var values: ContiguousArray<StoredValue>
-    @usableFromInline var columns: BatchColumnCache
+    let model: EntityModel
+    var values: ContiguousArray<StoredValue>
+    var columns: BatchColumnCache
 
     init(model: EntityModel, columns: BatchColumnCache) {
         self.model = model
@@ -30,11 +30,13 @@ public struct BatchRow<Model: ManagedObject> {
     ///
     /// A key path that is not a stored attribute of `Model` is a programming error: the setter
     /// records it and the batch call throws `.misuse` after the closure returns.
-    ///
-    /// Inlinable, so that a batch's closure sets its values without a generic call per value.
-    @inlinable
     public subscript<Value: AttributeValue>(keyPath: KeyPath<Model, Value>) -> Value {
-        get { value(keyPath) }
+        get {
+            guard let column = columns.column(keyPath, model: model, relationship: false),
+                let value = Value(storedValue: values[column])
+            else { return Self.fallback(keyPath, model: model) }
+            return value
+        }
         set {
             guard let column = columns.column(keyPath, model: model, relationship: false) else { return }
             values[column] = newValue.storedValue
@@ -70,14 +72,6 @@ public struct BatchRow<Model: ManagedObject> {
         }
     }
 
-    @usableFromInline
-    func value<Value: AttributeValue>(_ keyPath: KeyPath<Model, Value>) -> Value {
-        guard let column = columns.column(keyPath, model: model, relationship: false),
-            let value = Value(storedValue: values[column])
-        else { return Self.fallback(keyPath, model: model) }
-        return value
-    }
-
     private static func fallback<Value: AttributeValue>(_ keyPath: KeyPath<Model, Value>, model: EntityModel) -> Value {
         if let property = model.propertyIndex(forKeyPath: keyPath),
             let value = model.typedDefault(ofProperty: property) as? Value
@@ -89,7 +83,6 @@ public struct BatchRow<Model: ManagedObject> {
 }
 
 /// Key path → column lookups of one batch, remembered by key path, and the first misuse seen.
-@usableFromInline
 final class BatchColumnCache {
     let storeIdentifier: UUID
     private var known: [(keyPath: AnyKeyPath, column: Int)] = []
@@ -102,7 +95,6 @@ final class BatchColumnCache {
         self.storeIdentifier = storeIdentifier
     }
 
-    @usableFromInline
     func column(_ keyPath: AnyKeyPath, model: EntityModel, relationship: Bool) -> Int? {
         let entries = known
         let start = next < entries.count ? next : 0

@@ -9,7 +9,6 @@ import Synchronization
 /// not. A model is immutable once published by ``ModelRegistry``, except for the key-path
 /// cache used by predicates and sorts (under the registry lock). Property accessors find their
 /// column by the wrapper's declaration site (see ``PropertySite``).
-@usableFromInline
 final class EntityModel: @unchecked Sendable {
     let type: ManagedObject.Type
     let name: String
