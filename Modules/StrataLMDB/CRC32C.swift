@@ -19,7 +19,14 @@ enum CRC32C {
     /// The checksum of `count` bytes at `start`.
     @unsafe
     static func checksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
-        guard usesHardware else { return unsafe softwareChecksum(start, count: count) }
+        unsafe checksum(start, count: count, hardware: usesHardware)
+    }
+
+    /// ``checksum(_:count:)`` for a caller that read ``usesHardware`` once and passes it as
+    /// `hardware` (a scan checking every row saves the lazy global's check per row).
+    @unsafe @inline(__always)
+    static func checksum(_ start: UnsafeRawPointer, count: Int, hardware: Bool) -> UInt32 {
+        guard hardware else { return unsafe softwareChecksum(start, count: count) }
         return unsafe ~strata_crc32c_hardware_update(0xFFFF_FFFF, start, count)
     }
 

@@ -53,6 +53,8 @@ struct RowField {
     private let keyColumn: Int
     /// Per column, whether a text there must be valid UTF-8: the decoder's `wanted` for a damaged row.
     private let checksText: ContiguousArray<Bool>
+    /// ``CRC32C/usesHardware``, read once.
+    private let hardwareCRC = CRC32C.usesHardware
     /// The row a damaged row is decoded into, for the decoder's own error.
     private var damaged = StoredRow(key: 0, version: 0, values: [])
 
@@ -115,6 +117,7 @@ struct RowField {
     /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off: the
     ///   error of ``RowCodec/decode(_:key:layout:wanted:into:)-(RawSpan,_,_,_,_)`` for the row,
     ///   which a damaged row is decoded with to say what is wrong.
+    @inline(__always)
     func read(_ bytes: RawSpan, key: Int64) throws(StrataError) {
         let sound = unsafe bytes.withUnsafeBytes { unsafe read($0) }
         if sound { return }
@@ -130,7 +133,7 @@ struct RowField {
         guard size >= 14, let base = bytes.baseAddress else { return false }
         let body = size &- 4
         let storedCRC = unsafe UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
-        guard unsafe CRC32C.checksum(base, count: body) == storedCRC,
+        guard unsafe CRC32C.checksum(base, count: body, hardware: hardwareCRC) == storedCRC,
             unsafe base.load(as: UInt8.self) == RowCodec.formatVersion
         else { return false }
         var offset = 9
