@@ -104,6 +104,11 @@ bool strata_crc32c(uint32_t *crc, const void *data, size_t count) {
     return true;
 }
 
+CRC_TARGET
+uint32_t strata_crc32c_hardware_update(uint32_t crc, const void *data, size_t count) {
+    return crc32c_hardware(crc, (const unsigned char *)data, count);
+}
+
 #else
 
 bool strata_crc32c_hardware_available(void) { return false; }
@@ -113,6 +118,12 @@ bool strata_crc32c(uint32_t *crc, const void *data, size_t count) {
     (void)data;
     (void)count;
     return false;
+}
+
+uint32_t strata_crc32c_hardware_update(uint32_t crc, const void *data, size_t count) {
+    (void)data;
+    (void)count;
+    return crc;
 }
 
 #endif

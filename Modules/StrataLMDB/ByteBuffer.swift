@@ -106,6 +106,59 @@ import Foundation
         append(UInt8(v))
     }
 
+    /// Appends the bytes written so far to another buffer.
+    @inline(__always)
+    func append(contentsOf other: ByteBuffer) {
+        unsafe append(other.bytes)
+    }
+
+    /// Whether the bytes at `range` of this buffer are exactly the bytes written to `other`.
+    /// A range outside the written bytes is never equal.
+    @inline(__always)
+    func bytes(in range: Range<Int>, equal other: ByteBuffer) -> Bool {
+        guard range.lowerBound >= 0, range.upperBound <= count, range.count == other.count else { return false }
+        if range.isEmpty { return true }
+        return unsafe memcmp(base + range.lowerBound, other.base, range.count) == 0
+    }
+
+    /// The first 16 bytes written, as two little-endian words, the bytes past ``count`` read as
+    /// zeros: a key of up to 16 bytes is equal to another exactly when their counts and words are.
+    @inline(__always)
+    func leadingWords() -> (UInt64, UInt64) {
+        // Zeros after the bytes (growing first when there is no room), so that both loads read
+        // written memory; the count stays.
+        let written = count
+        store(0 as UInt64)
+        store(0 as UInt64)
+        count = written
+        let first = unsafe base.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+        return unsafe (first, base.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    /// A 64-bit hash of the bytes written so far, varied by `seed` (a table of keys picks its
+    /// own, so that which keys collide differs from table to table): 8 bytes a step, each mixed
+    /// by a multiplication.
+    func hash(seed: UInt64) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash = (seed ^ UInt64(count)) &* multiplier
+        var offset = 0
+        while offset &+ 8 <= count {
+            let word = unsafe base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            hash = (hash ^ word) &* multiplier
+            hash ^= hash &>> 29
+            offset &+= 8
+        }
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < count {
+            word |= UInt64(unsafe base.load(fromByteOffset: offset, as: UInt8.self)) &<< shift
+            shift &+= 8
+            offset &+= 1
+        }
+        hash = (hash ^ word) &* multiplier
+        return hash ^ (hash &>> 29)
+    }
+
     /// Calls `body` with the bytes written so far; the span cannot leave the closure.
     @inline(__always)
     func withBytes<T, E: Error>(_ body: (RawSpan) throws(E) -> T) throws(E) -> T {

@@ -13,13 +13,21 @@ import CStrataCRC
 /// Walled file (strict memory safety): the pointer-taking functions are `@unsafe`; safe code
 /// calls ``checksum(_:)-(RawSpan)``.
 enum CRC32C {
-    /// Whether `checksum` runs on the CPU's CRC-32C instruction.
-    static var usesHardware: Bool { strata_crc32c_hardware_available() }
+    /// Whether `checksum` runs on the CPU's CRC-32C instruction (checked once).
+    static let usesHardware = strata_crc32c_hardware_available()
 
     /// The checksum of `count` bytes at `start`.
     @unsafe
     static func checksum(_ start: UnsafeRawPointer, count: Int) -> UInt32 {
-        unsafe hardwareChecksum(start, count: count) ?? softwareChecksum(start, count: count)
+        unsafe checksum(start, count: count, hardware: usesHardware)
+    }
+
+    /// ``checksum(_:count:)`` for a caller that read ``usesHardware`` once and passes it as
+    /// `hardware` (a scan checking every row saves the lazy global's check per row).
+    @unsafe @inline(__always)
+    static func checksum(_ start: UnsafeRawPointer, count: Int, hardware: Bool) -> UInt32 {
+        guard hardware else { return unsafe softwareChecksum(start, count: count) }
+        return unsafe ~strata_crc32c_hardware_update(0xFFFF_FFFF, start, count)
     }
 
     /// The checksum of the bytes of a span.

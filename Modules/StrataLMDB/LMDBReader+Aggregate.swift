@@ -3,6 +3,8 @@ import StrataStorage
 /// Aggregates as the reference computes them (``AggregateAccumulator`` over the matching rows, in
 /// memory bounded by the number of groups), reading only what the plan uses: the texts and blobs
 /// of columns that are neither grouped, aggregated nor filtered on are checked but not decoded.
+/// A plan over every row (no filter) is folded over the stored rows in place
+/// (``LMDBAggregateFold``); the others over decoded rows.
 extension LMDBReader {
     func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
         let entity = try entity(plan.entity)
@@ -17,6 +19,16 @@ extension LMDBReader {
             )
         }
         if let filter = plan.filter { try Self.checkColumns(of: filter, count: count, entity: entity.name) }
+        if LMDBAggregateFold.accepts(plan, layout: entity.layout) {
+            var fold = LMDBAggregateFold(plan, layout: entity.layout)
+            try reading { txn in
+                try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(1)) { keyBytes, value in
+                    try fold.add(value, key: try IndexKeyCodec.rowKey(keyBytes, entity: entity.name))
+                    return true
+                }
+            }
+            return fold.rows()
+        }
         var wanted = ContiguousArray(repeating: false, count: count)
         for column in used { wanted[column] = true }
         for column in plan.filter?.columns ?? [] { wanted[column] = true }

@@ -20,7 +20,7 @@ public struct AggregateAccumulator: Sendable {
     /// Each group's values and the offset of its first partial in ``partials``.
     private var groups: [[StoredValue]: Int] = [:]
     /// Every group's partials, one run of `plan.functions.count` per group, updated in place.
-    private var partials: [Partial] = []
+    private var partials: [AggregatePartial] = []
     /// The group values of the row being added: reused, so that a row of a known group allocates
     /// nothing (only a new group's key is copied into ``groups``).
     private var key: [StoredValue] = []
@@ -42,7 +42,7 @@ public struct AggregateAccumulator: Sendable {
         } else {
             base = partials.count
             groups[key] = base
-            partials.append(contentsOf: repeatElement(Partial(), count: plan.functions.count))
+            partials.append(contentsOf: repeatElement(AggregatePartial(), count: plan.functions.count))
         }
         for (index, function) in plan.functions.enumerated() {
             let value = function.column.map { values[values.index(start, offsetBy: $0)] } ?? .null
@@ -53,17 +53,27 @@ public struct AggregateAccumulator: Sendable {
     /// The groups in ascending order of their values, each with its aggregates; one group over no
     /// rows when the plan does not group.
     public func rows() -> [AggregateRow] {
-        var result: [AggregateRow] = []
+        Self.rows(of: plan, groups: groups.lazy.map { ($0.key, $0.value) }, partials: partials)
+    }
+
+    /// The result of `plan` from its groups, each a group's values and the offset of its run of
+    /// `plan.functions.count` partials in `partials`: in ascending order of the values, with one
+    /// group over no rows when the plan does not group. What ``rows()`` returns, for an engine
+    /// that folds into ``AggregatePartial``s of its own.
+    package static func rows(
+        of plan: AggregatePlan, groups: some Collection<([StoredValue], Int)>, partials: [AggregatePartial]
+    ) -> [AggregateRow] {
         if groups.isEmpty && plan.groupBy.isEmpty {
-            let empty = plan.functions.map { _ in Partial() }
-            return [AggregateRow(group: [], values: zip(plan.functions, empty).map { $1.value(for: $0) })]
+            let empty = AggregatePartial()
+            return [AggregateRow(group: [], values: plan.functions.map { empty.value(for: $0) })]
         }
+        var result: [AggregateRow] = []
         result.reserveCapacity(groups.count)
         for (group, base) in groups {
             let run = partials[base..<(base + plan.functions.count)]
             result.append(AggregateRow(group: group, values: zip(plan.functions, run).map { $1.value(for: $0) }))
         }
-        result.sort { Self.groupPrecedes($0.group, $1.group) }
+        result.sort { groupPrecedes($0.group, $1.group) }
         return result
     }
 
@@ -74,72 +84,5 @@ public struct AggregateAccumulator: Sendable {
             if order != .orderedSame { return order == .orderedAscending }
         }
         return false
-    }
-
-    /// One aggregate's running state.
-    private struct Partial: Sendable {
-        var count: Int64 = 0
-        var integerSum: Int64 = 0
-        var realSum: Double = 0
-        var sawReal = false
-        var extreme: StoredValue = .null
-
-        mutating func add(_ value: StoredValue, for function: AggregateFunction, entity: Int) throws(StrataError) {
-            if case .count = function {
-                count += 1
-                return
-            }
-            if case .null = value { return }
-            count += 1
-            switch function {
-            case .count, .countValues:
-                return
-            case .sum(let column), .average(let column):
-                switch value {
-                case .integer(let number):
-                    let (sum, overflow) = integerSum.addingReportingOverflow(number)
-                    if overflow {
-                        throw .validation([
-                            ValidationIssue(
-                                entity: String(entity), property: String(column), message: Self.overflowMessage)
-                        ])
-                    }
-                    integerSum = sum
-                case .real(let number):
-                    realSum += number
-                    sawReal = true
-                default:
-                    return
-                }
-            case .minimum:
-                if case .null = extreme {
-                    extreme = value
-                } else if StoredValue.order(value, extreme) == .orderedAscending {
-                    extreme = value
-                }
-            case .maximum:
-                if case .null = extreme {
-                    extreme = value
-                } else if StoredValue.order(value, extreme) == .orderedDescending {
-                    extreme = value
-                }
-            }
-        }
-
-        static var overflowMessage: String { AggregateAccumulator.sumOverflowMessage }
-
-        func value(for function: AggregateFunction) -> StoredValue {
-            switch function {
-            case .count, .countValues:
-                return .integer(count)
-            case .sum:
-                return sawReal ? .real(realSum + Double(integerSum)) : .integer(integerSum)
-            case .average:
-                guard count > 0 else { return .null }
-                return .real((sawReal ? realSum + Double(integerSum) : Double(integerSum)) / Double(count))
-            case .minimum, .maximum:
-                return extreme
-            }
-        }
     }
 }

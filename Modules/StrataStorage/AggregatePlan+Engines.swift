@@ -83,10 +83,7 @@ extension AggregatePlan {
 
     /// The overflow error of ``AggregateAccumulator`` for a sum of `column`.
     package func sumOverflow(column: Int) -> StrataError {
-        .validation([
-            ValidationIssue(
-                entity: String(entity), property: String(column), message: AggregateAccumulator.sumOverflowMessage)
-        ])
+        AggregatePartial.overflow(entity: entity, column: column)
     }
 
     /// The integer columns the plan sums or averages, each once, in the plan's order: the

@@ -22,6 +22,13 @@ enum AggregateEngineChecks {
             "Aggregates",
             "an integer sum past Int64 is the reference's .validation error, and a filter that leaves it out is not",
             sumOverflow),
+        ConformanceCheck(
+            "Aggregates",
+            """
+            aggregate(_:) equals the reference over group values that run together, control bytes, empty \
+            against null, -0.0 against 0.0, 300 groups, sums of texts and blobs, and an empty entity
+            """,
+            keyEdges),
     ]
 
     // MARK: Data

@@ -52,6 +52,15 @@ struct LMDBBadFileTests {
                     _ = try reader.rows(
                         for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("account 77"))))
                 }))
+        for groupBy in [[], [0], [2]] {
+            let plan = AggregatePlan(entity: 0, groupBy: groupBy, functions: [.count, .sum(column: 1)])
+            let error = LMDBFixture.strataError { _ = try reader.aggregate(plan) }
+            guard case .storeCorrupt(let detail, _)? = error else {
+                Issue.record("aggregate grouped by \(groupBy): expected storeCorrupt, got \(String(describing: error))")
+                continue
+            }
+            #expect(detail.contains("row 77") && detail.contains("checksum mismatch"), "\(detail)")
+        }
         #expect(try reader.row(entity: 0, key: 76) != nil)
     }
 

@@ -178,12 +178,26 @@ struct LMDBHostileBytesTests {
         let count = LMDBFixture.strataError {
             _ = try reader.count(entity: LMDBFixture.account, filter: .compare(column: 1, .equal, .integer(1)))
         }
-        for (path, error) in [("lookup", lookup), ("scan", scan), ("filtered count", count)] {
+        // Aggregates over every row read the rows in place: grouped by the damaged column, and
+        // reading none of it (a column nobody reads is still checked).
+        let grouped = LMDBFixture.strataError {
+            _ = try reader.aggregate(
+                AggregatePlan(entity: LMDBFixture.account, groupBy: [0], functions: [.sum(column: 1)]))
+        }
+        let counted = LMDBFixture.strataError {
+            _ = try reader.aggregate(AggregatePlan(entity: LMDBFixture.account, functions: [.count]))
+        }
+        let paths = [
+            ("lookup", lookup), ("scan", scan), ("filtered count", count), ("grouped aggregate", grouped),
+            ("counting aggregate", counted),
+        ]
+        for (path, error) in paths {
             guard case .storeCorrupt(let detail, _)? = error else {
                 Issue.record("\(path): expected storeCorrupt, got \(String(describing: error))")
                 continue
             }
             #expect(detail.contains("row 2 of entity Account"), "\(path): \(detail)")
+            #expect(detail.contains("bad length"), "\(path): \(detail)")
         }
     }
 

@@ -1,0 +1,111 @@
+import StrataStorage
+
+/// An aggregate folded over an entity's stored rows where they lie: each row is checked as a
+/// decode checks it (``RowFields/read(_:key:)``), its group found by the bytes
+/// of its group values (``LMDBGroupTable``), and the functions' columns added as integers and
+/// reals (``AggregatePartial``), with no ``StoredValue`` made per row. A group's values are
+/// decoded once, from the first row of the group. The result equals ``AggregateAccumulator``'s
+/// over the same rows in the same order, errors included.
+///
+/// ```swift
+/// var fold = LMDBAggregateFold(plan, layout: entity.layout)
+/// try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(1)) { key, value in
+///     try fold.add(value, key: try IndexKeyCodec.rowKey(key, entity: entity.name))
+///     return true
+/// }
+/// let rows = fold.rows()
+/// ```
+struct LMDBAggregateFold {
+    private let plan: AggregatePlan
+    private let layout: EntityLayout
+    private let functions: ContiguousArray<AggregateFunction>
+    /// Per function, the column it reads, or -1 for ``AggregateFunction/count``.
+    private let columns: ContiguousArray<Int>
+    private let fields: RowFields
+    private var table = LMDBGroupTable()
+    /// Every group's partials, one run of `functions.count` per group, in group number order.
+    private var partials: [AggregatePartial] = []
+    /// Every group's values, in group number order.
+    private var groups: [[StoredValue]] = []
+    /// Which columns a group's first row is decoded for.
+    private let groupColumns: ContiguousArray<Bool>
+    /// The row a group's first row is decoded into.
+    private var groupRow = StoredRow(key: 0, version: 0, values: [])
+
+    /// Whether the fold computes `plan` over the rows of an entity laid out as `layout`: a plan
+    /// without a filter (a filter is evaluated on decoded values) whose minimums and maximums
+    /// are of integer or real columns (texts and blobs are compared as values). The columns must
+    /// exist (the reader checks them first).
+    static func accepts(_ plan: AggregatePlan, layout: EntityLayout) -> Bool {
+        guard plan.filter == nil else { return false }
+        return plan.functions.allSatisfy { function in
+            switch function {
+            case .minimum(let column), .maximum(let column):
+                return layout.classes[column] == .integer || layout.classes[column] == .real
+            default:
+                return true
+            }
+        }
+    }
+
+    /// A fold of `plan` (one ``accepts(_:layout:)``) over rows laid out as `layout`.
+    init(_ plan: AggregatePlan, layout: EntityLayout) {
+        self.plan = plan
+        self.layout = layout
+        functions = ContiguousArray(plan.functions)
+        columns = ContiguousArray(plan.functions.map { $0.column ?? -1 })
+        let count = layout.classes.count
+        var checksText = ContiguousArray(repeating: false, count: count)
+        for case let column? in plan.functions.map(\.column) { checksText[column] = true }
+        fields = RowFields(layout: layout, checksText: checksText, groupBy: plan.groupBy)
+        var groupColumns = ContiguousArray(repeating: false, count: count)
+        for column in plan.groupBy { groupColumns[column] = true }
+        self.groupColumns = groupColumns
+    }
+
+    /// Adds one stored row, `key` its primary key.
+    /// - Throws: `.storeCorrupt` when the row does not decode; `.validation` when an integer sum
+    ///   passes `Int64` (``AggregateAccumulator/sumOverflowMessage``).
+    mutating func add(_ bytes: RawSpan, key: Int64) throws(StrataError) {
+        try fields.read(bytes, key: key)
+        let length = fields.keyLength
+        let (group, isNew) =
+            length <= 16
+            ? table.group(words: fields.keyWords, length: length) : table.group(of: fields.groupKey)
+        if isNew {
+            try RowCodec.decode(bytes, key: key, layout: layout, wanted: groupColumns, into: &groupRow)
+            groups.append(plan.groupBy.map { groupRow.values[$0] })
+            partials.append(contentsOf: repeatElement(AggregatePartial(), count: functions.count))
+        }
+        let base = group &* functions.count
+        for index in functions.indices {
+            let function = functions[index]
+            let column = columns[index]
+            guard column >= 0 else {
+                partials[base &+ index].addNull(for: function)
+                continue
+            }
+            let field = fields[column]
+            switch field.tag {
+            case RowCodec.tagInteger:
+                if !partials[base &+ index].add(integer: field.integer, for: function) {
+                    throw plan.sumOverflow(column: column)
+                }
+            case RowCodec.tagReal:
+                partials[base &+ index].add(real: field.real, for: function)
+            case RowCodec.tagNull:
+                partials[base &+ index].addNull(for: function)
+            default:
+                partials[base &+ index].addUnread(for: function)
+            }
+        }
+    }
+
+    /// The groups in ascending order of their values, each with its aggregates, as
+    /// ``AggregateAccumulator/rows()`` gives them.
+    func rows() -> [AggregateRow] {
+        let width = functions.count
+        return AggregateAccumulator.rows(
+            of: plan, groups: groups.indices.lazy.map { (groups[$0], $0 * width) }, partials: partials)
+    }
+}

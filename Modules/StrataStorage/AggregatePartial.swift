@@ -1,0 +1,149 @@
+import Foundation
+
+/// One aggregate's running state over the rows of one group: the reference semantics of
+/// ``AggregateFunction``, shared by ``AggregateAccumulator`` and by an engine that folds a row's
+/// values without making them into ``StoredValue``s (LMDB reads them in place from its rows).
+///
+/// ```swift
+/// var partial = AggregatePartial()
+/// try partial.add(.integer(5), for: .sum(column: 2), entity: 0)
+/// partial.addNull(for: .sum(column: 2))
+/// partial.value(for: .sum(column: 2))   // .integer(5)
+/// ```
+///
+/// The typed adds equal ``add(_:for:entity:)`` of the same value: `add(integer: n, …)` is
+/// `add(.integer(n), …)` (reporting an overflow instead of throwing it), `add(real: x, …)` is
+/// `add(.real(x), …)`, ``addNull(for:)`` is
+/// `add(.null, …)`, and ``addUnread(for:)`` is the add of a text or a blob for every function
+/// that does not look at it (all but minimum and maximum).
+public struct AggregatePartial: Sendable {
+    @usableFromInline var count: Int64 = 0
+    @usableFromInline var integerSum: Int64 = 0
+    @usableFromInline var realSum: Double = 0
+    @usableFromInline var sawReal = false
+    @usableFromInline var extreme: StoredValue = .null
+
+    /// The state over no rows.
+    @inlinable public init() {}
+
+    /// Adds one row's value of the function's column (`.null` for ``AggregateFunction/count``).
+    /// - Throws: `.validation` when an integer sum passes `Int64` (``AggregateAccumulator/sumOverflowMessage``).
+    public mutating func add(_ value: StoredValue, for function: AggregateFunction, entity: Int) throws(StrataError) {
+        if case .count = function {
+            count += 1
+            return
+        }
+        if case .null = value { return }
+        count += 1
+        switch function {
+        case .count, .countValues:
+            return
+        case .sum(let column), .average(let column):
+            switch value {
+            case .integer(let number):
+                let (sum, overflow) = integerSum.addingReportingOverflow(number)
+                if overflow { throw Self.overflow(entity: entity, column: column) }
+                integerSum = sum
+            case .real(let number):
+                realSum += number
+                sawReal = true
+            default:
+                return
+            }
+        case .minimum:
+            keep(value, minimum: true)
+        case .maximum:
+            keep(value, minimum: false)
+        }
+    }
+
+    /// Makes a non-null `value` the extreme when there is none yet or when it orders before the
+    /// current one (`minimum`) or after it.
+    @usableFromInline
+    mutating func keep(_ value: StoredValue, minimum: Bool) {
+        if case .null = extreme {
+            extreme = value
+        } else if StoredValue.order(value, extreme) == (minimum ? .orderedAscending : .orderedDescending) {
+            extreme = value
+        }
+    }
+
+    /// ``add(_:for:entity:)`` of `.integer(number)`, but for the overflow: false, with nothing
+    /// added, when an integer sum would pass `Int64`; the caller then throws the `.validation`
+    /// error that ``add(_:for:entity:)`` throws (``AggregateAccumulator/sumOverflowMessage``).
+    @inlinable @inline(__always)
+    public mutating func add(integer number: Int64, for function: AggregateFunction) -> Bool {
+        switch function {
+        case .count, .countValues:
+            count += 1
+        case .sum, .average:
+            let (sum, overflow) = integerSum.addingReportingOverflow(number)
+            if overflow { return false }
+            count += 1
+            integerSum = sum
+        case .minimum:
+            count += 1
+            keep(.integer(number), minimum: true)
+        case .maximum:
+            count += 1
+            keep(.integer(number), minimum: false)
+        }
+        return true
+    }
+
+    /// ``add(_:for:entity:)`` of `.real(number)`.
+    @inlinable @inline(__always)
+    public mutating func add(real number: Double, for function: AggregateFunction) {
+        switch function {
+        case .count, .countValues:
+            count += 1
+        case .sum, .average:
+            count += 1
+            realSum += number
+            sawReal = true
+        case .minimum:
+            count += 1
+            keep(.real(number), minimum: true)
+        case .maximum:
+            count += 1
+            keep(.real(number), minimum: false)
+        }
+    }
+
+    /// ``add(_:for:entity:)`` of `.null`: only ``AggregateFunction/count`` counts it.
+    @inlinable @inline(__always)
+    public mutating func addNull(for function: AggregateFunction) {
+        if case .count = function { count += 1 }
+    }
+
+    /// ``add(_:for:entity:)`` of a text or a blob for a function that counts it and adds nothing
+    /// (every function but ``AggregateFunction/minimum(column:)`` and
+    /// ``AggregateFunction/maximum(column:)``, whose callers pass the value itself).
+    @inlinable
+    public mutating func addUnread(for function: AggregateFunction) {
+        count += 1
+    }
+
+    /// The aggregate's value: what ``AggregateAccumulator/rows()`` reports.
+    public func value(for function: AggregateFunction) -> StoredValue {
+        switch function {
+        case .count, .countValues:
+            return .integer(count)
+        case .sum:
+            return sawReal ? .real(realSum + Double(integerSum)) : .integer(integerSum)
+        case .average:
+            guard count > 0 else { return .null }
+            return .real((sawReal ? realSum + Double(integerSum) : Double(integerSum)) / Double(count))
+        case .minimum, .maximum:
+            return extreme
+        }
+    }
+
+    /// The `.validation` error of an integer sum of `column` of `entity` past `Int64`.
+    package static func overflow(entity: Int, column: Int) -> StrataError {
+        .validation([
+            ValidationIssue(
+                entity: String(entity), property: String(column), message: AggregateAccumulator.sumOverflowMessage)
+        ])
+    }
+}
