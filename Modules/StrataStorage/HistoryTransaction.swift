@@ -96,7 +96,7 @@ public struct HistoryRecord: Sendable, Hashable {
     /// What the change set does, one entry per object (with ``keyRuns``).
     public var changes: [HistoryChange]
     /// Further changes as runs of consecutive keys, after ``changes``: an engine stores them as
-    /// ranges (``HistoryJSON`` does), and readers get one change per key.
+    /// one range or one list each, and readers get one change per key (``HistoryKeyRun``).
     public var keyRuns: [HistoryKeyRun]
 
     /// A record.

@@ -363,7 +363,8 @@ extension ChangeSet {
                 for item in assignments {
                     guard item.column >= 0, item.column < columns.count else {
                         throw .misuse(
-                            "set write \(index) assigns column \(item.column), which entity \(write.entity) does not have"
+                            "set write \(index) assigns column \(item.column), which "
+                                + "entity \(write.entity) does not have"
                         )
                     }
                     let storage = columns[item.column].type.storageClass
@@ -379,7 +380,8 @@ extension ChangeSet {
                     }
                     guard !value.isNull, storage.admits(value), storage == .integer || storage == .real else {
                         throw .misuse(
-                            "set write \(index) does arithmetic on \(columns[item.column].name) with a value of another type"
+                            "set write \(index) does arithmetic on "
+                                + "\(columns[item.column].name) with a value of another type"
                         )
                     }
                 }
@@ -395,7 +397,8 @@ extension ChangeSet {
                     upsert.rows.allSatisfy({ $0.count == columns.count })
                 else {
                     throw .misuse(
-                        "set write \(index) is an upsert whose unique columns are no unique index, or whose rows and keys do not match"
+                        "set write \(index) is an upsert whose unique columns are no "
+                            + "unique index, or whose rows and keys do not match"
                     )
                 }
                 if case .update(let updated) = upsert.onClash,

@@ -120,7 +120,8 @@ enum BatchPathChecks {
                 switch result.kind {
                 case .update: "update: \(result.updatedCount) updated"
                 case .insert:
-                    "insert: \(result.insertedCount) inserted, \(result.updatedCount) updated, \(result.ignoredCount) ignored"
+                    "insert: \(result.insertedCount) inserted, \(result.updatedCount) updated, "
+                        + "\(result.ignoredCount) ignored"
                 case .delete: "delete: \(result.deletedCount) deleted, \(result.updatedCount) updated"
                 }
             }
