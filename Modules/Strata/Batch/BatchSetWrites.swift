@@ -42,7 +42,9 @@ struct BatchSetWrites {
             switch batch {
             case .update(let update):
                 // One assignment per column (several on one column apply in turn: the core's).
-                guard Set(update.assignments.map(\.column)).count == update.assignments.count else { continue }
+                guard Set(update.assignments.map(\.column)).count == update.assignments.count,
+                    Self.arithmeticFits(update, context: context)
+                else { continue }
                 roles[index] = .update(model: update.model, step: setWrites.count)
                 let assignments = Dictionary(
                     update.assignments.map { ($0.column, $0.operation) }, uniquingKeysWith: { $1 })
@@ -63,6 +65,21 @@ struct BatchSetWrites {
             case .delete(let delete):
                 guard let role = deleteSteps(delete, context: context) else { continue }
                 roles[index] = role
+            }
+        }
+    }
+
+    /// Whether every `.add` and `.multiply` of an update has a number of its column's type; when
+    /// not, the core works the batch out and refuses it with its own `.misuse`, which names the
+    /// attribute.
+    private static func arithmeticFits(_ update: StagedUpdate, context: ObjectContext) -> Bool {
+        let columns = context.schema.storeSchema.entities[update.number].columns
+        return update.assignments.allSatisfy { item in
+            switch item.operation {
+            case .value: return true
+            case .add(let operand), .multiply(let operand):
+                let storage = columns[item.column].type.storageClass
+                return (storage == .integer || storage == .real) && !operand.isNull && storage.admits(operand)
             }
         }
     }
