@@ -52,7 +52,7 @@ extension LMDBCommitter {
                     return true
                 }
             }
-            return Self.sortedDistinct(keys)
+            return LMDBFilterPlanner.sortedDistinct(keys)
         }
         if case .nothing = plan { return [] }
         // Only the filter's columns are made into values (texts and blobs of the others read as null).
@@ -62,7 +62,7 @@ extension LMDBCommitter {
             keys.append(row.key)
             return true
         }
-        return Self.sortedDistinct(keys)
+        return LMDBFilterPlanner.sortedDistinct(keys)
     }
 
     /// The rows whose reference `column` holds one of `deleted`, from the column's index (every
@@ -78,7 +78,7 @@ extension LMDBCommitter {
         else {
             throw StrataError.misuse("entity \(entity.name) has no index on its reference column \(column)")
         }
-        let targets = Self.sortedDistinct(deleted)
+        let targets = LMDBFilterPlanner.sortedDistinct(deleted)
         var ranges: [LMDBFilterPlanner.KeyRange] = []
         ranges.reserveCapacity(targets.count)
         var prefix: [UInt8] = []
@@ -98,7 +98,7 @@ extension LMDBCommitter {
             selected.keys.append(try Self.indexedKey(value, index))
             return true
         }
-        selected.keys = Self.sortedDistinct(selected.keys)
+        selected.keys = LMDBFilterPlanner.sortedDistinct(selected.keys)
         return selected
     }
 
@@ -109,19 +109,6 @@ extension LMDBCommitter {
             throw .storeCorrupt("index \(index.name) holds a malformed entry")
         }
         return key
-    }
-
-    /// `keys` ascending, each once.
-    static func sortedDistinct(_ keys: [Int64]) -> [Int64] {
-        var keys = keys
-        if zip(keys, keys.dropFirst()).contains(where: { $0 >= $1 }) { keys.sort() } else { return keys }
-        var kept = 0
-        for position in keys.indices where kept == 0 || keys[position] != keys[kept - 1] {
-            keys[kept] = keys[position]
-            kept += 1
-        }
-        keys.removeLast(keys.count - kept)
-        return keys
     }
 }
 

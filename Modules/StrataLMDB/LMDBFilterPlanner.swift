@@ -114,14 +114,20 @@ struct LMDBFilterPlanner {
             case .null, .text, .blob: continue
             }
         }
-        integers.sort()
+        return sortedDistinct(integers)
+    }
+
+    /// `keys` ascending, each once.
+    static func sortedDistinct(_ keys: [Int64]) -> [Int64] {
+        var keys = keys
+        if zip(keys, keys.dropFirst()).contains(where: { $0 >= $1 }) { keys.sort() } else { return keys }
         var kept = 0
-        for position in integers.indices where kept == 0 || integers[position] != integers[kept - 1] {
-            integers[kept] = integers[position]
+        for position in keys.indices where kept == 0 || keys[position] != keys[kept - 1] {
+            keys[kept] = keys[position]
             kept += 1
         }
-        integers.removeLast(integers.count - kept)
-        return integers
+        keys.removeLast(keys.count - kept)
+        return keys
     }
 
     /// Conjuncts that each scan one range of the same index (`a >= x && a < y`) become one scan

@@ -127,10 +127,7 @@ package enum HistoryJSON {
         out.append(UInt8(ascii: "{"))
         if !run.changedProperties.isEmpty {
             out += Literal.runProperties
-            for (index, name) in run.changedProperties.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                appendString(name, to: &out)
-            }
+            appendNames(run.changedProperties, to: &out)
             out += Literal.runPropertiesEnd
         }
         if run.isConsecutive {
@@ -158,14 +155,17 @@ package enum HistoryJSON {
         }
     }
 
-    private static func appendChange(_ change: HistoryChange, to out: inout [UInt8]) throws {
-        out += Literal.changedProperties
-        var firstName = true
-        for name in change.changedProperties {
-            if !firstName { out.append(UInt8(ascii: ",")) }
-            firstName = false
+    /// Names as JSON strings separated by commas (the inside of an array).
+    private static func appendNames(_ names: [String], to out: inout [UInt8]) {
+        for (index, name) in names.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
             appendString(name, to: &out)
         }
+    }
+
+    private static func appendChange(_ change: HistoryChange, to out: inout [UInt8]) throws {
+        out += Literal.changedProperties
+        appendNames(change.changedProperties, to: &out)
         out += Literal.entity
         appendString(change.entity, to: &out)
         out += Literal.key
