@@ -6,10 +6,14 @@ import Foundation
 ///
 /// The buffer starts with room for the header, which ``finish()`` fills in, so the array is
 /// built in one buffer and handed over without a copy (a 300 MB text is held once, not thrice).
+/// The buffer is kept allocated (its count) ahead of ``length`` and written in place through a
+/// span: one capacity check per element, not one per byte.
 struct PGArrayEncoder {
     private let elementOID: UInt32
-    /// The header's room (``headerSize`` bytes), then the elements.
+    /// The header's room (``headerSize`` bytes), then the elements, then room up to its count.
     private var body: [UInt8]
+    /// The bytes of `body` in use.
+    private var length = Self.headerSize
     private var count: Int32 = 0
     private var hasNull = false
 
@@ -18,9 +22,7 @@ struct PGArrayEncoder {
 
     init(elementOID: UInt32, reservingElements capacity: Int = 0) {
         self.elementOID = elementOID
-        body = []
-        body.reserveCapacity(Self.headerSize + capacity * 12)
-        body.append(contentsOf: repeatElement(0, count: Self.headerSize))
+        body = [UInt8](repeating: 0, count: Self.headerSize + max(capacity, 1) * 12)
     }
 
     /// Appends one element: a stored value bound as its column's type (``PGParameter``'s encoding).
@@ -29,23 +31,32 @@ struct PGArrayEncoder {
         switch parameter {
         case .null:
             hasNull = true
-            Self.append32(-1, to: &body)
+            appendField(-1)
         case .int8(let value):
-            Self.append32(8, to: &body)
-            Self.append64(UInt64(bitPattern: value), to: &body)
+            appendElement64(UInt64(bitPattern: value))
         case .float8(let value):
-            Self.append32(8, to: &body)
-            Self.append64(value.bitPattern, to: &body)
+            appendElement64(value.bitPattern)
         case .text(let text):
-            // The length goes before the bytes: written once they are in.
-            let lengthAt = body.count
-            Self.append32(0, to: &body)
-            PostgresTextEscape.encode(text, appendingTo: &body)
-            Self.write32(Int32(body.count - lengthAt - 4), at: lengthAt, in: &body)
+            // Copied as is, checking each byte on the way; a text that needs the escape (rare)
+            // is written again, escaped, over the copy.
+            let bytes = text.utf8.span
+            let offset = reserve(4 + bytes.count)
+            var span = body.mutableSpan
+            Self.store(UInt32(bytes.count), at: offset, in: &span)
+            var lowest: UInt8 = 0xFF
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                lowest = min(lowest, byte)
+                span[offset + 4 + index] = byte
+                index += 1
+            }
+            if lowest <= 0x01 {
+                length = offset
+                appendBytes(PostgresTextEscape.encode(text))
+            }
         default:
-            let bytes = parameter.encoded() ?? []
-            Self.append32(Int32(bytes.count), to: &body)
-            body.append(contentsOf: bytes)
+            appendBytes(parameter.encoded() ?? [])
         }
     }
 
@@ -56,38 +67,61 @@ struct PGArrayEncoder {
         let arrayOID = PGParameter.arrayOID(of: elementOID)
         guard count > 0 else {
             // An empty array's header has three fields.
-            var bytes: [UInt8] = []
-            Self.append32(0, to: &bytes)
-            Self.append32(0, to: &bytes)
-            Self.append32(Int32(bitPattern: elementOID), to: &bytes)
+            var bytes = [UInt8](repeating: 0, count: 12)
+            var span = bytes.mutableSpan
+            Self.store(UInt32(bitPattern: Int32(bitPattern: elementOID)), at: 8, in: &span)
             return .encodedArray(arrayOID: arrayOID, bytes: bytes)
         }
-        for (index, field) in [1, hasNull ? 1 : 0, Int32(bitPattern: elementOID), count, 1].enumerated() {
-            Self.write32(field, at: index * 4, in: &body)
+        let fields: [UInt32] = [1, hasNull ? 1 : 0, elementOID, UInt32(count), 1]
+        var span = body.mutableSpan
+        for (index, field) in fields.enumerated() {
+            Self.store(field, at: index * 4, in: &span)
         }
-        let bytes = body
+        var bytes = body
         body = []
+        bytes.removeLast(bytes.count - length)
         return .encodedArray(arrayOID: arrayOID, bytes: bytes)
     }
 
-    private static func write32(_ value: Int32, at offset: Int, in bytes: inout [UInt8]) {
-        let bits = UInt32(bitPattern: value)
-        bytes[offset] = UInt8(truncatingIfNeeded: bits >> 24)
-        bytes[offset + 1] = UInt8(truncatingIfNeeded: bits >> 16)
-        bytes[offset + 2] = UInt8(truncatingIfNeeded: bits >> 8)
-        bytes[offset + 3] = UInt8(truncatingIfNeeded: bits)
+    /// Makes room for `size` more bytes, returning where they start: the caller writes every one.
+    private mutating func reserve(_ size: Int) -> Int {
+        let offset = length
+        if offset + size > body.count {
+            body += [UInt8](repeating: 0, count: max(offset + size - body.count, body.count))
+        }
+        length = offset + size
+        return offset
     }
 
-    private static func append32(_ value: Int32, to bytes: inout [UInt8]) {
-        let bits = UInt32(bitPattern: value)
-        bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
-        bytes.append(UInt8(truncatingIfNeeded: bits >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: bits))
+    /// Appends a 32-bit field, big-endian.
+    private mutating func appendField(_ value: Int32) {
+        let offset = reserve(4)
+        var span = body.mutableSpan
+        Self.store(UInt32(bitPattern: value), at: offset, in: &span)
     }
 
-    private static func append64(_ value: UInt64, to bytes: inout [UInt8]) {
-        append32(Int32(bitPattern: UInt32(truncatingIfNeeded: value >> 32)), to: &bytes)
-        append32(Int32(bitPattern: UInt32(truncatingIfNeeded: value)), to: &bytes)
+    /// Appends a 64-bit element with its length (8) in front: 12 bytes in one step.
+    private mutating func appendElement64(_ value: UInt64) {
+        let offset = reserve(12)
+        var span = body.mutableSpan
+        Self.store(8, at: offset, in: &span)
+        Self.store(UInt32(truncatingIfNeeded: value >> 32), at: offset + 4, in: &span)
+        Self.store(UInt32(truncatingIfNeeded: value), at: offset + 8, in: &span)
+    }
+
+    /// Appends an element of encoded bytes with its length in front.
+    private mutating func appendBytes(_ bytes: [UInt8]) {
+        let offset = reserve(4 + bytes.count)
+        var span = body.mutableSpan
+        Self.store(UInt32(bytes.count), at: offset, in: &span)
+        for (index, byte) in bytes.enumerated() { span[offset + 4 + index] = byte }
+    }
+
+    @inline(__always)
+    private static func store(_ bits: UInt32, at offset: Int, in span: inout MutableSpan<UInt8>) {
+        span[offset] = UInt8(truncatingIfNeeded: bits >> 24)
+        span[offset + 1] = UInt8(truncatingIfNeeded: bits >> 16)
+        span[offset + 2] = UInt8(truncatingIfNeeded: bits >> 8)
+        span[offset + 3] = UInt8(truncatingIfNeeded: bits)
     }
 }

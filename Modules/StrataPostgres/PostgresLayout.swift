@@ -17,8 +17,11 @@ final class PostgresTableLayout: Sendable {
     /// `"id", "version", "c1", …` in row order.
     let selectList: String
     let selectByKey: String
-    /// `INSERT … SELECT … FROM unnest($1::int8[], $2, …) … ON CONFLICT DO NOTHING`: many rows in
-    /// one statement, one array per column (keys, then the values), every row at version 1.
+    /// `INSERT … SELECT … FROM unnest($1::int8[], $2, …)`: many rows in one statement, one array
+    /// per column (keys, then the values), every row at version 1. A key taken already fails the
+    /// statement on the primary key (SQLSTATE 23505), which the commit reports as a conflict.
+    /// (No `ON CONFLICT DO NOTHING`: its speculative insertion made a 1,000,000-row insert take
+    /// 1.5 times as long on the server.)
     let insertBatch: String
     /// One row: `UPDATE … WHERE "id" = $1 AND "version" = $last` (the row-by-row fallback of
     /// ``updateBatch`` when a unique value moves between rows).
@@ -54,8 +57,7 @@ final class PostgresTableLayout: Sendable {
         let aliases = storage.indices.map { ", c\($0)" }.joined()
         insertBatch = """
             INSERT INTO \(table) (\(selectList)) SELECT k, 1\(aliases) \
-            FROM unnest(\(arrays.joined(separator: ", "))) AS u(k\(aliases)) \
-            ON CONFLICT ("id") DO NOTHING
+            FROM unnest(\(arrays.joined(separator: ", "))) AS u(k\(aliases))
             """
         // $1 id, $2 new version, $3… values, last: expected version.
         let assignments = (["\"version\" = $2"] + columns.enumerated().map { "\($1) = $\($0 + 3)" }).joined(

@@ -16,30 +16,32 @@ import StrataStorage
 ///
 /// Lifetime: a row is valid only inside the closure it is passed to.
 public struct BatchRow<Model: ManagedObject> {
-    let model: EntityModel
-    var values: ContiguousArray<StoredValue>
-    var columns: BatchColumnCache
+    /// The batch being staged, positioned at this row: the row's values live there, so the
+    /// staging code that is not specialized for `Model` reaches them without type metadata.
+    @usableFromInline var staging: BatchInsertStaging
 
-    init(model: EntityModel, columns: BatchColumnCache) {
-        self.model = model
-        self.values = model.defaults
-        self.columns = columns
+    @usableFromInline
+    init(_ staging: BatchInsertStaging) {
+        self.staging = staging
     }
 
     /// The value of an attribute in this row (its default until set).
     ///
     /// A key path that is not a stored attribute of `Model` is a programming error: the setter
     /// records it and the batch call throws `.misuse` after the closure returns.
+    @inlinable
     public subscript<Value: AttributeValue>(keyPath: KeyPath<Model, Value>) -> Value {
         get {
-            guard let column = columns.column(keyPath, model: model, relationship: false),
-                let value = Value(storedValue: values[column])
-            else { return Self.fallback(keyPath, model: model) }
+            guard let column = staging.attributeColumn(keyPath),
+                let value = Value(storedValue: staging.values[column])
+            else { return defaultValue(keyPath) }
             return value
         }
         set {
-            guard let column = columns.column(keyPath, model: model, relationship: false) else { return }
-            values[column] = newValue.storedValue
+            // Inlined into the caller's closure, so the conversion to a stored value is
+            // specialized for `Value`; only the key path → column look-up is a call.
+            guard let column = staging.learnAttributeColumn(keyPath) else { return }
+            staging.values[column] = newValue.storedValue
         }
     }
 
@@ -48,89 +50,19 @@ public struct BatchRow<Model: ManagedObject> {
     /// The ID must name a saved object of the relationship's target entity in this store; the
     /// batch call throws `.misuse` otherwise.
     public subscript<Target: ManagedObject>(keyPath: KeyPath<Model, Target?>) -> ObjectID? {
-        get {
-            guard let column = columns.column(keyPath, model: model, relationship: true),
-                case .integer(let key) = values[column],
-                let relation = model.relations[model.columnProperties[column]]
-            else { return nil }
-            return ObjectID(storeIdentifier: columns.storeIdentifier, entityName: relation.target.name, primaryKey: key)
-        }
-        set {
-            guard let column = columns.column(keyPath, model: model, relationship: true) else { return }
-            guard let newValue else {
-                values[column] = .null
-                return
-            }
-            guard let relation = model.relations[model.columnProperties[column]],
-                newValue.storeIdentifier == columns.storeIdentifier, newValue.entityName == relation.target.name,
-                case .permanent(let key) = newValue.kind
-            else {
-                columns.recordBadTarget(newValue, keyPath: keyPath, model: model)
-                return
-            }
-            values[column] = .integer(key)
-        }
+        get { staging.target(keyPath) }
+        set { staging.setTarget(keyPath, newValue) }
     }
 
-    private static func fallback<Value: AttributeValue>(_ keyPath: KeyPath<Model, Value>, model: EntityModel) -> Value {
+    /// The declared default of an attribute, for a read of a column that was never set.
+    @usableFromInline
+    func defaultValue<Value: AttributeValue>(_ keyPath: KeyPath<Model, Value>) -> Value {
+        let model = staging.model
         if let property = model.propertyIndex(forKeyPath: keyPath),
             let value = model.typedDefault(ofProperty: property) as? Value
         {
             return value
         }
         return model.prototype[keyPath: keyPath as AnyKeyPath] as! Value
-    }
-}
-
-/// Key path → column lookups of one batch, remembered by key path, and the first misuse seen.
-final class BatchColumnCache {
-    let storeIdentifier: UUID
-    private var known: [(keyPath: AnyKeyPath, column: Int)] = []
-    /// Where the next lookup starts: a batch's closure sets the same key paths in the same order
-    /// for every row, so the entry after the last hit is usually the next one wanted.
-    private var next = 0
-    private(set) var misuse: StrataError?
-
-    init(storeIdentifier: UUID) {
-        self.storeIdentifier = storeIdentifier
-    }
-
-    func column(_ keyPath: AnyKeyPath, model: EntityModel, relationship: Bool) -> Int? {
-        let entries = known
-        let start = next < entries.count ? next : 0
-        for offset in entries.indices {
-            var index = start + offset
-            if index >= entries.count { index -= entries.count }
-            if entries[index].keyPath === keyPath {
-                next = index + 1
-                return entries[index].column
-            }
-        }
-        guard let property = model.propertyIndex(forKeyPath: keyPath), let column = model.properties[property].column,
-            model.properties[property].isRelationship == relationship
-        else {
-            if misuse == nil {
-                misuse = .misuse(
-                    """
-                    a batch row of \(model.name) was given \(keyPath), which is not a stored \
-                    \(relationship ? "to-one relationship" : "attribute") of \(model.name); nothing was written. \
-                    Use the key path of an @\(relationship ? "Relationship" : "Attribute") property
-                    """)
-            }
-            return nil
-        }
-        known.append((keyPath, column))
-        next = known.count
-        return column
-    }
-
-    func recordBadTarget(_ id: ObjectID, keyPath: AnyKeyPath, model: EntityModel) {
-        guard misuse == nil else { return }
-        misuse = .misuse(
-            """
-            a batch row of \(model.name) links \(keyPath) to \(id.uriString), which is not a saved object of the \
-            relationship's target entity in this store; nothing was written. Save the target first and pass its \
-            permanent object ID
-            """)
     }
 }

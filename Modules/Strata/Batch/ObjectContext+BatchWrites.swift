@@ -30,33 +30,42 @@ extension ObjectContext {
     ///   relationship target that is not a saved object of the right entity, or upsert key paths
     ///   that are not exactly one declared unique constraint; `.validation` for a NaN value;
     ///   whatever `fill` throws (nothing is staged then).
+    @inlinable
     public func batchInsert<Model: ManagedObject, Elements: Sequence>(
         _ type: Model.Type, from elements: Elements, onConflict policy: UpsertPolicy<Model> = .fail,
         _ fill: (Elements.Element, inout BatchRow<Model>) throws -> Void
     ) throws {
+        // Inlined into the caller, so the loop over `elements` and the row's setters are
+        // specialized for their types; what is left as calls (starting, finishing a row, ending)
+        // is not generic over the row's model.
+        var row = BatchRow<Model>(
+            try beginBatchInsert(Model.self, onConflict: policy, expectedRows: elements.underestimatedCount))
+        for element in elements {
+            try fill(element, &row)
+            try row.staging.finishRow()
+        }
+        endBatchInsert(row.staging)
+    }
+
+    /// Checks a batch insert's call and upsert policy, and starts its staging: the first part of
+    /// ``batchInsert(_:from:onConflict:_:)``.
+    @usableFromInline
+    func beginBatchInsert<Model: ManagedObject>(
+        _ type: Model.Type, onConflict policy: UpsertPolicy<Model>, expectedRows: Int
+    ) throws -> BatchInsertStaging {
         try checkInside("ObjectContext.batchInsert(_:from:onConflict:_:)")
         let (model, number) = try batchTarget(Model.self, call: "batchInsert")
-        let cache = BatchColumnCache(storeIdentifier: storeIdentifier)
-        let (clash, uniqueColumns) = try resolve(policy, model: model, number: number, cache: cache)
-        var rows: [ContiguousArray<StoredValue>] = []
-        rows.reserveCapacity(elements.underestimatedCount)
-        for element in elements {
-            var row = BatchRow<Model>(model: model, columns: cache)
-            try fill(element, &row)
-            if let misuse = cache.misuse { throw misuse }
-            for value in row.values {
-                if case .real(let number) = value, number.isNaN {
-                    throw StrataError.validation([
-                        ValidationIssue(
-                            entity: model.name, property: "row \(rows.count)",
-                            message: "a batch row holds NaN, which cannot be stored; nothing was staged")
-                    ])
-                }
-            }
-            rows.append(row.values)
-        }
-        pendingBatches.append(
-            .insert(StagedInsert(model: model, number: number, rows: rows, clash: clash, uniqueColumns: uniqueColumns)))
+        let (clash, uniqueColumns) = try resolve(policy, model: model, number: number)
+        return BatchInsertStaging(
+            model: model, number: number, clash: clash, uniqueColumns: uniqueColumns, storeIdentifier: storeIdentifier,
+            expectedRows: expectedRows)
+    }
+
+    /// Stages a batch insert's finished rows for the next save: the last part of
+    /// ``batchInsert(_:from:onConflict:_:)``.
+    @usableFromInline
+    func endBatchInsert(_ staging: BatchInsertStaging) {
+        pendingBatches.append(.insert(staging.staged))
     }
 
     /// Stages a batch update: every row matching `predicate` (every row when nil) gets the
@@ -86,7 +95,7 @@ extension ObjectContext {
             throw StrataError.misuse("batchUpdate(\(model.name).self, …) was given no assignments; pass at least one")
         }
         let filter = try engineFilter(predicate, call: "batchUpdate")
-        let cache = BatchColumnCache(storeIdentifier: storeIdentifier)
+        var cache = BatchColumnCache(storeIdentifier: storeIdentifier)
         var resolved: [(column: Int, operation: StagedUpdate.Operation)] = []
         for assignment in assignments {
             guard let column = cache.column(assignment.keyPath, model: model, relationship: false) else {
@@ -174,7 +183,7 @@ extension ObjectContext {
 
     /// The clash action and unique columns of an upsert policy, checked against the store schema.
     private func resolve<Model: ManagedObject>(
-        _ policy: UpsertPolicy<Model>, model: EntityModel, number: Int, cache: BatchColumnCache
+        _ policy: UpsertPolicy<Model>, model: EntityModel, number: Int
     ) throws -> (StagedInsert.Clash, [Int]) {
         if case .fail = policy.action { return (.fail, []) }
         var matching: [Int] = []

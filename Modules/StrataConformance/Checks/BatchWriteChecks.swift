@@ -52,6 +52,28 @@ enum BatchWriteChecks {
             }
         }
         try kit.expectEqual(stored, rows.map { "\($0.name) \($0.balance) EUR nil" }, "the stored rows (defaults kept)")
+        // Each row starts from the defaults: what one row set does not carry into the next.
+        try await container.performUnitOfWork { context in
+            try context.batchInsert(KitAccount.self, from: 0..<6) { i, values in
+                values[\.name] = "mixed-\(i)"
+                if i % 2 == 0 { values[\.note] = "note \(i)" }
+                if i % 3 == 0 { values[\.currency] = "USD" }
+                if i == 4 { values[\.balance] = values[\.balance] + 9 }
+            }
+            try context.save()
+        }
+        let mixed = try await container.read { context in
+            try context.fetch(
+                FetchRequest<KitAccount>(
+                    predicate: #Predicate { $0.name.starts(with: "mixed-") }, sortBy: [SortDescriptor(\.name)])
+            ).map { "\($0.name) \($0.currency) \($0.balance) \($0.note ?? "nil")" }
+        }
+        try kit.expectEqual(
+            mixed,
+            [
+                "mixed-0 USD 0 note 0", "mixed-1 EUR 0 nil", "mixed-2 EUR 0 note 2", "mixed-3 USD 0 nil",
+                "mixed-4 EUR 9 note 4", "mixed-5 EUR 0 nil",
+            ], "rows that leave attributes unset get their defaults, not the previous row's values")
         let ids = results[0].insertedIDs
         let named = try await container.read { context in
             try ids.map { try context.existingObject(with: $0, as: KitAccount.self).name }

@@ -1,0 +1,99 @@
+import Foundation
+import StrataStorage
+
+/// A batch insert being staged: the rows filled so far and the row being filled now, with the
+/// key path look-ups learned on the way. Not generic, so the per-row work that is not inlined
+/// into the caller (finishing a row, resolving a key path) needs no type metadata.
+///
+/// ``ObjectContext/batchInsert(_:from:onConflict:_:)`` makes one, lends it to the caller's
+/// closure as a ``BatchRow`` once per row, and stages it as a ``StagedInsert`` at the end.
+@usableFromInline
+struct BatchInsertStaging {
+    let model: EntityModel
+    let number: Int
+    let clash: StagedInsert.Clash
+    let uniqueColumns: [Int]
+    /// The row being filled: the declared defaults until set.
+    @usableFromInline var values: ContiguousArray<StoredValue>
+    var columns: BatchColumnCache
+    private(set) var rows: [ContiguousArray<StoredValue>] = []
+
+    init(
+        model: EntityModel, number: Int, clash: StagedInsert.Clash, uniqueColumns: [Int], storeIdentifier: UUID,
+        expectedRows: Int
+    ) {
+        self.model = model
+        self.number = number
+        self.clash = clash
+        self.uniqueColumns = uniqueColumns
+        self.values = model.defaults
+        self.columns = BatchColumnCache(storeIdentifier: storeIdentifier)
+        rows.reserveCapacity(expectedRows)
+    }
+
+    /// Ends the row being filled: refuses a misused key path or a NaN, keeps the row and starts
+    /// the next one from the defaults.
+    /// - Throws: `.misuse` for a key path or target the row was given wrongly; `.validation` for
+    ///   a NaN value.
+    @usableFromInline
+    mutating func finishRow() throws {
+        if let misuse = columns.misuse { throw misuse }
+        for value in values {
+            if case .real(let number) = value, number.isNaN {
+                throw StrataError.validation([
+                    ValidationIssue(
+                        entity: model.name, property: "row \(rows.count)",
+                        message: "a batch row holds NaN, which cannot be stored; nothing was staged")
+                ])
+            }
+        }
+        rows.append(values)
+        values = model.defaults
+    }
+
+    /// The staged batch, with every finished row.
+    var staged: StagedInsert {
+        StagedInsert(model: model, number: number, rows: rows, clash: clash, uniqueColumns: uniqueColumns)
+    }
+
+    /// The column of a stored attribute's key path, without remembering it (for reads); nil for
+    /// any other key path.
+    @usableFromInline
+    func attributeColumn(_ keyPath: AnyKeyPath) -> Int? {
+        columns.lookUp(keyPath, model: model, relationship: false)
+    }
+
+    /// The column of a stored attribute's key path, remembered for the rows that follow; nil,
+    /// with the misuse recorded, for any other key path.
+    @usableFromInline
+    mutating func learnAttributeColumn(_ keyPath: AnyKeyPath) -> Int? {
+        columns.column(keyPath, model: model, relationship: false)
+    }
+
+    /// The object ID a to-one relationship of the row being filled links to, nil when unset.
+    func target(_ keyPath: AnyKeyPath) -> ObjectID? {
+        guard let column = columns.lookUp(keyPath, model: model, relationship: true),
+            case .integer(let key) = values[column],
+            let relation = model.relations[model.columnProperties[column]]
+        else { return nil }
+        return ObjectID(storeIdentifier: columns.storeIdentifier, entityName: relation.target.name, primaryKey: key)
+    }
+
+    /// Links a to-one relationship of the row being filled to a saved object (nil clears it);
+    /// records a misuse for a key path or target that does not fit.
+    mutating func setTarget(_ keyPath: AnyKeyPath, _ id: ObjectID?) {
+        guard let column = columns.column(keyPath, model: model, relationship: true) else { return }
+        guard let id else {
+            values[column] = .null
+            return
+        }
+        guard let relation = model.relations[model.columnProperties[column]],
+            id.storeIdentifier == columns.storeIdentifier, id.entityName == relation.target.name,
+            case .permanent(let key) = id.kind
+        else {
+            columns.recordBadTarget(id, keyPath: keyPath, model: model)
+            return
+        }
+        values[column] = .integer(key)
+    }
+}
