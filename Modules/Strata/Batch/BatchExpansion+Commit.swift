@@ -3,11 +3,12 @@ import StrataStorage
 extension BatchExpansion {
     /// Adds the batches' row writes to a save's change set.
     func addWrites(to changes: inout ChangeSet) {
-        for (number, inserts) in plainInserts.sorted(by: { $0.key < $1.key }) {
-            changes.inserts.reserveCapacity(changes.inserts.count + inserts.count)
-            for insert in inserts {
-                changes.inserts.append(
-                    RowWrite(entity: number, key: insert.key, expectedVersion: 0, values: insert.values))
+        for (number, runs) in plainInserts.sorted(by: { $0.key < $1.key }) {
+            changes.inserts.reserveCapacity(changes.inserts.count + runs.reduce(0) { $0 + $1.rows.count })
+            for run in runs {
+                for (key, values) in zip(run.keys, run.rows) {
+                    changes.inserts.append(RowWrite(entity: number, key: key, expectedVersion: 0, values: values))
+                }
             }
         }
         for number in order.keys.sorted() {
@@ -72,8 +73,8 @@ extension BatchExpansion {
     /// so usually stored as one range).
     func historyKeyRuns() -> [HistoryKeyRun] {
         let models = context.schema.models
-        return plainInserts.sorted(by: { $0.key < $1.key }).map { number, inserts in
-            HistoryKeyRun(entity: models[number].name, kind: .insert, keys: inserts.map(\.key))
+        return plainInserts.sorted(by: { $0.key < $1.key }).map { number, runs in
+            HistoryKeyRun(entity: models[number].name, kind: .insert, keys: runs.flatMap(\.keys))
         }
     }
 
@@ -87,7 +88,7 @@ extension BatchExpansion {
             guard conflict.objectID.storeIdentifier == storeIdentifier,
                 let key = conflict.objectID.primaryKey, let number = numbers[conflict.objectID.entityName]
             else { return false }
-            return rows[number]?[key] != nil || plainInserts[number]?.contains { $0.key == key } == true
+            return rows[number]?[key] != nil || plainInserts[number]?.contains { $0.keys.contains(key) } == true
         }
     }
 

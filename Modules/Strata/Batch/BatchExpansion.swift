@@ -26,8 +26,10 @@ struct BatchExpansion {
     var rows: [Int: [Int64: Row]] = [:]
     /// Keys in the order they were first changed, per entity (deterministic writes and history).
     var order: [Int: [Int64]] = [:]
-    /// Inserts of `.fail` batches, kept out of the overlay until a later batch reads their entity.
-    var plainInserts: [Int: [(key: Int64, values: ContiguousArray<StoredValue>)]] = [:]
+    /// Inserts of `.fail` batches, kept out of the overlay until a later batch reads their entity:
+    /// per entity number, each batch's rows with the keys reserved for them (the staged rows
+    /// array itself, not a copy per row).
+    var plainInserts: [Int: [PlainInsertRun]] = [:]
     var results: [BatchResult] = []
     /// Whether a batch inserts with `.fail`: a unique clash is then diagnosed by row.
     var hasPlainInserts = false
@@ -65,8 +67,12 @@ struct BatchExpansion {
 
     /// Moves the `.fail` inserts of an entity into the overlay, before a batch reads the entity.
     mutating func absorbPlainInserts(_ number: Int) {
-        guard let inserts = plainInserts.removeValue(forKey: number) else { return }
-        for insert in inserts { set(number, insert.key, Row(values: insert.values, original: nil, version: 0)) }
+        guard let runs = plainInserts.removeValue(forKey: number) else { return }
+        for run in runs {
+            for (key, values) in zip(run.keys, run.rows) {
+                set(number, key, Row(values: values, original: nil, version: 0))
+            }
+        }
     }
 
     /// The rows of an entity matching `filter` as this save leaves them so far: the store's
@@ -135,14 +141,8 @@ struct BatchExpansion {
         defer { results.append(result) }
         if case .fail = batch.clash {
             let keys = try context.engine.allocateKeys(entity: number, count: batch.rows.count)
-            var inserts = plainInserts[number] ?? []
-            inserts.reserveCapacity(inserts.count + batch.rows.count)
-            result.inserted.reserveCapacity(batch.rows.count)
-            for (key, values) in zip(keys, batch.rows) {
-                inserts.append((key, values))
-                result.inserted.append(key)
-            }
-            plainInserts[number] = inserts
+            plainInserts[number, default: []].append(PlainInsertRun(keys: keys, rows: batch.rows))
+            result.inserted.append(contentsOf: keys)
             hasPlainInserts = true
             return
         }
@@ -322,4 +322,11 @@ struct BatchExpansion {
     func objectID(_ model: EntityModel, _ key: Int64) -> ObjectID {
         ObjectID(storeIdentifier: storeIdentifier, entityName: model.name, primaryKey: key)
     }
+}
+
+/// The rows of one `.fail` batch insert and the keys reserved for them, in order: the staged
+/// rows array as it was staged (one reference for the batch, not a copy per row).
+struct PlainInsertRun {
+    let keys: Range<Int64>
+    let rows: [ContiguousArray<StoredValue>]
 }

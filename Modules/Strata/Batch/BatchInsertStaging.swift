@@ -47,8 +47,10 @@ struct BatchInsertStaging {
                 ])
             }
         }
-        rows.append(values)
-        values = model.defaults
+        // The finished row moves into `rows` and the defaults take its place, with no copy.
+        var finished = model.defaults
+        swap(&finished, &values)
+        rows.append(finished)
     }
 
     /// The staged batch, with every finished row.
