@@ -69,7 +69,7 @@ let package = Package(
             path: "Modules/StrataConformance", swiftSettings: strictMemorySafety
         ),
         .target(
-            name: "StrataTestSupport", dependencies: ["Strata", "StrataStorage", "StrataPostgres"],
+            name: "StrataTestSupport", dependencies: ["Strata", "StrataStorage"],
             path: "Modules/StrataTestSupport", swiftSettings: strictMemorySafety
         ),
         .target(name: "Ledger", dependencies: ["Strata"], path: "Modules/Ledger", swiftSettings: strictMemorySafety),
@@ -98,10 +98,16 @@ let package = Package(
             path: "Benchmarks"
         ),
         .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/CrashModels"),
+        // The project's own PostgreSQL test stores (not a product: StrataTestSupport needs no libpq).
+        .target(
+            name: "PostgresTestStores", dependencies: ["StrataTestSupport", "StrataPostgres", "StrataStorage"],
+            path: "Tests/PostgresTestStores", swiftSettings: strictMemorySafety
+        ),
         .executableTarget(
             name: "strata-crash-writer",
             dependencies: [
                 "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport", "Ledger",
+                "PostgresTestStores",
             ],
             path: "Tests/CrashWriter"
         ),
@@ -109,14 +115,16 @@ let package = Package(
             name: "strata-conformance-peer",
             dependencies: [
                 "StrataConformance", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport",
+                "PostgresTestStores",
             ],
             path: "Tests/ConformancePeer"
         ),
         .executableTarget(
             name: "strata-probe",
             dependencies: [
-                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport", "CSQLite",
-                "CLMDB",
+                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport",
+                "CSQLite",
+                "CLMDB", "PostgresTestStores",
             ],
             path: "Tests/StrataProbe"
         ),
@@ -130,7 +138,7 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataConformance",
                 "StrataTestSupport",
-                "Ledger", "CSQLite", "CLMDB", "CPostgres", "CrashModels",
+                "Ledger", "CSQLite", "CLMDB", "CPostgres", "CrashModels", "PostgresTestStores",
             ],
             path: "Tests/StrataTests"
         ),

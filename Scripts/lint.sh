@@ -29,7 +29,7 @@ fi
 limit=$(sed -n 's/^[[:space:]]*"lineLength"[[:space:]]*:[[:space:]]*\([0-9]*\).*/\1/p' .swift-format)
 [ -n "$limit" ] || { echo "lint: no lineLength in .swift-format" >&2; exit 1; }
 # grep counts characters (not bytes) in a UTF-8 locale, as swift-format does.
-long=$(LC_ALL=C.UTF-8 grep -rnE --include='*.swift' "^.{$((limit + 1)),}" "${directories[@]}" | cut -c1-160 | sort || true)
+long=$(LC_ALL=C.UTF-8 grep -rnE --include='*.swift' --exclude-dir=.build "^.{$((limit + 1)),}" "${directories[@]}" | cut -c1-160 | sort || true)
 if [ -n "$long" ]; then
     echo "$long" >&2
     echo "lint: $(echo "$long" | wc -l) lines are longer than $limit characters (split the string literal or comment)" >&2

@@ -1,6 +1,4 @@
 public import Foundation
-public import StrataPostgres
-public import StrataStorage
 
 /// The PostgreSQL server the tests use, and how a test store's location maps to a store on it.
 ///
@@ -9,6 +7,10 @@ public import StrataStorage
 /// A store location (a path inside a test's temporary directory, as for the embedded engines)
 /// maps to a schema named after a hash of the path, so a second process given the same path
 /// (`--store PATH`) opens the same store.
+///
+/// Needs no PostgreSQL client library: a test target that uses this product builds without
+/// `libpq-dev`. (The project's own tests make their configurations with
+/// `TestPostgres.configuration(at:options:)` from the non-product target `PostgresTestStores`.)
 public enum TestPostgres {
     /// The variable that names the test server.
     public static let variable = "STRATA_POSTGRES_URL"
@@ -26,28 +28,5 @@ public enum TestPostgres {
         }
         let hex = String(hash, radix: 16)
         return "s_" + String(repeating: "0", count: 16 - hex.count) + hex
-    }
-
-    /// The configuration of the test store at `location` (its `location` is that path, not the
-    /// server's URL). Without a server, opening fails loudly with `.misuse` naming the variable:
-    /// the PostgreSQL engine is never skipped.
-    public static func configuration(
-        at location: URL, options: PostgresOptions = PostgresOptions(poolSize: 4)
-    ) -> EngineConfiguration {
-        guard let url else {
-            return EngineConfiguration(name: "postgres", location: location) { _ in
-                throw StrataError.misuse(
-                    """
-                    \(variable) is not set, so the PostgreSQL tests have no server: run them with \
-                    `bash Scripts/test.sh`, which starts one, or set \(variable) to a server's URL
-                    """)
-            }
-        }
-        var configuration = EngineConfiguration.postgres(url: url, schema: schema(for: location), options: options)
-        // The location stays the path the test chose (the engine itself never reads it): a
-        // second process handed `--store <location.path>` maps it to the same schema, and the
-        // tests key their stores by path on every engine.
-        configuration.location = location
-        return configuration
     }
 }

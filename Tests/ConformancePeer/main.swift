@@ -6,6 +6,7 @@
 // (`StrataConformance.peerMain`). `ConformanceTests` starts it from next to the test binary.
 
 import Foundation
+import PostgresTestStores
 import Strata
 import StrataConformance
 import StrataLMDB

@@ -11,6 +11,7 @@
 
 import CrashModels
 import Foundation
+import PostgresTestStores
 import Strata
 import StrataPostgres
 import StrataTestSupport

@@ -16,6 +16,7 @@
 
 import CrashModels
 import Foundation
+import PostgresTestStores
 import Strata
 import StrataLMDB
 import StrataPostgres

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestStores
 import StrataStorage
 import StrataTestSupport
 import Testing

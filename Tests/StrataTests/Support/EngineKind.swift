@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestStores
 import Strata
 import StrataLMDB
 import StrataSQLite
