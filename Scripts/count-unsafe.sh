@@ -19,6 +19,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 work="$root/.build/unsafe-sites"
 copy="$work/src"
+rm -rf "$copy"   # a stale copy would keep files moved or deleted since
 mkdir -p "$copy"
 
 python3 - "$root" "$copy" <<'PY'

@@ -9,6 +9,9 @@ import StrataStorage
 /// closure as a ``BatchRow`` once per row, and stages it as a ``StagedInsert`` at the end.
 @usableFromInline
 struct BatchInsertStaging {
+    /// This batch's identity: a row copied out of one batch's closure and assigned in another's
+    /// carries the other batch, which ``finishRow(of:)`` refuses.
+    @usableFromInline let batch = BatchIdentity()
     let model: EntityModel
     let number: Int
     let clash: StagedInsert.Clash
@@ -31,12 +34,20 @@ struct BatchInsertStaging {
         rows.reserveCapacity(expectedRows)
     }
 
-    /// Ends the row being filled: refuses a misused key path or a NaN, keeps the row and starts
-    /// the next one from the defaults.
-    /// - Throws: `.misuse` for a key path or target the row was given wrongly; `.validation` for
-    ///   a NaN value.
+    /// Ends the row being filled: refuses a misused key path, a row of another batch or a NaN,
+    /// keeps the row and starts the next one from the defaults.
+    /// - Throws: `.misuse` for a key path or target the row was given wrongly, or when the row
+    ///   is not `batch`'s (a `BatchRow` kept from another batch's closure and assigned to this
+    ///   one's); `.validation` for a NaN value.
     @usableFromInline
-    mutating func finishRow() throws {
+    mutating func finishRow(of batch: BatchIdentity) throws {
+        guard self.batch === batch else {
+            throw StrataError.misuse(
+                """
+                a batchInsert closure assigned its row a BatchRow kept from another batch; nothing was staged. \
+                A row is valid only inside the closure it is passed to: set its values, do not replace it
+                """)
+        }
         if let misuse = columns.misuse { throw misuse }
         for value in values {
             if case .real(let number) = value, number.isNaN {
@@ -98,4 +109,10 @@ struct BatchInsertStaging {
         }
         values[column] = .integer(key)
     }
+}
+
+/// The identity of one batch insert's staging (compared by reference).
+@usableFromInline
+final class BatchIdentity: Sendable {
+    @usableFromInline init() {}
 }

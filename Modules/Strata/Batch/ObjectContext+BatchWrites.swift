@@ -40,9 +40,10 @@ extension ObjectContext {
         // is not generic over the row's model.
         var row = BatchRow<Model>(
             try beginBatchInsert(Model.self, onConflict: policy, expectedRows: elements.underestimatedCount))
+        let batch = row.staging.batch
         for element in elements {
             try fill(element, &row)
-            try row.staging.finishRow()
+            try row.staging.finishRow(of: batch)
         }
         endBatchInsert(row.staging)
     }

@@ -368,6 +368,24 @@ enum BatchWriteChecks {
         guard case .misuse = cascadeReach else {
             throw kit.fail("an object change in a cascade's reach gives .misuse, not \(cascadeReach)")
         }
+        // A row kept from one batch's closure and assigned in another's is refused, not staged.
+        let swapped = try await kit.expectStrataError("a BatchRow carried from one batch into another") {
+            try await container.performUnitOfWork { context in
+                var kept: BatchRow<KitAccount>?
+                try context.batchInsert(KitAccount.self, from: ["kept"]) { name, row in
+                    row[\.name] = name
+                    kept = row
+                }
+                try context.batchInsert(KitAccount.self, from: ["other"]) { name, row in
+                    if let kept { row = kept }
+                    row[\.name] = name
+                }
+                try context.save()
+            }
+        }
+        guard case .misuse(let swapMessage, _) = swapped, swapMessage.contains("another batch") else {
+            throw kit.fail("a row from another batch gives .misuse saying so, not \(swapped)")
+        }
         let balances = try await container.read { try $0.fetch(FetchRequest<KitAccount>()).map(\.balance) }
         try kit.expectEqual(balances, [5], "nothing was written by the refused saves")
         // A rollback drops staged batches.
