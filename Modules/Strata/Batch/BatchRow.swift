@@ -14,7 +14,8 @@ import StrataStorage
 /// }
 /// ```
 ///
-/// Lifetime: a row is valid only inside the closure it is passed to.
+/// Lifetime: a row is valid only inside the closure it is passed to. Set its values; a closure that
+/// replaces it with a row kept from another batch makes the batch call throw `.misuse`.
 public struct BatchRow<Model: ManagedObject> {
     /// The batch being staged, positioned at this row: the row's values live there, so the
     /// staging code that is not specialized for `Model` reaches them without type metadata.

@@ -27,9 +27,10 @@ extension ObjectContext {
     /// ``rollback()``.
     /// - Throws: `.misuse` outside `perform`, for an entity the context has unsaved object changes
     ///   for (save or roll them back first), a key path that is not a stored property, a
-    ///   relationship target that is not a saved object of the right entity, or upsert key paths
-    ///   that are not exactly one declared unique constraint; `.validation` for a NaN value;
-    ///   whatever `fill` throws (nothing is staged then).
+    ///   relationship target that is not a saved object of the right entity, upsert key paths
+    ///   that are not exactly one declared unique constraint, or a row replaced with one kept
+    ///   from another batch; `.validation` for a NaN value; whatever `fill` throws (nothing is
+    ///   staged then).
     @inlinable
     public func batchInsert<Model: ManagedObject, Elements: Sequence>(
         _ type: Model.Type, from elements: Elements, onConflict policy: UpsertPolicy<Model> = .fail,
