@@ -84,14 +84,28 @@ struct PGArrayEncoder {
     }
 
     /// Makes room for `size` more bytes, returning where they start: the caller writes every one.
+    ///
+    /// The room is zeros appended a chunk at a time from ``zeros`` (no temporary the size of a
+    /// large text, so a 300 MB text is still held once), at most ``slack`` beyond what is needed;
+    /// the capacity grows geometrically, so the copies stay linear in the array's size.
     private mutating func reserve(_ size: Int) -> Int {
         let offset = length
-        if offset + size > body.count {
-            body += [UInt8](repeating: 0, count: max(offset + size - body.count, body.count))
+        let needed = offset + size
+        if needed > body.count {
+            let target = needed + min(needed, Self.slack)
+            if target > body.capacity { body.reserveCapacity(max(target, body.capacity * 2)) }
+            while body.count < target {
+                body += Self.zeros[0..<min(Self.zeros.count, target - body.count)]
+            }
         }
-        length = offset + size
+        length = needed
         return offset
     }
+
+    /// The most room ``reserve(_:)`` adds beyond what is needed.
+    private static let slack = 1 << 20
+    /// The zeros ``reserve(_:)`` appends from.
+    private static let zeros = [UInt8](repeating: 0, count: 1 << 16)
 
     /// Appends a 32-bit field, big-endian.
     private mutating func appendField(_ value: Int32) {
