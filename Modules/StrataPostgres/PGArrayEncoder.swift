@@ -51,7 +51,7 @@ struct PGArrayEncoder {
                 span[offset + 4 + index] = byte
                 index += 1
             }
-            if lowest <= 0x01 {
+            if lowest <= PostgresTextEscape.highestEscapedByte {
                 length = offset
                 appendBytes(PostgresTextEscape.encode(text))
             }

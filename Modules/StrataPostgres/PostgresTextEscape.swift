@@ -10,24 +10,16 @@
 /// PostgresTextEscape.encode("a\u{0}b")  // [0x61, 0x01, 0x01, 0x62]
 /// ```
 enum PostgresTextEscape {
+    /// The highest byte the escape rewrites: `0x00` and `0x01` are escaped, every other byte is
+    /// stored as it is (``PGArrayEncoder`` checks its texts against this as it copies them).
+    static let highestEscapedByte: UInt8 = 0x01
+
     /// The stored bytes of `text`.
     static func encode(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        encode(text, appendingTo: &bytes)
-        return bytes
-    }
-
-    /// Appends the stored bytes of `text` to `bytes`, without an intermediate copy (a large text
-    /// is written once, straight into the buffer sent to the server).
-    static func encode(_ text: String, appendingTo bytes: inout [UInt8]) {
         let utf8 = text.utf8
-        // Room for the whole text at once (doubling, so many small texts stay linear).
-        let needed = bytes.count + utf8.count
-        if needed > bytes.capacity { bytes.reserveCapacity(max(needed, bytes.capacity * 2)) }
-        if !needsEscape(utf8) {
-            bytes.append(contentsOf: utf8)
-            return
-        }
+        guard needsEscape(utf8) else { return Array(utf8) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count + 8)
         for byte in utf8 {
             switch byte {
             case 0x00: bytes += [0x01, 0x01]
@@ -35,15 +27,16 @@ enum PostgresTextEscape {
             default: bytes.append(byte)
             }
         }
+        return bytes
     }
 
-    /// Whether a text holds a byte the escape rewrites (0x00 or 0x01). Scans the text's bytes in
-    /// place (a span), which costs a few instructions a byte, not a call of a closure per byte.
+    /// Whether a text holds a byte the escape rewrites. Scans the text's bytes in place (a span),
+    /// which costs a few instructions a byte, not a call of a closure per byte.
     private static func needsEscape(_ utf8: String.UTF8View) -> Bool {
         let span = utf8.span
         var index = 0
         while index < span.count {
-            if span[index] <= 0x01 { return true }
+            if span[index] <= highestEscapedByte { return true }
             index += 1
         }
         return false
