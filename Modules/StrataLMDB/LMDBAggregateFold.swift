@@ -3,7 +3,9 @@ import StrataStorage
 /// An aggregate folded over an entity's stored rows where they lie: each row is checked as a
 /// decode checks it (``RowFields/read(_:key:)``), its group found by the bytes
 /// of its group values (``LMDBGroupTable``), and the functions' columns added as integers and
-/// reals (``AggregatePartial``), with no ``StoredValue`` made per row. A group's values are
+/// reals into trivial lanes (``LMDBFoldLane``, one per group and function, a step each settled
+/// once: ``LMDBFoldStep``), with no ``StoredValue`` made per row; the lanes become
+/// ``AggregatePartial``s at the end. A group's values are
 /// decoded once, from the first row of the group. The result equals ``AggregateAccumulator``'s
 /// over the same rows in the same order, errors included.
 ///
@@ -18,13 +20,12 @@ import StrataStorage
 struct LMDBAggregateFold {
     private let plan: AggregatePlan
     private let layout: EntityLayout
-    private let functions: ContiguousArray<AggregateFunction>
-    /// Per function, the column it reads, or -1 for ``AggregateFunction/count``.
-    private let columns: ContiguousArray<Int>
+    /// Per function, what it does with a row.
+    private let steps: ContiguousArray<LMDBFoldStep>
     private let fields: RowFields
     private var table = LMDBGroupTable()
-    /// Every group's partials, one run of `functions.count` per group, in group number order.
-    private var partials: [AggregatePartial] = []
+    /// Every group's figures, one run of `steps.count` per group, in group number order.
+    private var lanes: ContiguousArray<LMDBFoldLane> = []
     /// Every group's values, in group number order.
     private var groups: [[StoredValue]] = []
     /// Which columns a group's first row is decoded for.
@@ -52,8 +53,7 @@ struct LMDBAggregateFold {
     init(_ plan: AggregatePlan, layout: EntityLayout) {
         self.plan = plan
         self.layout = layout
-        functions = ContiguousArray(plan.functions)
-        columns = ContiguousArray(plan.functions.map { $0.column ?? -1 })
+        steps = ContiguousArray(plan.functions.map { LMDBFoldStep($0, layout: layout) })
         let count = layout.classes.count
         var checksText = ContiguousArray(repeating: false, count: count)
         for case let column? in plan.functions.map(\.column) { checksText[column] = true }
@@ -75,28 +75,34 @@ struct LMDBAggregateFold {
         if isNew {
             try RowCodec.decode(bytes, key: key, layout: layout, wanted: groupColumns, into: &groupRow)
             groups.append(plan.groupBy.map { groupRow.values[$0] })
-            partials.append(contentsOf: repeatElement(AggregatePartial(), count: functions.count))
+            lanes.append(contentsOf: repeatElement(LMDBFoldLane(), count: steps.count))
         }
-        let base = group &* functions.count
-        for index in functions.indices {
-            let function = functions[index]
-            let column = columns[index]
-            guard column >= 0 else {
-                partials[base &+ index].addNull(for: function)
+        let width = steps.count
+        let base = group &* width
+        for index in 0..<width {
+            let step = steps[index]
+            if step.kind == .countRows {
+                lanes[base &+ index].count &+= 1
                 continue
             }
-            let field = fields[column]
-            switch field.tag {
-            case RowCodec.tagInteger:
-                if !partials[base &+ index].add(integer: field.integer, for: function) {
-                    throw plan.sumOverflow(column: column)
-                }
-            case RowCodec.tagReal:
-                partials[base &+ index].add(real: field.real, for: function)
-            case RowCodec.tagNull:
-                partials[base &+ index].addNull(for: function)
-            default:
-                partials[base &+ index].addUnread(for: function)
+            let field = fields[step.column]
+            if field.tag == RowCodec.tagNull { continue }
+            switch step.kind {
+            case .countRows, .countValues:
+                lanes[base &+ index].count &+= 1
+            case .sumInteger:
+                if !lanes[base &+ index].add(integer: field.integer) { throw plan.sumOverflow(column: step.column) }
+            case .sumReal:
+                lanes[base &+ index].real += field.real
+                lanes[base &+ index].count &+= 1
+            case .minimumInteger:
+                lanes[base &+ index].keep(integer: field.integer, minimum: true)
+            case .maximumInteger:
+                lanes[base &+ index].keep(integer: field.integer, minimum: false)
+            case .minimumReal:
+                lanes[base &+ index].keep(real: field.real, minimum: true)
+            case .maximumReal:
+                lanes[base &+ index].keep(real: field.real, minimum: false)
             }
         }
     }
@@ -104,7 +110,8 @@ struct LMDBAggregateFold {
     /// The groups in ascending order of their values, each with its aggregates, as
     /// ``AggregateAccumulator/rows()`` gives them.
     func rows() -> [AggregateRow] {
-        let width = functions.count
+        let width = steps.count
+        let partials = lanes.indices.map { lanes[$0].partial(steps[$0 % width].kind) }
         return AggregateAccumulator.rows(
             of: plan, groups: groups.indices.lazy.map { (groups[$0], $0 * width) }, partials: partials)
     }

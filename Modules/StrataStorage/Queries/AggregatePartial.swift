@@ -26,6 +26,20 @@ public struct AggregatePartial: Sendable {
     /// The state over no rows.
     @inlinable public init() {}
 
+    /// A partial with the figures a fold kept itself: `count` values (or rows, for
+    /// ``AggregateFunction/count``), an integer and a real sum, whether a real was summed, and
+    /// the extreme of a minimum or maximum (`.null` when there is none). The result is the
+    /// partial that adding the same values one by one would give.
+    package init(
+        count: Int64, integerSum: Int64 = 0, realSum: Double = 0, sawReal: Bool = false, extreme: StoredValue = .null
+    ) {
+        self.count = count
+        self.integerSum = integerSum
+        self.realSum = realSum
+        self.sawReal = sawReal
+        self.extreme = extreme
+    }
+
     /// Adds one row's value of the function's column (`.null` for ``AggregateFunction/count``).
     /// - Throws: `.validation` when an integer sum passes `Int64` (``AggregateAccumulator/sumOverflowMessage``).
     public mutating func add(_ value: StoredValue, for function: AggregateFunction, entity: Int) throws(StrataError) {
