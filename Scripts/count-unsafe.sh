@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Lists the unsafe sites of every module, per file, and checks that the modules built with
-# strict memory safety keep theirs in the walled files that `Docs/Architecture.md` lists
-# (section "Unsafe code").
+# Lists the unsafe sites of every module, per file, and checks that the library modules (every
+# folder of `Modules/`, all built with strict memory safety) keep theirs in their walled files:
+# the files under `Modules/<module>/Walled/`. It also checks that the table of section "Unsafe
+# code" of `Docs/Architecture.md` describes exactly those files.
 #
-#   Scripts/count-unsafe.sh            # the table; exits 1 if a listed module has an unwalled site
+#   Scripts/count-unsafe.sh            # the table; exits 1 if a module has a site outside Walled/
 #   Scripts/count-unsafe.sh --files    # also one line per file with sites
 #
 # A site is one distinct `file:line:column` that the compiler reports under
@@ -73,14 +74,29 @@ def module(path):
     parts = path.split("/")
     return parts[1] if parts[0] in ("Modules", "Tests", "Examples") and len(parts) > 2 else parts[0]
 
-# The walled files: backticked paths in the table rows of the "Unsafe code" section.
-walled, section = set(), False
+def walled(path):
+    parts = path.split("/")
+    return len(parts) > 3 and parts[0] == "Modules" and parts[2] == "Walled"
+
+# The table of "Unsafe code" must name every walled file, and nothing else.
+listed, section = set(), False
 for line in open(architecture):
     if line.startswith("## "):
         section = line.strip() == "## Unsafe code"
     elif section and line.startswith("|"):
-        walled.update(re.findall(r"`(Modules/[^`]+\.swift)`", line))
-strict = {module(path) for path in walled}
+        listed.update(re.findall(r"`(Modules/[^`]+\.swift)`", line))
+root = os.path.dirname(os.path.dirname(os.path.realpath(architecture)))
+on_disk = set()
+for directory, _, names in os.walk(os.path.join(root, "Modules")):
+    relative = os.path.relpath(directory, root)
+    for name in names:
+        if name.endswith(".swift") and walled(os.path.join(relative, name)):
+            on_disk.add(os.path.join(relative, name))
+strict = {path.split("/")[1] for path in on_disk}
+for name in os.listdir(os.path.join(root, "Modules")):
+    for directory, _, names in os.walk(os.path.join(root, "Modules", name)):
+        if any(n.endswith(".swift") for n in names):
+            strict.add(name)
 
 per_file = collections.Counter(site[0] for site in sites)
 modules = collections.defaultdict(lambda: [0, 0, 0])  # sites, files, sites outside walled files
@@ -88,7 +104,7 @@ for path, count in per_file.items():
     entry = modules[module(path)]
     entry[0] += count
     entry[1] += 1
-    if module(path) in strict and path not in walled:
+    if module(path) in strict and not walled(path):
         entry[2] += count
 print("%-22s %6s %6s  %s" % ("module", "sites", "files", "walled?"))
 for name, (count, files, outside) in sorted(modules.items(), key=lambda item: -item[1][0]):
@@ -97,9 +113,15 @@ for name, (count, files, outside) in sorted(modules.items(), key=lambda item: -i
 print("%-22s %6d %6d" % ("total", len(sites), len(per_file)))
 failed = False
 for path, count in sorted(per_file.items(), key=lambda item: (module(item[0]), -item[1], item[0])):
-    unwalled = module(path) in strict and path not in walled
+    unwalled = module(path) in strict and not walled(path)
     failed |= unwalled
     if option == "--files" or unwalled:
         print("%6d  %s%s" % (count, path, "   <- not a walled file" if unwalled else ""))
+for path in sorted(on_disk - listed):
+    failed = True
+    print("%s is a walled file that Docs/Architecture.md's \"Unsafe code\" table does not describe" % path)
+for path in sorted(listed - on_disk):
+    failed = True
+    print("Docs/Architecture.md's \"Unsafe code\" table names %s, which is not a file under a Walled/ folder" % path)
 sys.exit(1 if failed else 0)
 PY

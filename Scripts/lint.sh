@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Checks the Swift sources against the committed .swift-format configuration and fails on any
-# finding. Two checks:
+# finding. Three checks:
 # 1. `swift format lint --strict` over Modules, Tests, Examples and Benchmarks (every rule of
 #    .swift-format, and every place where `swift format format` would change the layout).
 # 2. No line longer than the configured `lineLength`. The formatter breaks code lines, but it
 #    cannot break a string literal or a comment, and its lint stays silent about such a line;
 #    split the literal (string concatenation or a multi-line literal) or the comment by hand.
+# 3. Only the walled files of a library module (`Modules/<module>/Walled/`) import a C module
+#    (`CSQLite`, `CLMDB`, `CPostgres`, `CStrataCRC`), so that C types stay in them.
 #
 # To fix layout findings, run the formatter with the same configuration, then this script again:
 #   swift format format -i -r Modules Tests Examples Benchmarks
@@ -36,5 +38,12 @@ if [ -n "$long" ]; then
     status=1
 fi
 
-[ $status -eq 0 ] && echo "lint: no findings (swift format lint --strict, lines <= $limit characters)"
+cimports=$(grep -rnE --include='*.swift' '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*((public|package|internal)[[:space:]]+)?import[[:space:]]+(CSQLite|CLMDB|CPostgres|CStrataCRC)([[:space:]]|$)' Modules | grep -v '^Modules/[^/]*/Walled/' || true)
+if [ -n "$cimports" ]; then
+    echo "$cimports" >&2
+    echo "lint: these files outside a Walled/ folder import a C module; move the C-facing code into the module's Walled/ folder" >&2
+    status=1
+fi
+
+[ $status -eq 0 ] && echo "lint: no findings (swift format lint --strict, lines <= $limit characters, C modules imported only in Walled/ folders)"
 exit $status

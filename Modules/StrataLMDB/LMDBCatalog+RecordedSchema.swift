@@ -1,4 +1,3 @@
-import CLMDB
 import StrataStorage
 
 extension LMDBCatalog {
@@ -6,7 +5,7 @@ extension LMDBCatalog {
     static let recordedSchemaKey = Array("schema".utf8)
 
     /// Records the schema's JSON in the metadata database (nothing for a schema without one).
-    static func recordSchema(_ txn: LMDBTransaction, meta: MDB_dbi, _ schema: StoreSchema) throws {
+    static func recordSchema(_ txn: LMDBTransaction, meta: LMDBDatabase, _ schema: StoreSchema) throws {
         guard let recorded = schema.recorded else { return }
         try txn.put(meta, recordedSchemaKey, Array(try recorded.jsonText().utf8))
     }
@@ -33,7 +32,7 @@ extension LMDBCatalog {
     ///   step's errors.
     /// - Returns: whether an older store was migrated here; its version is then the schema's.
     static func reconcileRecordedSchema(
-        _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, metadata: Metadata, path: String,
+        _ txn: LMDBTransaction, meta: LMDBDatabase, schema: StoreSchema, metadata: Metadata, path: String,
         maxKeySize: Int
     ) throws -> Bool {
         let storeVersion = metadata.schemaVersion

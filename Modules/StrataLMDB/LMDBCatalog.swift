@@ -1,4 +1,3 @@
-import CLMDB
 import Foundation
 import StrataStorage
 
@@ -13,7 +12,7 @@ import StrataStorage
 struct LMDBCatalog: Sendable {
     struct Index: Sendable {
         var name: String
-        var dbi: MDB_dbi
+        var dbi: LMDBDatabase
         var columns: [Int]
         var isUnique: Bool
         var columnNames: [String]
@@ -21,13 +20,13 @@ struct LMDBCatalog: Sendable {
 
     /// A class, so that looking an entity up for every row read or written is one retain.
     final class Entity: Sendable {
-        let dbi: MDB_dbi
+        let dbi: LMDBDatabase
         let layout: EntityLayout
         let columns: [ColumnSchema]
         let indexes: [Index]
         var name: String { layout.name }
 
-        init(dbi: MDB_dbi, layout: EntityLayout, columns: [ColumnSchema], indexes: [Index]) {
+        init(dbi: LMDBDatabase, layout: EntityLayout, columns: [ColumnSchema], indexes: [Index]) {
             self.dbi = dbi
             self.layout = layout
             self.columns = columns
@@ -37,13 +36,13 @@ struct LMDBCatalog: Sendable {
 
     struct Join: Sendable {
         var name: String
-        var left: MDB_dbi
-        var right: MDB_dbi
+        var left: LMDBDatabase
+        var right: LMDBDatabase
         var leftEntity: Int
         var rightEntity: Int
     }
 
-    var meta: MDB_dbi
+    var meta: LMDBDatabase
     var entities: [Entity]
     var joins: [Join]
 
@@ -86,7 +85,7 @@ struct LMDBCatalog: Sendable {
     static func open(
         _ txn: LMDBTransaction, schema: StoreSchema, path: String, maxKeySize: Int
     ) throws -> (LMDBCatalog, Metadata) {
-        let meta: MDB_dbi
+        let meta: LMDBDatabase
         do {
             meta = try txn.openDatabase(metaName, create: false)
         } catch .notFound {
@@ -119,7 +118,7 @@ struct LMDBCatalog: Sendable {
     /// The catalog of `schema` over the store open in `txn`: every database it uses, opened
     /// (created empty when missing). The open uses it for the model's schema, a migration's
     /// transaction engine for the schema of one version.
-    static func build(_ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema) throws -> LMDBCatalog {
+    static func build(_ txn: LMDBTransaction, meta: LMDBDatabase, schema: StoreSchema) throws -> LMDBCatalog {
         var entities: [Entity] = []
         for entity in schema.entities {
             let dbi = try openDatabase(txn, "e.\(entity.name)")
@@ -147,12 +146,12 @@ struct LMDBCatalog: Sendable {
         return LMDBCatalog(meta: meta, entities: entities, joins: joins)
     }
 
-    private static func openDatabase(_ txn: LMDBTransaction, _ name: String) throws -> MDB_dbi {
+    private static func openDatabase(_ txn: LMDBTransaction, _ name: String) throws -> LMDBDatabase {
         try txn.openDatabase(name, create: true)
     }
 
     private static func readMetadata(
-        _ txn: LMDBTransaction, meta: MDB_dbi, schema: StoreSchema, path: String
+        _ txn: LMDBTransaction, meta: LMDBDatabase, schema: StoreSchema, path: String
     ) throws -> Metadata {
         let format = try txn.get(meta, Array("format_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
         guard let format else {

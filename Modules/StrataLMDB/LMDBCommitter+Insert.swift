@@ -4,7 +4,7 @@ import StrataStorage
 extension LMDBCommitter {
     /// An index as the insert loop reads it: plain values, copied without reference counting.
     struct IndexPlan {
-        var dbi: UInt32
+        var dbi: LMDBDatabase
         var isUnique: Bool
         /// The index's position in `Entity.indexes`.
         var ordinal: Int

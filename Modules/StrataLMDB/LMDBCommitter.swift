@@ -213,7 +213,7 @@ struct LMDBCommitter {
     /// violation when the index is unique and the entry belongs to another row (`index` is read
     /// only then).
     mutating func putIndex(
-        _ dbi: UInt32, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: ByteBuffer, _ key: Int64,
+        _ dbi: LMDBDatabase, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: ByteBuffer, _ key: Int64,
         index: () -> LMDBCatalog.Index
     ) throws {
         do {
@@ -226,7 +226,7 @@ struct LMDBCommitter {
     /// Records a uniqueness violation for an index key that is already there, when the index is
     /// unique and the entry belongs to another row.
     private mutating func recordDuplicate(
-        _ dbi: UInt32, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64,
+        _ dbi: LMDBDatabase, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: [UInt8], _ key: Int64,
         index: () -> LMDBCatalog.Index
     ) throws {
         let owner = try txn.get(dbi, indexKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
@@ -291,12 +291,12 @@ struct LMDBCommitter {
         }
     }
 
-    private func linked(_ dbi: UInt32, _ key: Int64) throws -> [Int64] {
+    private func linked(_ dbi: LMDBDatabase, _ key: Int64) throws -> [Int64] {
         try Self.linkedKeys(txn, dbi, key)
     }
 
     /// The other-side keys stored under `key` in one join direction, ascending.
-    static func linkedKeys(_ txn: LMDBTransaction, _ dbi: UInt32, _ key: Int64) throws -> [Int64] {
+    static func linkedKeys(_ txn: LMDBTransaction, _ dbi: LMDBDatabase, _ key: Int64) throws -> [Int64] {
         let prefix = IndexKeyCodec.primaryKey(key)
         var keys: [Int64] = []
         try txn.scan(dbi, from: prefix, before: IndexKeyCodec.successor(ofPrefix: prefix)) { pair, _ in

@@ -1,4 +1,3 @@
-import CLMDB
 import Foundation
 import StrataStorage
 
@@ -19,12 +18,12 @@ extension LMDBEngine: HistoryStore {
 
     /// Opens the history database in the open's write transaction, creating it when missing
     /// (a store made before history). Runs after the recorded-schema check, which counts databases.
-    static func openHistory(_ txn: LMDBTransaction) throws -> MDB_dbi {
+    static func openHistory(_ txn: LMDBTransaction) throws -> LMDBDatabase {
         try txn.openDatabase(historyName, create: true)
     }
 
     /// The last token handed out, 0 for none.
-    static func lastHistoryToken(_ txn: LMDBTransaction, meta: MDB_dbi) throws -> Int64 {
+    static func lastHistoryToken(_ txn: LMDBTransaction, meta: LMDBDatabase) throws -> Int64 {
         let stored = try txn.get(meta, historyTokenKey) { bytes -> Int64? in
             bytes.byteCount == 8 ? IndexKeyCodec.readPrimaryKey(bytes) : nil
         }
@@ -36,7 +35,7 @@ extension LMDBEngine: HistoryStore {
     /// Appends `record` as the next transaction, inside the commit's write transaction.
     /// - Throws: `.storeFull` when the tokens are exhausted; `.storeCorrupt`; LMDB errors.
     static func appendHistory(
-        _ txn: LMDBTransaction, meta: MDB_dbi, history: MDB_dbi, _ record: HistoryRecord
+        _ txn: LMDBTransaction, meta: LMDBDatabase, history: LMDBDatabase, _ record: HistoryRecord
     ) throws {
         let last = try lastHistoryToken(txn, meta: meta)
         let (token, overflow) = last.addingReportingOverflow(1)
@@ -107,7 +106,7 @@ extension LMDBEngine: HistoryStore {
 
     /// Every cursor in `meta`, read in `txn`.
     /// - Throws: `.storeCorrupt` for a cursor whose value is not 8 bytes or whose name is not UTF-8.
-    static func readCursors(_ txn: LMDBTransaction, meta: MDB_dbi) throws -> [String: Int64] {
+    static func readCursors(_ txn: LMDBTransaction, meta: LMDBDatabase) throws -> [String: Int64] {
         var cursors: [String: Int64] = [:]
         try txn.scan(meta, from: cursorPrefix, before: cursorRangeEnd) { key, value in
             let bytes = IndexKeyCodec.array(key).dropFirst(cursorPrefix.count)

@@ -1,4 +1,3 @@
-import CLMDB
 import Foundation
 import StrataStorage
 import Synchronization
@@ -15,11 +14,11 @@ final class LMDBEngine: StorageEngine {
     /// The model's schema the store was opened with (names for the history of set writes).
     let schema: StoreSchema
     /// The `strata.history` database (see `LMDBEngine+History.swift`).
-    let historyDatabase: MDB_dbi
+    let historyDatabase: LMDBDatabase
     private let closed = Mutex(false)
 
     private init(
-        environment: LMDBEnvironment, catalog: LMDBCatalog, schema: StoreSchema, historyDatabase: MDB_dbi,
+        environment: LMDBEnvironment, catalog: LMDBCatalog, schema: StoreSchema, historyDatabase: LMDBDatabase,
         metadata: LMDBCatalog.Metadata
     ) {
         self.environment = environment

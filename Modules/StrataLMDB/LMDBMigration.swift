@@ -1,4 +1,3 @@
-import CLMDB
 import StrataStorage
 
 /// Applies one inferred migration step list inside the open's write transaction, and records the
@@ -20,7 +19,7 @@ import StrataStorage
 /// and defaults and rules live in the core.
 struct LMDBMigration {
     let txn: LMDBTransaction
-    let meta: MDB_dbi
+    let meta: LMDBDatabase
     let plan: SchemaMigrationPlan
     /// The layout after the migration (the plan's target version).
     let schema: StoreSchema
@@ -47,7 +46,7 @@ struct LMDBMigration {
     static let progressInterval = 5_000
 
     init(
-        txn: LMDBTransaction, meta: MDB_dbi, plan: SchemaMigrationPlan, schema: StoreSchema, maxKeySize: Int,
+        txn: LMDBTransaction, meta: LMDBDatabase, plan: SchemaMigrationPlan, schema: StoreSchema, maxKeySize: Int,
         progress: MigrationRowProgress
     ) {
         self.txn = txn
@@ -136,7 +135,7 @@ struct LMDBMigration {
     }
 
     /// The handle of a database the store has, or nil.
-    func existingDatabase(_ name: String) throws -> MDB_dbi? {
+    func existingDatabase(_ name: String) throws -> LMDBDatabase? {
         do {
             return try txn.openDatabase(name, create: false)
         } catch .notFound {

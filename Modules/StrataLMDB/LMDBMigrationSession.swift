@@ -1,4 +1,3 @@
-import CLMDB
 import Foundation
 import StrataStorage
 
@@ -11,7 +10,7 @@ import StrataStorage
 /// aborts.
 final class LMDBMigrationSession: StoreMigrationSession {
     let txn: LMDBTransaction
-    let meta: MDB_dbi
+    let meta: LMDBDatabase
     let storeIdentifier: UUID
     let path: String
     let maxKeySize: Int
@@ -20,7 +19,7 @@ final class LMDBMigrationSession: StoreMigrationSession {
     /// and runs the whole open (the migration and its closures) again in a new transaction.
     private(set) var ranOutOfMap = false
 
-    init(txn: LMDBTransaction, meta: MDB_dbi, storeIdentifier: UUID, path: String, maxKeySize: Int) {
+    init(txn: LMDBTransaction, meta: LMDBDatabase, storeIdentifier: UUID, path: String, maxKeySize: Int) {
         self.txn = txn
         self.meta = meta
         self.storeIdentifier = storeIdentifier

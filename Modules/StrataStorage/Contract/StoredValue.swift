@@ -70,30 +70,12 @@ extension StoredValue {
 
     /// Binary (UTF-8 byte) order of two strings, which is Unicode scalar order.
     public static func compareBytes(_ a: String, _ b: String) -> ComparisonResult {
-        var a = a
-        var b = b
-        return a.withUTF8 { pa in b.withUTF8 { pb in unsafe compareBuffers(pa, pb) } }
+        ByteOrder.compare(a, b)
     }
 
     /// Bytewise order of two byte strings, shorter first on a common prefix.
     public static func compareBytes(_ a: Data, _ b: Data) -> ComparisonResult {
-        unsafe a.withUnsafeBytes { ra in
-            unsafe b.withUnsafeBytes { rb in
-                unsafe compareBuffers(ra.bindMemory(to: UInt8.self), rb.bindMemory(to: UInt8.self))
-            }
-        }
-    }
-
-    private static func compareBuffers(
-        _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>
-    ) -> ComparisonResult {
-        let common = min(a.count, b.count)
-        if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
-            let result = unsafe memcmp(pa, pb, common)
-            if result != 0 { return result < 0 ? .orderedAscending : .orderedDescending }
-        }
-        if a.count == b.count { return .orderedSame }
-        return a.count < b.count ? .orderedAscending : .orderedDescending
+        ByteOrder.compare(a, b)
     }
 }
 
@@ -123,8 +105,7 @@ extension StoredValue: Hashable {
             hasher.combine(v == 0 ? 0 : v)
         case .text(let v):
             hasher.combine(3 as UInt8)
-            var copy = v
-            copy.withUTF8 { unsafe hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            ByteOrder.hashUTF8(of: v, into: &hasher)
         case .blob(let v):
             hasher.combine(4 as UInt8)
             hasher.combine(v)

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Tells an engine whether a write that failed with a plain I/O error failed for lack of room.
 ///
 /// Neither C library says so reliably: SQLite reports a write refused with `EFBIG` (the
@@ -22,22 +18,17 @@ package enum StoreRoom {
     ///   - files: the store's files that grow (a missing one is skipped).
     ///   - directory: the directory holding them.
     package static func exhaustion(files: [String], directory: String) -> String? {
-        var limit = rlimit()
-        if unsafe getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
+        if let limit = SystemCalls.fileSizeLimit() {
             for file in files {
                 guard let size = fileSize(file) else { continue }
                 let (reach, overflow) = size.addingReportingOverflow(sizeLimitMargin)
-                if overflow || reach >= UInt64(limit.rlim_cur) {
-                    return "\(file) has reached the process's file-size limit (RLIMIT_FSIZE, \(limit.rlim_cur) bytes)"
+                if overflow || reach >= limit {
+                    return "\(file) has reached the process's file-size limit (RLIMIT_FSIZE, \(limit) bytes)"
                 }
             }
         }
-        var stats = statvfs()
-        if unsafe statvfs(directory.isEmpty ? "." : directory, &stats) == 0 {
-            let free = UInt64(stats.f_bavail).multipliedReportingOverflow(by: UInt64(stats.f_frsize))
-            if !free.overflow, free.partialValue < fullFileSystemBytes {
-                return "the disk holding \(directory) is full (\(free.partialValue) bytes free)"
-            }
+        if let free = SystemCalls.freeBytes(directory: directory), free < fullFileSystemBytes {
+            return "the disk holding \(directory) is full (\(free) bytes free)"
         }
         return nil
     }
@@ -46,17 +37,13 @@ package enum StoreRoom {
     /// bytes and still keep ``fullFileSystemBytes`` free (what a commit after it needs). True
     /// when the free space cannot be read.
     package static func hasRoom(forGrowth growth: UInt64, directory: String) -> Bool {
-        var stats = statvfs()
-        guard unsafe statvfs(directory.isEmpty ? "." : directory, &stats) == 0 else { return true }
-        let free = UInt64(stats.f_bavail).multipliedReportingOverflow(by: UInt64(stats.f_frsize))
+        guard let free = SystemCalls.freeBytes(directory: directory) else { return true }
         let (needed, overflow) = growth.addingReportingOverflow(fullFileSystemBytes)
-        return free.overflow || (!overflow && free.partialValue >= needed)
+        return !overflow && free >= needed
     }
 
     /// The size of the file at `path` in bytes, or nil when it cannot be read.
     package static func fileSize(_ path: String) -> UInt64? {
-        var info = stat()
-        guard unsafe stat(path, &info) == 0 else { return nil }
-        return UInt64(clamping: info.st_size)
+        SystemCalls.fileSize(path)
     }
 }

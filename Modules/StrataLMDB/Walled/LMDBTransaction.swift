@@ -1,6 +1,18 @@
 import CLMDB
 import Foundation
 
+/// One database (a B-tree) of an open LMDB environment, as
+/// ``LMDBTransaction/openDatabase(_:create:)`` gave it: the rest of the engine names databases
+/// by this value and never sees LMDB's `MDB_dbi`, which only this file reads.
+///
+/// ```swift
+/// let entries = try txn.openDatabase("Entry", create: true)
+/// try txn.put(entries, primaryKey: 1, [0x01])
+/// ```
+struct LMDBDatabase: Hashable, Sendable {
+    fileprivate let handle: MDB_dbi
+}
+
 /// A thin, non-owning view of an `MDB_txn`: get, put, delete, ordered scans and opening named
 /// databases.
 ///
@@ -20,21 +32,23 @@ import Foundation
     @unsafe var pointer: OpaquePointer { unsafe raw }
 
     /// Calls `body` with the value stored under `key`, or returns nil when there is none.
-    func get<T>(_ dbi: MDB_dbi, _ key: [UInt8], _ body: (RawSpan) throws -> T) throws -> T? {
+    func get<T>(_ dbi: LMDBDatabase, _ key: [UInt8], _ body: (RawSpan) throws -> T) throws -> T? {
         try unsafe key.withUnsafeBytes { try unsafe get(dbi, bytes: $0, body) }
     }
 
     /// ``get(_:_:_:)`` for an 8-byte big-endian primary key, without building the key on the heap.
     @inline(__always)
-    func get<T>(_ dbi: MDB_dbi, primaryKey: Int64, _ body: (RawSpan) throws -> T) throws -> T? {
+    func get<T>(_ dbi: LMDBDatabase, primaryKey: Int64, _ body: (RawSpan) throws -> T) throws -> T? {
         try unsafe withUnsafeBytes(of: primaryKey.bigEndian) { try unsafe get(dbi, bytes: $0, body) }
     }
 
     @unsafe @inline(__always)
-    private func get<T>(_ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ body: (RawSpan) throws -> T) throws -> T? {
+    private func get<T>(
+        _ dbi: LMDBDatabase, bytes key: UnsafeRawBufferPointer, _ body: (RawSpan) throws -> T
+    ) throws -> T? {
         var data = unsafe MDB_val()
         var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        let rc = unsafe mdb_get(raw, dbi, &k, &data)
+        let rc = unsafe mdb_get(raw, dbi.handle, &k, &data)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc)
         let value = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
@@ -43,7 +57,7 @@ import Foundation
 
     /// Stores `value` under `key`.
     /// - Parameter noOverwrite: fail with `LMDBError.keyExists` when the key is present.
-    func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
+    func put(_ dbi: LMDBDatabase, _ key: [UInt8], _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
         let rc = unsafe key.withUnsafeBytes { keyBytes in
             unsafe value.withUnsafeBytes { unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
         }
@@ -51,7 +65,7 @@ import Foundation
     }
 
     /// ``put(_:_:_:noOverwrite:)`` under an 8-byte big-endian primary key.
-    func put(_ dbi: MDB_dbi, primaryKey: Int64, _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
+    func put(_ dbi: LMDBDatabase, primaryKey: Int64, _ value: [UInt8], noOverwrite: Bool = false) throws(LMDBError) {
         let rc = unsafe withUnsafeBytes(of: primaryKey.bigEndian) { keyBytes in
             unsafe value.withUnsafeBytes { unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite) }
         }
@@ -59,7 +73,7 @@ import Foundation
     }
 
     /// ``put(_:_:_:noOverwrite:)`` with an 8-byte big-endian primary key as the value.
-    func put(_ dbi: MDB_dbi, _ key: [UInt8], primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
+    func put(_ dbi: LMDBDatabase, _ key: [UInt8], primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
         let rc = unsafe key.withUnsafeBytes { keyBytes in
             unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) {
                 unsafe put(dbi, bytes: keyBytes, $0, noOverwrite: noOverwrite)
@@ -70,7 +84,9 @@ import Foundation
 
     /// ``put(_:_:_:noOverwrite:)`` of the bytes of `value` under an 8-byte big-endian primary key.
     @inline(__always)
-    func put(_ dbi: MDB_dbi, primaryKey: Int64, buffer value: ByteBuffer, noOverwrite: Bool = false) throws(LMDBError) {
+    func put(
+        _ dbi: LMDBDatabase, primaryKey: Int64, buffer value: ByteBuffer, noOverwrite: Bool = false
+    ) throws(LMDBError) {
         let rc = unsafe withUnsafeBytes(of: primaryKey.bigEndian) {
             unsafe put(dbi, bytes: $0, value.bytes, noOverwrite: noOverwrite)
         }
@@ -79,7 +95,8 @@ import Foundation
 
     /// ``put(_:_:primaryKeyValue:noOverwrite:)`` with the bytes of `key` as the key.
     @inline(__always)
-    func put(_ dbi: MDB_dbi, key: ByteBuffer, primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError) {
+    func put(_ dbi: LMDBDatabase, key: ByteBuffer, primaryKeyValue: Int64, noOverwrite: Bool = false) throws(LMDBError)
+    {
         let rc = unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) {
             unsafe put(dbi, bytes: key.bytes, $0, noOverwrite: noOverwrite)
         }
@@ -88,20 +105,20 @@ import Foundation
 
     @unsafe @inline(__always)
     private func put(
-        _ dbi: MDB_dbi, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool
+        _ dbi: LMDBDatabase, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool
     ) -> Int32 {
         var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = unsafe MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        return unsafe mdb_put(raw, dbi, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
+        return unsafe mdb_put(raw, dbi.handle, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
     }
 
     /// Deletes `key`; returns false when it was not there.
     @discardableResult
-    func delete(_ dbi: MDB_dbi, _ key: [UInt8]) throws(LMDBError) -> Bool {
+    func delete(_ dbi: LMDBDatabase, _ key: [UInt8]) throws(LMDBError) -> Bool {
         let rc = unsafe key.withUnsafeBytes { keyBytes in
             var k = unsafe MDB_val(
                 mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            return unsafe mdb_del(raw, dbi, &k, nil)
+            return unsafe mdb_del(raw, dbi.handle, &k, nil)
         }
         if rc == MDB_NOTFOUND { return false }
         try lmdbCheck(rc)
@@ -110,22 +127,22 @@ import Foundation
 
     /// ``delete(_:_:)`` of the bytes of `key`.
     @discardableResult
-    func delete(_ dbi: MDB_dbi, key: ByteBuffer) throws(LMDBError) -> Bool {
+    func delete(_ dbi: LMDBDatabase, key: ByteBuffer) throws(LMDBError) -> Bool {
         try unsafe delete(dbi, bytes: key.bytes)
     }
 
     /// ``delete(_:_:)`` of an 8-byte big-endian primary key, without building the key on the heap.
     @discardableResult
-    func delete(_ dbi: MDB_dbi, primaryKey: Int64) throws(LMDBError) -> Bool {
+    func delete(_ dbi: LMDBDatabase, primaryKey: Int64) throws(LMDBError) -> Bool {
         try unsafe withUnsafeBytes(of: primaryKey.bigEndian) { (bytes) throws(LMDBError) in
             try unsafe delete(dbi, bytes: bytes)
         }
     }
 
     @unsafe
-    private func delete(_ dbi: MDB_dbi, bytes: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
+    private func delete(_ dbi: LMDBDatabase, bytes: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
         var k = unsafe MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-        let rc = unsafe mdb_del(raw, dbi, &k, nil)
+        let rc = unsafe mdb_del(raw, dbi.handle, &k, nil)
         if rc == MDB_NOTFOUND { return false }
         try lmdbCheck(rc)
         return true
@@ -134,11 +151,11 @@ import Foundation
     /// Visits entries in key order from `start` (or the first key) while keys are below `end`.
     /// `body` returns false to stop early.
     func scan(
-        _ dbi: MDB_dbi, from start: [UInt8]? = nil, before end: [UInt8]? = nil,
+        _ dbi: LMDBDatabase, from start: [UInt8]? = nil, before end: [UInt8]? = nil,
         _ body: (_ key: RawSpan, _ value: RawSpan) throws -> Bool
     ) throws {
         var cursor: OpaquePointer?
-        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi.handle, &cursor))
         defer { unsafe mdb_cursor_close(cursor) }
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
@@ -168,11 +185,12 @@ import Foundation
     /// the entries from its start while keys are below its end. `body` returns false to stop.
     /// Ranges in ascending order make this one forward pass over the database.
     func scan(
-        _ dbi: MDB_dbi, ranges: [LMDBFilterPlanner.KeyRange], _ body: (_ key: RawSpan, _ value: RawSpan) throws -> Bool
+        _ dbi: LMDBDatabase, ranges: [LMDBFilterPlanner.KeyRange],
+        _ body: (_ key: RawSpan, _ value: RawSpan) throws -> Bool
     ) throws {
         guard !ranges.isEmpty else { return }
         var cursor: OpaquePointer?
-        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi.handle, &cursor))
         defer { unsafe mdb_cursor_close(cursor) }
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
@@ -199,9 +217,9 @@ import Foundation
     /// `end`, walking one cursor (`mdb_cursor_del`, then `MDB_NEXT`, which after a delete lands on
     /// the entry that followed), without collecting keys. Returns how many it deleted.
     @discardableResult
-    func deleteLeading(_ dbi: MDB_dbi, before end: [UInt8]) throws(LMDBError) -> Int {
+    func deleteLeading(_ dbi: LMDBDatabase, before end: [UInt8]) throws(LMDBError) -> Int {
         var cursor: OpaquePointer?
-        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi.handle, &cursor))
         defer { unsafe mdb_cursor_close(cursor) }
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
@@ -219,9 +237,9 @@ import Foundation
     }
 
     /// The last key of a database, if any.
-    func lastKey<T>(_ dbi: MDB_dbi, _ body: (RawSpan) -> T) throws -> T? {
+    func lastKey<T>(_ dbi: LMDBDatabase, _ body: (RawSpan) -> T) throws -> T? {
         var cursor: OpaquePointer?
-        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi.handle, &cursor))
         defer { unsafe mdb_cursor_close(cursor) }
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
@@ -232,17 +250,17 @@ import Foundation
     }
 
     /// How many entries a database holds.
-    func count(_ dbi: MDB_dbi) throws(LMDBError) -> Int {
+    func count(_ dbi: LMDBDatabase) throws(LMDBError) -> Int {
         var stat = MDB_stat()
-        try unsafe lmdbCheck(mdb_stat(raw, dbi, &stat))
+        try unsafe lmdbCheck(mdb_stat(raw, dbi.handle, &stat))
         return stat.ms_entries
     }
 
     /// The bytes a database's pages take (branch, leaf and overflow pages times the page size)
     /// and how many entries it holds, from one `mdb_stat`.
-    func usage(_ dbi: MDB_dbi) throws(LMDBError) -> (bytes: Int, entries: Int) {
+    func usage(_ dbi: LMDBDatabase) throws(LMDBError) -> (bytes: Int, entries: Int) {
         var stat = MDB_stat()
-        try unsafe lmdbCheck(mdb_stat(raw, dbi, &stat))
+        try unsafe lmdbCheck(mdb_stat(raw, dbi.handle, &stat))
         let pages = stat.ms_branch_pages &+ stat.ms_leaf_pages &+ stat.ms_overflow_pages
         return (pages &* Int(stat.ms_psize), stat.ms_entries)
     }
@@ -268,16 +286,16 @@ import Foundation
 
     /// Empties a database (`mdb_drop`); with `delete`, also removes it from the environment and
     /// closes its handle.
-    func drop(_ dbi: MDB_dbi, delete: Bool) throws(LMDBError) {
-        try unsafe lmdbCheck(mdb_drop(raw, dbi, delete ? 1 : 0))
+    func drop(_ dbi: LMDBDatabase, delete: Bool) throws(LMDBError) {
+        try unsafe lmdbCheck(mdb_drop(raw, dbi.handle, delete ? 1 : 0))
     }
 
     /// Visits every entry in key order and replaces the value of each one for which `body`
     /// returns bytes, in place (`mdb_cursor_put` with `MDB_CURRENT`: same key, no second lookup).
     /// `body` returns nil to keep an entry as it is; the bytes it returns are copied at once.
-    func rewriteValues(_ dbi: MDB_dbi, _ body: (_ key: RawSpan, _ value: RawSpan) throws -> ByteBuffer?) throws {
+    func rewriteValues(_ dbi: LMDBDatabase, _ body: (_ key: RawSpan, _ value: RawSpan) throws -> ByteBuffer?) throws {
         var cursor: OpaquePointer?
-        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi, &cursor))
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi.handle, &cursor))
         defer { unsafe mdb_cursor_close(cursor) }
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
@@ -313,17 +331,17 @@ import Foundation
     /// every `every` entries.
     @discardableResult
     func copyAll(
-        _ source: MDB_dbi, to target: MDB_dbi, every: Int = 5_000, progress: (Int) -> Void = { _ in }
+        _ source: LMDBDatabase, to target: LMDBDatabase, every: Int = 5_000, progress: (Int) -> Void = { _ in }
     ) throws -> Int {
         var reading: OpaquePointer?
-        try unsafe lmdbCheck(mdb_cursor_open(raw, source, &reading))
+        try unsafe lmdbCheck(mdb_cursor_open(raw, source.handle, &reading))
         defer { unsafe mdb_cursor_close(reading) }
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
         var copied = 0
         var rc = unsafe mdb_cursor_get(reading, &key, &data, MDB_FIRST)
         while rc == 0 {
-            try unsafe lmdbCheck(mdb_put(raw, target, &key, &data, UInt32(MDB_APPEND)))
+            try unsafe lmdbCheck(mdb_put(raw, target.handle, &key, &data, UInt32(MDB_APPEND)))
             copied += 1
             if copied % every == 0 { progress(copied) }
             rc = unsafe mdb_cursor_get(reading, &key, &data, MDB_NEXT)
@@ -335,7 +353,7 @@ import Foundation
     /// Opens a named database (`nil`: the main one), creating it when `create` is set.
     /// - Throws: `LMDBError.notFound` when it does not exist and `create` is not set;
     ///   `.incompatible` when the name belongs to something that is not a database; others.
-    func openDatabase(_ name: String?, create: Bool) throws(LMDBError) -> MDB_dbi {
+    func openDatabase(_ name: String?, create: Bool) throws(LMDBError) -> LMDBDatabase {
         var dbi: MDB_dbi = 0
         let flags = create ? UInt32(MDB_CREATE) : 0
         if let name {
@@ -343,7 +361,7 @@ import Foundation
         } else {
             try unsafe lmdbCheck(mdb_dbi_open(raw, nil, flags, &dbi))
         }
-        return dbi
+        return LMDBDatabase(handle: dbi)
     }
 
     /// Bytewise comparison, shorter first on a common prefix.
