@@ -29,7 +29,8 @@ import Strata
 public enum StrataConformance {
     /// Every check, grouped, in a stable order.
     public static let checks: [ConformanceCheck] =
-        CRUDChecks.all + RelationshipChecks.all + FetchChecks.all + StreamingChecks.all + AggregateEngineChecks.all
+        EngineCommitChecks.all
+        + CRUDChecks.all + RelationshipChecks.all + FetchChecks.all + StreamingChecks.all + AggregateEngineChecks.all
         + ValueStorageChecks.all
         + UniquenessChecks.all + AtomicityChecks.all
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all

@@ -74,20 +74,22 @@ struct LMDBCommitter {
 
     func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity) throws {
         let classes = entity.layout.classes
+        // A row that does not fit the schema is the caller's mistake (the core always builds
+        // rows from the schema), so it is `.misuse`, as on every engine.
         guard write.values.count == classes.count else {
-            throw StrataError.validation([
-                ValidationIssue(
-                    entity: entity.name, property: "*",
-                    message: "expected \(classes.count) values, got \(write.values.count)")
-            ])
+            let count = write.values.count
+            throw StrataError.misuse(
+                "\(entity.name) row \(write.key) has \(count) values; the entity has \(classes.count) columns")
         }
         for (column, value) in write.values.enumerated() {
             if !classes[column].admits(value) {
-                throw StrataError.validation([
-                    ValidationIssue(
-                        entity: entity.name, property: entity.columns[column].name,
-                        message: "expected a \(classes[column].rawValue) value, got \(value)")
-                ])
+                let name = entity.columns[column].name
+                throw StrataError.misuse(
+                    "\(entity.name).\(name) stores \(classes[column].rawValue) values, got \(value)")
+            }
+            if case .null = value, !entity.columns[column].isOptional {
+                throw StrataError.misuse(
+                    "\(entity.name).\(entity.columns[column].name) is not optional, got null in row \(write.key)")
             }
             if case .real(let real) = value, real.isNaN {
                 throw StrataError.validation([

@@ -45,7 +45,7 @@ struct ConformanceTests {
             "CRUD", "Relationships", "Fetch semantics", "Uniqueness and indexes", "Atomicity", "Isolation",
             "Optimistic conflicts", "IDs and URIs", "Persistence", "Concurrency", "Bad store files", "Contexts",
             "Attribute types", "Migration", "History and observation", "Prefetching and batch faulting",
-            "Batch writes", "Upsert", "Aggregates", "Projections", "Streaming", "Set writes",
+            "Batch writes", "Upsert", "Aggregates", "Projections", "Streaming", "Set writes", "Engine commits",
         ]
         #expect(groups == required)
         #expect(Set(StrataConformance.checks.map(\.description)).count == StrataConformance.checks.count)

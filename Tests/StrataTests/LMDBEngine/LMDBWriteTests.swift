@@ -3,7 +3,9 @@ import Strata
 import StrataStorage
 import Testing
 
-@Suite("LMDB commits: versions, uniqueness, snapshots")
+/// What only LMDB shows of a commit: its own error for a unique clash, and its key-size limit.
+/// The engine contract's commit is the kit's "Engine commits" group (`EngineCommitChecks`).
+@Suite("LMDB commits: LMDB's own errors and limits")
 struct LMDBWriteTests {
     static func seeded() throws -> any StorageEngine {
         let engine = try LMDBFixture.open(LMDBFixture.directory())
@@ -16,64 +18,7 @@ struct LMDBWriteTests {
         return engine
     }
 
-    @Test("updates and touches bump versions")
-    func versions() throws {
-        let engine = try Self.seeded()
-        defer { engine.close() }
-        var changes = ChangeSet()
-        changes.updates = [
-            RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Checking 2"), .integer(50), .text("x")])
-        ]
-        changes.touches = [RowVersionCheck(entity: 0, key: 2, expectedVersion: 1)]
-        try engine.commit(changes)
-        let rows = try LMDBFixture.allRows(engine, 0)
-        #expect(rows.map(\.version) == [2, 2])
-        #expect(rows[0].values == [.text("Checking 2"), .integer(50), .text("x")])
-        #expect(rows[1].values == [.text("Savings"), .integer(5), .text("memo")])
-        let reader = try engine.makeReader()
-        defer { reader.close() }
-        #expect(
-            try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("Checking")))).isEmpty)
-        #expect(
-            try reader.rows(for: FetchPlan(entity: 0, filter: .compare(column: 0, .equal, .text("Checking 2")))).map(
-                \.key) == [1])
-    }
-
-    @Test("every version mismatch is reported and nothing is written")
-    func conflicts() throws {
-        let engine = try Self.seeded()
-        defer { engine.close() }
-        let before = try LMDBFixture.allRows(engine, 0)
-        var changes = ChangeSet()
-        changes.updates = [RowWrite(entity: 0, key: 1, expectedVersion: 7, values: [.text("X"), .integer(1), .null])]
-        changes.deletes = [RowVersionCheck(entity: 0, key: 42, expectedVersion: 1)]
-        changes.touches = [RowVersionCheck(entity: 0, key: 2, expectedVersion: 1)]
-        changes.inserts = [
-            RowWrite(entity: 0, key: 2, expectedVersion: 0, values: [.text("Dup"), .integer(1), .null]),
-            RowWrite(entity: 0, key: 3, expectedVersion: 0, values: [.text("New"), .integer(1), .null]),
-        ]
-        let error = LMDBFixture.strataError { try engine.commit(changes) }
-        guard case .conflict(let conflicts) = error else {
-            Issue.record("expected .conflict, got \(String(describing: error))")
-            return
-        }
-        let id = engine.storeIdentifier
-        #expect(
-            Set(conflicts) == [
-                VersionConflict(
-                    objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 1), expectedVersion: 7,
-                    storedVersion: 1),
-                VersionConflict(
-                    objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 42), expectedVersion: 1,
-                    storedVersion: nil),
-                VersionConflict(
-                    objectID: ObjectID(storeIdentifier: id, entityName: "Account", primaryKey: 2), expectedVersion: 0,
-                    storedVersion: nil),
-            ])
-        #expect(try LMDBFixture.allRows(engine, 0) == before)
-    }
-
-    @Test("a unique violation writes nothing; nulls never conflict")
+    @Test("a unique violation keeps MDB_KEYEXIST and writes nothing")
     func uniqueness() throws {
         let engine = try Self.seeded()
         defer { engine.close() }
@@ -130,26 +75,5 @@ struct LMDBWriteTests {
         #expect(try LMDBFixture.allRows(engine, 0).count == 2)
         // An unindexed column takes long values.
         try LMDBFixture.insert(engine, 0, 9, [.text("short"), .integer(0), .text(long)])
-    }
-
-    @Test("a reader's snapshot does not move while other commits land")
-    func snapshot() throws {
-        let engine = try Self.seeded()
-        defer { engine.close() }
-        let reader = try engine.makeReader()
-        defer { reader.close() }
-        let before = try reader.rows(for: FetchPlan(entity: 0))
-        var changes = ChangeSet()
-        changes.updates = [
-            RowWrite(entity: 0, key: 1, expectedVersion: 1, values: [.text("Changed"), .integer(0), .null])
-        ]
-        changes.inserts = [
-            RowWrite(entity: 0, key: 3, expectedVersion: 0, values: [.text("Third"), .integer(3), .null])
-        ]
-        try engine.commit(changes)
-        #expect(try reader.rows(for: FetchPlan(entity: 0)) == before)
-        #expect(try reader.count(entity: 0, filter: nil) == 2)
-        #expect(try reader.row(entity: 0, key: 3) == nil)
-        #expect(try LMDBFixture.allRows(engine, 0).count == 3)
     }
 }
