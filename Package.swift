@@ -97,19 +97,20 @@ let package = Package(
             ],
             path: "Benchmarks"
         ),
-        .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/CrashModels"),
         // The project's own PostgreSQL test stores (not a product: StrataTestSupport needs no libpq).
         .target(
             name: "PostgresTestStores", dependencies: ["StrataTestSupport", "StrataPostgres", "StrataStorage"],
             path: "Tests/PostgresTestStores", swiftSettings: strictMemorySafety
         ),
+        // Tests/HelperPrograms: the programs the tests start, and the crash models they share with the tests.
+        .target(name: "CrashModels", dependencies: ["Strata"], path: "Tests/HelperPrograms/CrashModels"),
         .executableTarget(
             name: "strata-crash-writer",
             dependencies: [
                 "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "CrashModels", "StrataTestSupport", "Ledger",
                 "PostgresTestStores",
             ],
-            path: "Tests/CrashWriter"
+            path: "Tests/HelperPrograms/CrashWriter"
         ),
         .executableTarget(
             name: "strata-conformance-peer",
@@ -117,7 +118,7 @@ let package = Package(
                 "StrataConformance", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport",
                 "PostgresTestStores",
             ],
-            path: "Tests/ConformancePeer"
+            path: "Tests/HelperPrograms/ConformancePeer"
         ),
         .executableTarget(
             name: "strata-probe",
@@ -126,7 +127,7 @@ let package = Package(
                 "CSQLite",
                 "CLMDB", "PostgresTestStores",
             ],
-            path: "Tests/StrataProbe"
+            path: "Tests/HelperPrograms/StrataProbe"
         ),
         .executableTarget(
             name: "strata-quickstart",

@@ -72,6 +72,8 @@ for line in open(log, errors="replace"):
 
 def module(path):
     parts = path.split("/")
+    if parts[:2] == ["Tests", "HelperPrograms"] and len(parts) > 3:
+        return parts[2]  # each helper program the tests start is a module of its own
     return parts[1] if parts[0] in ("Modules", "Tests", "Examples") and len(parts) > 2 else parts[0]
 
 def walled(path):

@@ -40,7 +40,7 @@ struct CreationRaceTests {
 
 /// The probe's entity, declared here under the probe's class name so the store's schema matches
 /// (a store records its whole schema and refuses another shape: keep this in step with
-/// `ProbeItem` in `Tests/StrataProbe/ProbeSupport.swift`).
+/// `ProbeItem` in `Tests/HelperPrograms/StrataProbe/ProbeSupport.swift`).
 final class CreationRaceItem: ManagedObject {
     override class var entityName: String { "ProbeItem" }
     @Attribute(.unique) var name = ""

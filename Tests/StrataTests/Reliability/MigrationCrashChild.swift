@@ -2,7 +2,7 @@ import CrashModels
 import Foundation
 import StrataStorage
 
-/// Runs the crash writer's migration modes (`Tests/CrashWriter/MigrationModes.swift`) for
+/// Runs the crash writer's migration modes (`Tests/HelperPrograms/CrashWriter/MigrationModes.swift`) for
 /// ``MigrationCrashTests`` and ``MigrationRaceTests``.
 enum MigrationCrashChild {
     /// What a child printed and how it ended.
