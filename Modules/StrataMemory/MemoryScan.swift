@@ -16,8 +16,15 @@ struct MemoryScan {
         var rows: [StoredRow] = []
         if let filter = plan.filter {
             let evaluator = FilterEvaluator(filter)
-            for (key, row) in table.rows where evaluator.matches(row.values, key: key) {
-                rows.append(StoredRow(key: key, version: row.version, values: row.values))
+            if let candidates = table.candidates(filter) {
+                for key in candidates {
+                    guard let row = table.rows[key], evaluator.matches(row.values, key: key) else { continue }
+                    rows.append(StoredRow(key: key, version: row.version, values: row.values))
+                }
+            } else {
+                for (key, row) in table.rows where evaluator.matches(row.values, key: key) {
+                    rows.append(StoredRow(key: key, version: row.version, values: row.values))
+                }
             }
         } else {
             rows.reserveCapacity(table.rows.count)
@@ -48,6 +55,12 @@ struct MemoryScan {
         try Self.check(filter, entity)
         let evaluator = FilterEvaluator(filter)
         var count = 0
+        if let candidates = table.candidates(filter) {
+            for key in candidates where table.rows[key].map({ evaluator.matches($0.values, key: key) }) == true {
+                count += 1
+            }
+            return count
+        }
         for (key, row) in table.rows where evaluator.matches(row.values, key: key) { count += 1 }
         return count
     }

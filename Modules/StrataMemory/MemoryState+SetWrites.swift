@@ -56,7 +56,14 @@ extension MemoryState {
             if let filter {
                 try MemoryScan.check(filter, entity)
                 let evaluator = FilterEvaluator(filter)
-                for (key, row) in table.rows where evaluator.matches(row.values, key: key) { keys.append(key) }
+                if let candidates = table.candidates(filter) {
+                    for key in candidates where table.rows[key].map({ evaluator.matches($0.values, key: key) }) == true
+                    {
+                        keys.append(key)
+                    }
+                } else {
+                    for (key, row) in table.rows where evaluator.matches(row.values, key: key) { keys.append(key) }
+                }
             } else {
                 keys = Array(table.rows.keys)
             }

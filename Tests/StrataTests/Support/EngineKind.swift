@@ -23,10 +23,20 @@ enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sen
 
     /// The durable engines, which every engine-level and service-level test runs on. Tests that
     /// reopen a closed store, read its files or start other processes take these.
-    static let allCases: [EngineKind] = [.sqlite, .lmdb, .postgres]
+    static let allCases: [EngineKind] = chosen([.sqlite, .lmdb, .postgres])
 
     /// Every engine, the in-memory one included: for tests whose stores live while they run.
-    static let withMemory: [EngineKind] = allCases + [.memory]
+    static let withMemory: [EngineKind] = chosen([.sqlite, .lmdb, .postgres, .memory])
+
+    /// `kinds`, or only those named in `STRATA_TEST_ENGINES` (comma-separated, e.g. `memory` or
+    /// `sqlite,memory`) when it is set: to time or debug one engine's runs.
+    private static func chosen(_ kinds: [EngineKind]) -> [EngineKind] {
+        guard let names = ProcessInfo.processInfo.environment["STRATA_TEST_ENGINES"], !names.isEmpty else {
+            return kinds
+        }
+        let wanted = Set(names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        return kinds.filter { wanted.contains($0.rawValue) }
+    }
 
     /// What the engine offers beyond the contract, for the conformance kit.
     var capabilities: EngineCapabilities { self == .memory ? .inProcess : .durable }
