@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        .library(name: "StrataMemory", targets: ["StrataMemory"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataTestSupport", targets: ["StrataTestSupport"]),
         .library(name: "Ledger", targets: ["Ledger"]),
@@ -62,6 +63,11 @@ let package = Package(
         .target(
             name: "StrataPostgres", dependencies: ["StrataStorage", "CPostgres"], path: "Modules/StrataPostgres",
             swiftSettings: strictMemorySafety
+        ),
+        // Public API only (packageAccess: false): an engine any outside package could write.
+        .target(
+            name: "StrataMemory", dependencies: ["StrataStorage"], path: "Modules/StrataMemory",
+            packageAccess: false, swiftSettings: strictMemorySafety
         ),
         .target(
             name: "StrataConformance",
@@ -115,8 +121,8 @@ let package = Package(
         .executableTarget(
             name: "strata-conformance-peer",
             dependencies: [
-                "StrataConformance", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataTestSupport",
-                "PostgresTestStores",
+                "StrataConformance", "Strata", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataMemory",
+                "StrataTestSupport", "PostgresTestStores",
             ],
             path: "Tests/HelperPrograms/ConformancePeer"
         ),
@@ -137,9 +143,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataConformance",
-                "StrataTestSupport",
-                "Ledger", "CSQLite", "CLMDB", "CPostgres", "CrashModels", "PostgresTestStores",
+                "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataMemory",
+                "StrataConformance", "StrataTestSupport", "Ledger", "CSQLite", "CLMDB", "CPostgres", "CrashModels", "PostgresTestStores",
             ],
             path: "Tests/StrataTests"
         ),

@@ -36,13 +36,17 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// Runs the check against an engine.
     /// - Parameters:
     ///   - engine: makes the engine's configuration for a store inside a temporary directory.
+    ///   - capabilities: what the engine offers beyond the contract (durability, store files,
+    ///     other processes); see ``EngineCapabilities``. `.durable` by default.
     ///   - peer: the executable the cross-process checks start (see ``ConformancePeer``); those
-    ///     checks fail without one.
+    ///     checks fail without one, unless the engine is not shared across processes.
     /// - Throws: ``ConformanceFailure`` when the engine does not behave as required (other
     ///   errors thrown by the engine are wrapped in one too).
-    public func run(engine: @escaping EngineFactory, peer: ConformancePeer? = nil) async throws {
-        let harness = try ConformanceHarness(engine: engine, peer: peer, check: description)
-        defer { harness.removeFiles() }
+    public func run(
+        engine: @escaping EngineFactory, capabilities: EngineCapabilities = .durable, peer: ConformancePeer? = nil
+    ) async throws {
+        let harness = try ConformanceHarness(engine: engine, capabilities: capabilities, peer: peer, check: description)
+        defer { harness.finish() }
         do {
             try await body(harness)
         } catch let failure as ConformanceFailure {

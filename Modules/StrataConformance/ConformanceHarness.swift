@@ -1,5 +1,7 @@
 public import Foundation
 public import Strata
+import StrataStorage
+import Synchronization
 
 /// What a check works with: a temporary directory, the engine under test, and expectations
 /// that throw ``ConformanceFailure``.
@@ -10,9 +12,19 @@ public final class ConformanceHarness: Sendable {
     let check: String
     /// The second process for cross-process checks, when the caller gave one.
     let peer: ConformancePeer?
+    /// What the engine offers beyond the contract.
+    let capabilities: EngineCapabilities
+    /// For an engine that is not durable: one engine per store location, opened after the first
+    /// open there and held until the check ends, so that the check's close-and-reopen finds the
+    /// store (shared by name) instead of a new one.
+    private let keepers = Mutex<[String: any StorageEngine]>([:])
 
-    init(engine: @escaping EngineFactory, peer: ConformancePeer? = nil, check: String) throws {
+    init(
+        engine: @escaping EngineFactory, capabilities: EngineCapabilities = .durable, peer: ConformancePeer? = nil,
+        check: String
+    ) throws {
         self.engine = engine
+        self.capabilities = capabilities
         self.peer = peer
         self.check = check
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -20,18 +32,53 @@ public final class ConformanceHarness: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    func removeFiles() {
+    /// Ends the check: closes the engines kept open and removes the temporary directory.
+    func finish() {
+        releaseKeepers()
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Closes the engines the harness keeps open for an engine that is not durable: from now on
+    /// a store lives only as long as the check's own containers.
+    func releaseKeepers() {
+        let kept = keepers.withLock { keepers in
+            defer { keepers = [:] }
+            return Array(keepers.values)
+        }
+        for engine in kept { engine.close() }
+    }
+
     /// The engine configuration for the check's main store.
-    public var configuration: EngineConfiguration { engine(directory) }
+    public var configuration: EngineConfiguration { keepingOpen(engine(directory)) }
 
     /// The engine configuration for a second, separate store.
     public func otherConfiguration(_ name: String) throws -> EngineConfiguration {
         let other = directory.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
-        return engine(other)
+        return keepingOpen(engine(other))
+    }
+
+    /// `configuration`, unchanged for a durable engine; for one that is not, its first successful
+    /// open of a location also opens a second engine there with the same schema, which the
+    /// harness holds until ``releaseKeepers()``.
+    private func keepingOpen(_ configuration: EngineConfiguration) -> EngineConfiguration {
+        guard !capabilities.isDurable else { return configuration }
+        let open = configuration.open
+        let location = configuration.location.absoluteString
+        var kept = configuration
+        kept.open = { [self] schema in
+            let engine = try open(schema)
+            if keepers.withLock({ $0[location] == nil }), let keeper = try? open(schema) {
+                let extra = keepers.withLock { keepers -> (any StorageEngine)? in
+                    if keepers[location] != nil { return keeper }
+                    keepers[location] = keeper
+                    return nil
+                }
+                extra?.close()
+            }
+            return engine
+        }
+        return kept
     }
 
     /// Opens (or reopens) the main store with a schema (the kit's own by default).

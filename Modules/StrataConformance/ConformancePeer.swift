@@ -55,6 +55,44 @@ extension ConformanceHarness {
     }
 }
 
+extension ConformanceHarness {
+    /// Has another opener of the main store do `work`: the peer process (started with `arguments`)
+    /// for an engine shared across processes, else, for one that is not
+    /// (``EngineCapabilities/sharesAcrossProcesses``), `work` on a second container of this process,
+    /// in a task of its own, given the main store's configuration.
+    /// - Throws: a ``ConformanceFailure`` when the peer cannot start, exits with a failure, or the
+    ///   work in this process throws or does not finish.
+    func inOtherOpener(
+        _ arguments: [String], _ what: String, file: String = #fileID, line: Int = #line,
+        work: @escaping @Sendable (EngineConfiguration) async throws -> Void
+    ) async throws {
+        guard capabilities.sharesAcrossProcesses else {
+            let configuration = configuration
+            let task = Task<Void, any Error>.detached { try await work(configuration) }
+            do {
+                try await value(of: task, what, file: file, line: line)
+            } catch let failure as ConformanceFailure {
+                throw failure
+            } catch {
+                throw fail("\(what), on a second container of this process, failed: \(error)", file: file, line: line)
+            }
+            return
+        }
+        let peer = try startPeer(arguments)
+        let exited = Task<PeerOutcome, any Error> { await peer.finished() }
+        let outcome: PeerOutcome
+        do {
+            outcome = try await value(of: exited, what, file: file, line: line)
+        } catch {
+            peer.stop()
+            throw error
+        }
+        try expect(
+            outcome.status == 0, "\(what) exited with status \(outcome.status): \(outcome.errors)\(outcome.output)",
+            file: file, line: line)
+    }
+}
+
 /// A started peer process.
 final class RunningPeer: Sendable {
     private let process: Process

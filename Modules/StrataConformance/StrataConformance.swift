@@ -45,14 +45,18 @@ public enum StrataConformance {
     /// Runs every check against an engine, one after another.
     /// - Parameters:
     ///   - engine: makes the engine's configuration for a store inside a temporary directory.
+    ///   - capabilities: what the engine offers beyond the contract (``EngineCapabilities``);
+    ///     `.durable` by default.
     ///   - peer: the executable the cross-process checks start (see ``ConformancePeer``); without
-    ///     one they fail.
+    ///     one they fail, unless the engine is not shared across processes.
     /// - Returns: the failures, empty when the engine conforms.
-    public static func run(engine: @escaping EngineFactory, peer: ConformancePeer? = nil) async -> ConformanceReport {
+    public static func run(
+        engine: @escaping EngineFactory, capabilities: EngineCapabilities = .durable, peer: ConformancePeer? = nil
+    ) async -> ConformanceReport {
         var failures: [ConformanceFailure] = []
         for check in checks {
             do {
-                try await check.run(engine: engine, peer: peer)
+                try await check.run(engine: engine, capabilities: capabilities, peer: peer)
             } catch let failure as ConformanceFailure {
                 failures.append(failure)
             } catch {

@@ -158,7 +158,7 @@ for block in all where block.kind == "compiles" || block.kind == "fails" {
 // Blocks that do not compile on purpose are included only when SNIPPETS_FAILING=1 is set, so
 // that the first build compiles everything else.
 let identity = root.lastPathComponent.lowercased()
-let libraryProducts = ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataConformance", "StrataTestSupport", "Ledger"]
+let libraryProducts = ["Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataMemory", "StrataConformance", "StrataTestSupport", "Ledger"]
 // A catalog's module is a library product too (StrataStorage, the engine interface).
 let products = libraryProducts + catalogs.modules.filter { !libraryProducts.contains($0) }
 func targetLine(_ block: Block) -> String {

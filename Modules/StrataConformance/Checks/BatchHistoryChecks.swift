@@ -71,10 +71,9 @@ enum BatchHistoryChecks {
             try context.save()
         }
         let receiving = kit.receive(1, from: container.changes())
-        let peer = try kit.startPeer(["batch", "--store", kit.configuration.location.path])
-        let outcome = try await kit.value(of: Task { await peer.finished() }, "the peer process")
-        try kit.expect(
-            outcome.status == 0, "the peer exited with \(outcome.status): \(outcome.errors)\(outcome.output)")
+        try await kit.inOtherOpener(["batch", "--store", kit.configuration.location.path], "the peer") {
+            try await peerBatch(engine: $0)
+        }
         let received = try await kit.value(of: receiving, "receiving the peer's batch")
         try kit.expectEqual(received.first?.author, "peer-batch", "the author of the received transaction")
         let kinds = received.first.map { transaction in

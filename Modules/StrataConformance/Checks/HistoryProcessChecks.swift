@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// Commits made by another process on the store reach this process's observers, every one, in
-/// order, with their author.
+/// order, with their author. (On an engine not shared across processes, another container of
+/// this process makes them: see ``EngineCapabilities``.)
 enum HistoryProcessChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck(
@@ -30,22 +31,18 @@ enum HistoryProcessChecks {
                     return account.objectID
                 })
         }
-        let peer = try kit.startPeer([
+        let arguments = [
             "commit", "--store", kit.configuration.location.path, "--count", "\(peerSaves)", "--author", "peer",
             "--prefix", "peer",
-        ])
-        let exited = Task<PeerOutcome, any Error> { await peer.finished() }
-        let outcome: PeerOutcome
+        ]
         do {
-            outcome = try await kit.value(of: exited, "the peer process")
+            try await kit.inOtherOpener(arguments, "the peer") { configuration in
+                try await peerCommits(engine: configuration, count: peerSaves, author: "peer", prefix: "peer")
+            }
         } catch {
-            peer.stop()
             receiving.cancel()
             throw error
         }
-        try kit.expect(
-            outcome.status == 0,
-            "the peer process exited with status \(outcome.status): \(outcome.errors)\(outcome.output)")
         let received = try await kit.value(of: receiving, "receiving \(peerSaves + localSaves) transactions")
         try kit.expectEqual(received.count, peerSaves + localSaves, "transactions received")
         try kit.expectIncreasing(received, "transactions received")

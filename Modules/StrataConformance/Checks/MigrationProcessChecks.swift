@@ -61,18 +61,9 @@ enum MigrationProcessChecks {
     /// Has the conformance peer open the main store with `KitNoteShelved` (version 2, a
     /// required `shelf` with a default), which migrates it, and waits for it to finish.
     static func migrateInPeer(_ kit: ConformanceHarness) async throws {
-        let peer = try kit.startPeer(["migrate", "--store", kit.configuration.location.path])
-        let exited = Task<PeerOutcome, any Error> { await peer.finished() }
-        let outcome: PeerOutcome
-        do {
-            outcome = try await kit.value(of: exited, "the migrating peer process")
-        } catch {
-            peer.stop()
-            throw error
+        try await kit.inOtherOpener(["migrate", "--store", kit.configuration.location.path], "the migrating peer") {
+            try peerMigrates(engine: $0)
         }
-        try kit.expect(
-            outcome.status == 0,
-            "the migrating peer exited with status \(outcome.status): \(outcome.errors)\(outcome.output)")
     }
 
     /// The peer's side of ``migrateInPeer(_:)``: opens the store with `KitNoteShelved`.

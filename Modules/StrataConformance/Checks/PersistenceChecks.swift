@@ -10,7 +10,35 @@ enum PersistenceChecks {
         ConformanceCheck(
             "Persistence", "a higher schema version of the same shape opens; a lower one is a typed error",
             schemaVersion),
+        ConformanceCheck(
+            "Persistence",
+            "a durable store keeps its data once every container closed; any other is then gone, and reopens empty",
+            lastClose),
     ]
+
+    /// Closes every engine on the store, then opens it again: a durable engine's store is the
+    /// same store with its data; an engine that is not durable (``EngineCapabilities/isDurable``)
+    /// must not pretend to be, its store being gone with its last container: the name reopens as
+    /// a new, empty store with another identifier.
+    static func lastClose(_ kit: ConformanceHarness) async throws {
+        let first = try kit.open()
+        _ = try await first.makeAccount("Saved")
+        let identifier = first.storeIdentifier
+        kit.releaseKeepers()
+        first.close()
+        let reopened = try kit.open()
+        defer { reopened.close() }
+        let names = try await reopened.read { try $0.fetch(FetchRequest<KitAccount>()).map(\.name) }
+        if kit.capabilities.isDurable {
+            try kit.expectEqual(names, ["Saved"], "the accounts after the last container closed and the store reopened")
+            try kit.expectEqual(reopened.storeIdentifier, identifier, "the store's identifier after reopening")
+        } else {
+            try kit.expectEqual(names, [], "the accounts of a store that is not durable, reopened after its last close")
+            try kit.expect(
+                reopened.storeIdentifier != identifier,
+                "a store that is not durable, reopened after its last close, has a new identifier")
+        }
+    }
 
     static func survives(_ kit: ConformanceHarness) async throws {
         var sampleID: ObjectID?

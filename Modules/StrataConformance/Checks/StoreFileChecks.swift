@@ -7,6 +7,11 @@ import StrataStorage
 /// A store that keeps no files (a server engine's schema) is damaged through its configuration's
 /// `storeContents` hook instead: each part it exposes is overwritten, and the same expectations
 /// hold (open gives `.notAStore`, and the failed open leaves every part as written).
+///
+/// A store without files (``EngineCapabilities/hasStoreFiles`` false, no `storeContents` hook: an
+/// in-memory store) has nothing to damage: the checks assert that using it wrote no file at all,
+/// anywhere in the check's directory, and that its `location` is no file URL, so no tool can
+/// mistake it for a path to copy or back up.
 enum StoreFileChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck(
@@ -14,8 +19,10 @@ enum StoreFileChecks {
         ConformanceCheck("Bad store files", "a store whose files are emptied gives a typed error", empty),
     ]
 
-    /// Every regular file of the store: the location itself, or the files inside it.
+    /// Every regular file of the store: the location itself, or the files inside it; none for a
+    /// location that is not a file URL (a store without files).
     static func storeFiles(_ location: URL) -> [URL] {
+        guard location.isFileURL else { return [] }
         guard let values = try? location.resourceValues(forKeys: [.isDirectoryKey]) else { return [] }
         if values.isDirectory != true { return [location] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: location.path)) ?? []
@@ -29,6 +36,8 @@ enum StoreFileChecks {
         }
         if let contents = kit.configuration.storeContents {
             try damageContents(kit, contents, with: bytes, what)
+        } else if !kit.capabilities.hasStoreFiles {
+            try await expectNoFiles(kit)
         } else {
             try damageFiles(kit, with: bytes, what)
         }
@@ -70,6 +79,18 @@ enum StoreFileChecks {
         for (index, (content, expected)) in zip(after, damaged).enumerated() {
             try kit.expect(content == expected, "store part \(index) was changed by the failed open")
         }
+    }
+
+    /// A store without files wrote none: the check's directory is as the harness made it (empty),
+    /// the configuration's location is not a file URL, and the store still holds what was saved.
+    static func expectNoFiles(_ kit: ConformanceHarness) async throws {
+        let location = kit.configuration.location
+        try kit.expect(
+            !location.isFileURL, "an engine without store files gives a file URL as its location: \(location)")
+        let written = (try? FileManager.default.subpathsOfDirectory(atPath: kit.directory.path)) ?? []
+        try kit.expectEqual(written, [], "the files an engine without store files wrote in the check's directory")
+        let names = try await kit.open().read { try $0.fetch(FetchRequest<KitAccount>()).map(\.name) }
+        try kit.expectEqual(names, ["Precious"], "the accounts of the store, reopened while the harness keeps it")
     }
 
     /// Opening the damaged store must fail with `.notAStore`.

@@ -5,9 +5,10 @@ import Foundation
 ///
 /// `Filter.matches` compares a row with each constant of an ``Filter/isIn(column:values:)``
 /// leaf in turn, so a scan costs rows × constants. The evaluator puts each leaf's constants
-/// into hashed sets once (see ``MembershipSet``), so each row costs one or two lookups. Every
-/// other leaf is evaluated by `Filter.matches` itself. Engines that scan and test rows in
-/// memory make one evaluator per scan.
+/// into hashed sets once (texts by their UTF-8 bytes, integers and reals by numeric value, as
+/// the reference compares them), so each row costs one or two lookups. Every other leaf is
+/// evaluated by `Filter.matches` itself. Engines that scan and test rows in memory make one
+/// evaluator per scan; it is a value, `Sendable`, and may be kept and shared between threads.
 ///
 /// ```swift
 /// let evaluator = FilterEvaluator(filter)
@@ -15,9 +16,12 @@ import Foundation
 ///     selected.append(row)
 /// }
 /// ```
-package struct FilterEvaluator: Sendable {
+///
+/// Making one and calling it never throws: a filter that names a column the row does not have
+/// is a caller's error, checked before the scan (as ``Filter/matches(_:key:)`` requires).
+public struct FilterEvaluator: Sendable {
     /// The filter this evaluator answers for.
-    package let filter: Filter
+    public let filter: Filter
     private let root: Node
 
     /// The filter tree with its membership leaves replaced by their sets.
@@ -36,7 +40,11 @@ package struct FilterEvaluator: Sendable {
     }
 
     /// Prepares `filter`; the cost is one pass over its membership constants.
-    package init(_ filter: Filter) {
+    ///
+    /// ```swift
+    /// let evaluator = FilterEvaluator(.isIn(column: 0, values: [.integer(1), .integer(4)]))
+    /// ```
+    public init(_ filter: Filter) {
         self.filter = filter
         root = Self.prepare(filter)
     }
@@ -45,7 +53,8 @@ package struct FilterEvaluator: Sendable {
     /// - Parameters:
     ///   - values: the row's column values, in ``EntitySchema/columns`` order.
     ///   - key: the row's primary key, for ``Filter/primaryKey(_:_:)`` leaves.
-    package func matches(_ values: some RandomAccessCollection<StoredValue>, key: Int64) -> Bool {
+    /// - Returns: true when the row is selected.
+    public func matches(_ values: some RandomAccessCollection<StoredValue>, key: Int64) -> Bool {
         Self.evaluate(root, values, key)
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// The engine conformance kit, once per engine per check: the cross-engine test matrix.
 @Suite("engine conformance")
 struct ConformanceTests {
-    @Test("conformance check", arguments: EngineKind.allCases, StrataConformance.checks)
+    @Test("conformance check", arguments: EngineKind.withMemory, StrataConformance.checks)
     func conformance(kind: EngineKind, check: ConformanceCheck) async throws {
         guard let reason = Self.knownFailures[kind]?[check.description] else {
             return await run(kind, check)
@@ -18,7 +18,8 @@ struct ConformanceTests {
 
     private func run(_ kind: EngineKind, _ check: ConformanceCheck) async {
         do {
-            try await check.run(engine: { kind.configuration(in: $0) }, peer: Self.peer(kind))
+            try await check.run(
+                engine: { kind.configuration(in: $0) }, capabilities: kind.capabilities, peer: Self.peer(kind))
         } catch let failure as ConformanceFailure {
             Issue.record(Comment(rawValue: failure.description))
         } catch {

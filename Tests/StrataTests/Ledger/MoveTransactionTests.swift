@@ -9,7 +9,7 @@ extension LedgerTests {
     /// accounts in one `perform` and one save, so both balances change or neither does.
     @Suite("ledger: moving a transaction")
     struct MoveTransactionTests {
-        @Test("moving a transaction updates both balances", arguments: EngineKind.allCases)
+        @Test("moving a transaction updates both balances", arguments: EngineKind.withMemory)
         func moveUpdatesBoth(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -36,7 +36,7 @@ extension LedgerTests {
             #expect(audit.transactionCount == 3)
         }
 
-        @Test("when the save fails, neither balance changes", arguments: EngineKind.allCases)
+        @Test("when the save fails, neither balance changes", arguments: EngineKind.withMemory)
         func failedSaveChangesNeither(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -64,7 +64,8 @@ extension LedgerTests {
         }
 
         @Test(
-            "moving into an account of another currency is refused and changes nothing", arguments: EngineKind.allCases)
+            "moving into an account of another currency is refused and changes nothing",
+            arguments: EngineKind.withMemory)
         func currencyMismatch(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -81,7 +82,8 @@ extension LedgerTests {
             #expect(try await ledger.audit() == before)
         }
 
-        @Test("moving a deposit out of a no-overdraft account that needs it is refused", arguments: EngineKind.allCases)
+        @Test(
+            "moving a deposit out of a no-overdraft account that needs it is refused", arguments: EngineKind.withMemory)
         func moveWouldOverdraw(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()

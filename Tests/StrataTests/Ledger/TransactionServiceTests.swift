@@ -8,7 +8,7 @@ extension LedgerTests {
     /// ledger errors.
     @Suite("ledger: transactions")
     struct TransactionServiceTests {
-        @Test("adds keep running balances; history is newest first", arguments: EngineKind.allCases)
+        @Test("adds keep running balances; history is newest first", arguments: EngineKind.withMemory)
         func addAndHistory(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -33,7 +33,8 @@ extension LedgerTests {
             #expect(try await ledger.audit().isConsistent)
         }
 
-        @Test("update changes amount and note and recalculates later running balances", arguments: EngineKind.allCases)
+        @Test(
+            "update changes amount and note and recalculates later running balances", arguments: EngineKind.withMemory)
         func updateInPlace(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -50,7 +51,7 @@ extension LedgerTests {
             #expect(try await ledger.audit().isConsistent)
         }
 
-        @Test("delete removes the transaction and recalculates", arguments: EngineKind.allCases)
+        @Test("delete removes the transaction and recalculates", arguments: EngineKind.withMemory)
         func deleteTransaction(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -63,7 +64,7 @@ extension LedgerTests {
             }
         }
 
-        @Test("transfer writes two transactions and two balances", arguments: EngineKind.allCases)
+        @Test("transfer writes two transactions and two balances", arguments: EngineKind.withMemory)
         func transfer(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -80,7 +81,7 @@ extension LedgerTests {
 
         @Test(
             "invalid amounts, currency mismatches, same-account transfers and overdrafts are refused",
-            arguments: EngineKind.allCases)
+            arguments: EngineKind.withMemory)
         func refusals(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()

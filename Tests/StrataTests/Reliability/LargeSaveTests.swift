@@ -13,6 +13,7 @@ struct LargeSaveTests {
     /// The LMDB map starts at 1 MiB; the saves below write about 8 MiB.
     static func configuration(_ store: TestStore) -> EngineConfiguration {
         switch store.kind {
+        case .memory: store.configuration
         case .sqlite, .postgres: store.configuration
         case .lmdb:
             .lmdb(

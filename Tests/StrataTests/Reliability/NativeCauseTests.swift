@@ -22,6 +22,7 @@ struct NativeCauseTests {
     /// The native error each engine reports for a stored duplicate of a unique value.
     static func expectedUniqueCause(_ kind: EngineKind, _ native: NativeError) {
         switch kind {
+        case .memory: #expect(native.engine == "memory")
         case .sqlite:
             // SQLITE_CONSTRAINT_UNIQUE, on the row's INSERT.
             #expect(native.engine == "sqlite" && native.code == 2067, "\(native)")

@@ -20,6 +20,7 @@ struct WaitingWriterTests {
     ) -> EngineConfiguration {
         let location = store.configuration.location
         return switch kind {
+        case .memory: store.configuration
         case .sqlite: .sqlite(at: location, options: SQLiteOptions(busyTimeout: timeout))
         case .lmdb: .lmdb(at: location, options: LMDBOptions(busyTimeout: timeout))
         case .postgres:

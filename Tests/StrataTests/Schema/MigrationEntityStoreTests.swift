@@ -137,6 +137,7 @@ struct MigrationEntityStoreTests {
         try migrate(store, to: indexed)
         let names = try MigrationStoreProbe.names(store)
         switch kind {
+        case .memory: Issue.record("the in-memory engine keeps no index names to probe")
         case .sqlite, .postgres: #expect(names["Note_title_index"] != nil)
         case .lmdb: #expect(names["i.Note_title_index"] == 3)
         }

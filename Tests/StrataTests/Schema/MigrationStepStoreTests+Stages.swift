@@ -30,6 +30,7 @@ extension MigrationStepStoreTests {
     /// The bytes of the store's main file (on PostgreSQL, every row of its schema).
     private static func storeBytes(_ store: TestStore) throws -> Data {
         switch store.kind {
+        case .memory: throw EngineKind.noStoreFiles
         case .sqlite: try Data(contentsOf: store.directory.appendingPathComponent("store.sqlite"))
         case .lmdb: try Data(contentsOf: store.directory.appendingPathComponent("store.lmdb/data.mdb"))
         case .postgres: Data(try PostgresSQL().dump(schema: store.postgresSchema).joined(separator: "\n").utf8)

@@ -36,6 +36,7 @@ enum MigrationStoreProbe {
     /// of the store's PostgreSQL schema (`pg_class`).
     static func names(_ store: TestStore) throws -> [String: Int] {
         switch store.kind {
+        case .memory: throw EngineKind.noStoreFiles
         case .sqlite:
             let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
             let names = try raw.strings("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")

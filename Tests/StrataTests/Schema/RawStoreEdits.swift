@@ -9,6 +9,7 @@ enum RawStoreEdits {
     /// Removes the recorded schema from a closed store.
     static func removeRecordedSchema(_ store: TestStore) throws {
         switch store.kind {
+        case .memory: throw EngineKind.noStoreFiles
         case .sqlite:
             let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
             try raw.execute("DELETE FROM strata_metadata WHERE key = 'schema'")
@@ -29,6 +30,7 @@ enum RawStoreEdits {
     /// The recorded schema's JSON, read the way a person would (`sqlite3` / `mdb_dump` / `psql` give the same text).
     static func recordedJSON(_ store: TestStore) throws -> String? {
         switch store.kind {
+        case .memory: throw EngineKind.noStoreFiles
         case .sqlite:
             let raw = try RawSQLite(path: store.directory.appendingPathComponent("store.sqlite").path)
             return try raw.strings("SELECT value FROM strata_metadata WHERE key = 'schema'").first

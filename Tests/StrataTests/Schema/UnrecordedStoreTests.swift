@@ -97,6 +97,7 @@ struct UnrecordedStoreTests {
         // PostgreSQL compares its catalog's columns with the model's: the missing one is named.
         let expected =
             switch kind {
+            case .memory: "(the in-memory engine records every store it makes)"
             case .sqlite: #"no `CREATE TABLE "Note""#
             case .lmdb: "wrong column count"
             case .postgres: "isbn"
@@ -128,6 +129,7 @@ struct UnrecordedStoreTests {
         // PostgreSQL sees the nullable column in its catalog (or the NULL in the row): title is named.
         let expected =
             switch kind {
+            case .memory: "(the in-memory engine records every store it makes)"
             case .sqlite: #"no `CREATE TABLE "Note""#
             case .lmdb: "has no value for the required title"
             case .postgres: "title"

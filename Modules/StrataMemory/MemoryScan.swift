@@ -1,0 +1,84 @@
+import StrataStorage
+
+/// Fetch plans run over one state: the filter tested row by row with the reference semantics
+/// (``StrataStorage/FilterEvaluator``), then the plan's order and window.
+struct MemoryScan {
+    /// The snapshot read.
+    let state: MemoryState
+
+    /// The rows `plan` selects, in its order (any order when it allows any).
+    /// - Throws: `.misuse` for an unknown entity, or a filter or sort naming a column the entity
+    ///   does not have.
+    func rows(for plan: FetchPlan) throws(StrataError) -> [StoredRow] {
+        let entity = try state.entity(plan.entity)
+        try Self.check(plan, entity)
+        let table = state.tables[plan.entity]
+        var rows: [StoredRow] = []
+        if let filter = plan.filter {
+            let evaluator = FilterEvaluator(filter)
+            if let candidates = table.candidates(filter) {
+                for key in candidates {
+                    guard let row = table.rows[key], evaluator.matches(row.values, key: key) else { continue }
+                    rows.append(StoredRow(key: key, version: row.version, values: row.values))
+                }
+            } else {
+                for (key, row) in table.rows where evaluator.matches(row.values, key: key) {
+                    rows.append(StoredRow(key: key, version: row.version, values: row.values))
+                }
+            }
+        } else {
+            rows.reserveCapacity(table.rows.count)
+            for (key, row) in table.rows { rows.append(StoredRow(key: key, version: row.version, values: row.values)) }
+        }
+        if plan.allowsAnyOrder { return rows }
+        if plan.sort.isEmpty {
+            rows.sort { $0.key < $1.key }
+        } else {
+            rows.sort(by: plan.rowPrecedes)
+        }
+        if plan.offset <= 0 && plan.limit == nil { return rows }
+        return Array(plan.window(of: rows))
+    }
+
+    /// Calls `body` with each row `plan` selects.
+    /// - Throws: the errors of ``rows(for:)``.
+    func forEachRow(for plan: FetchPlan, _ body: (StoredRow) -> Void) throws(StrataError) {
+        for row in try rows(for: plan) { body(row) }
+    }
+
+    /// How many rows of entity `number` match `filter`.
+    /// - Throws: `.misuse` for an unknown entity or a filter naming a column it does not have.
+    func count(entity number: Int, filter: Filter?) throws(StrataError) -> Int {
+        let entity = try state.entity(number)
+        let table = state.tables[number]
+        guard let filter else { return table.rows.count }
+        try Self.check(filter, entity)
+        let evaluator = FilterEvaluator(filter)
+        var count = 0
+        if let candidates = table.candidates(filter) {
+            for key in candidates where table.rows[key].map({ evaluator.matches($0.values, key: key) }) == true {
+                count += 1
+            }
+            return count
+        }
+        for (key, row) in table.rows where evaluator.matches(row.values, key: key) { count += 1 }
+        return count
+    }
+
+    /// Throws `.misuse` when `plan` sorts by or filters on a column `entity` does not have.
+    static func check(_ plan: FetchPlan, _ entity: EntitySchema) throws(StrataError) {
+        for key in plan.sort where !entity.columns.indices.contains(key.column) {
+            let count = entity.columns.count
+            throw .misuse("the fetch plan sorts \(entity.name) by column \(key.column), but it has \(count) columns")
+        }
+        if let filter = plan.filter { try check(filter, entity) }
+    }
+
+    /// Throws `.misuse` when `filter` names a column `entity` does not have.
+    static func check(_ filter: Filter, _ entity: EntitySchema) throws(StrataError) {
+        if let column = filter.columns.first(where: { !entity.columns.indices.contains($0) }) {
+            throw .misuse(
+                "the filter names column \(column) of \(entity.name), but it has \(entity.columns.count) columns")
+        }
+    }
+}

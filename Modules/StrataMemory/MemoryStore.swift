@@ -1,0 +1,88 @@
+import Foundation
+import StrataStorage
+import Synchronization
+
+/// One named in-memory store of this process: its state under a lock, and the signal its
+/// commits give to observers waiting on any engine of the store.
+final class MemoryStore: Sendable {
+    /// The name containers open it by.
+    let name: String
+    /// The state; nil until the first engine creates the store.
+    let state = Mutex<MemoryState?>(nil)
+    /// Wakes observers when a commit appends history.
+    let signal = MemorySignal()
+
+    /// An empty store named `name`.
+    init(name: String) {
+        self.name = name
+    }
+}
+
+/// The process's in-memory stores by name. A store lives while at least one engine opened on it
+/// is neither closed nor released: the last one to go takes the store with it.
+enum MemoryRegistry {
+    private struct Entry {
+        let store: MemoryStore
+        var engines: Int
+    }
+
+    private static let stores = Mutex<[String: Entry]>([:])
+
+    /// The store named `name` (made empty when there is none), counted as used by one more engine.
+    static func acquire(_ name: String) -> MemoryStore {
+        stores.withLock { stores in
+            if var entry = stores[name] {
+                entry.engines += 1
+                stores[name] = entry
+                return entry.store
+            }
+            let store = MemoryStore(name: name)
+            stores[name] = Entry(store: store, engines: 1)
+            return store
+        }
+    }
+
+    /// One engine of `store` is done with it; the store goes when none is left.
+    static func release(_ store: MemoryStore) {
+        stores.withLock { stores in
+            guard var entry = stores[store.name], entry.store === store else { return }
+            entry.engines -= 1
+            stores[store.name] = entry.engines > 0 ? entry : nil
+        }
+    }
+}
+
+/// The history signal of one store (``StrataStorage/HistorySignalling``): the last token committed,
+/// and a condition that waiting observers sleep on.
+final class MemorySignal: Sendable {
+    private let condition = NSCondition()
+    private let token = Atomic<Int64>(0)
+
+    /// A commit appended history up to `token` (called in commit order).
+    func committed(_ token: Int64) {
+        self.token.store(token, ordering: .releasing)
+        wakeAll()
+    }
+
+    /// Wakes every waiter, to look again (an engine closed, say).
+    func wakeAll() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until a token after `after` is committed (true), the deadline passes (false), or
+    /// `stopped` answers true (nil).
+    func wait(after: Int64, until deadline: ContinuousClock.Instant, stopped: () -> Bool) -> Bool? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if stopped() { return nil }
+            if token.load(ordering: .acquiring) > after { return true }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            if remaining <= .zero { return false }
+            let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+    }
+}
