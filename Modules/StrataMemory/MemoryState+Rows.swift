@@ -113,7 +113,8 @@ extension MemoryState {
 /// Checks of the values a commit stores.
 enum MemoryValues {
     /// `values` as entity's row `key` stores them: one per column, each of its column's storage
-    /// class (an integer given to a real column becomes a real), no NaN, and a positive key.
+    /// class (an integer given to a real column becomes a real), null only in an optional column,
+    /// no NaN, and a positive key.
     /// - Throws: `.misuse` for a row that does not fit; `.validation` for NaN.
     static func checked(
         _ values: ContiguousArray<StoredValue>, of entity: EntitySchema, key: Int64
@@ -126,6 +127,9 @@ enum MemoryValues {
         var result = values
         for (column, value) in values.enumerated() {
             let storage = entity.columns[column].type.storageClass
+            if case .null = value, !entity.columns[column].isOptional {
+                throw .misuse("\(entity.name).\(entity.columns[column].name) is not optional, got null in row \(key)")
+            }
             if case .real(let real) = value, real.isNaN {
                 throw .validation([
                     ValidationIssue(
