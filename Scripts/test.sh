@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (every engine-level and service-level test on SQLite, LMDB and
-# PostgreSQL), treating any compiler warning as an error.
+# Runs the whole test suite (every engine-level and service-level test on SQLite, LMDB,
+# PostgreSQL and the in-memory engine), treating any compiler warning as an error.
 #
 # PostgreSQL: Scripts/with-postgres.sh starts a throwaway cluster for the run (as an unprivileged
 # user, on a Unix socket and a loopback port), exports STRATA_POSTGRES_URL and

@@ -6,7 +6,7 @@ import Testing
 /// The engine conformance kit, once per engine per check: the cross-engine test matrix.
 @Suite("engine conformance")
 struct ConformanceTests {
-    @Test("conformance check", arguments: EngineKind.withMemory, StrataConformance.checks)
+    @Test("conformance check", arguments: EngineKind.allCases, StrataConformance.checks)
     func conformance(kind: EngineKind, check: ConformanceCheck) async throws {
         guard let reason = Self.knownFailures[kind]?[check.description] else {
             return await run(kind, check)

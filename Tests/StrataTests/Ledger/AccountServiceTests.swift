@@ -8,7 +8,7 @@ extension LedgerTests {
     /// ledger errors for bad input.
     @Suite("ledger: accounts")
     struct AccountServiceTests {
-        @Test("create, list, look up by URI, rename and read the balance", arguments: EngineKind.withMemory)
+        @Test("create, list, look up by URI, rename and read the balance", arguments: EngineKind.allCases)
         func lifecycle(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -26,7 +26,7 @@ extension LedgerTests {
             #expect(try await ledger.accounts.balance(of: chart.checking.id) == 100_000)
         }
 
-        @Test("a duplicate name is a LedgerError, on create and on rename", arguments: EngineKind.withMemory)
+        @Test("a duplicate name is a LedgerError, on create and on rename", arguments: EngineKind.allCases)
         func duplicateName(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -40,7 +40,7 @@ extension LedgerTests {
             #expect(LedgerError.duplicateAccountName("Wallet").description.contains("Choose another name"))
         }
 
-        @Test("bad names, currencies, URIs and unknown accounts are reported clearly", arguments: EngineKind.withMemory)
+        @Test("bad names, currencies, URIs and unknown accounts are reported clearly", arguments: EngineKind.allCases)
         func badInput(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -74,7 +74,7 @@ extension LedgerTests {
             }
         }
 
-        @Test("an account with transactions cannot be deleted; an empty one can", arguments: EngineKind.withMemory)
+        @Test("an account with transactions cannot be deleted; an empty one can", arguments: EngineKind.allCases)
         func deleteDenyRule(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -90,7 +90,7 @@ extension LedgerTests {
             #expect(try await ledger.accounts.list().map(\.name) == ["Checking", "Travel", "Wallet"])
         }
 
-        @Test("a negative opening balance needs overdraft", arguments: EngineKind.withMemory)
+        @Test("a negative opening balance needs overdraft", arguments: EngineKind.allCases)
         func openingOverdraft(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             await #expect(

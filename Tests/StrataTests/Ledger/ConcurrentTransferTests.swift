@@ -16,7 +16,7 @@ extension LedgerTests {
 
         @Test(
             "8 tasks × 200 random transfers among 20 accounts keep every balance and the total",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func concurrentTransfers(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             var ids: [String] = []

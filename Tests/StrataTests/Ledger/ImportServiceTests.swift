@@ -11,7 +11,7 @@ extension LedgerTests {
     struct ImportServiceTests {
         @Test(
             "300 lines import; a re-import with changed amounts updates them instead of adding",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func importThenReimport(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             _ = try await ledger.seedChart()
@@ -64,7 +64,7 @@ extension LedgerTests {
 
         @Test(
             "one batch upsert when the lines come last on their accounts, else objects; balances right both ways",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func batchOrObjects(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -115,7 +115,7 @@ extension LedgerTests {
 
         @Test(
             "a bad line (amount, unknown account, duplicate id, header, fields, quotes, overdraft) changes nothing",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func badLinesChangeNothing(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             _ = try await ledger.seedChart()

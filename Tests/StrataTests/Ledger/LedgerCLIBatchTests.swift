@@ -4,11 +4,14 @@ import Testing
 extension LedgerTests {
     /// The built `ledger` command line runs `import`, `report` and `purge` on a store, with a
     /// progress line for a long import and one-line errors for bad input.
+    ///
+    /// The `ledger` executable is another process on the store: the engines it shares
+    /// (``EngineKind/sharedAcrossProcesses``); an in-memory store lives in this process only.
     @Suite("ledger CLI: import, report and purge")
     struct LedgerCLIBatchTests {
         @Test(
             "import shows progress and upserts, report sums, purge keeps balances; bad input gets one-line errors",
-            arguments: EngineKind.allCases)
+            arguments: EngineKind.sharedAcrossProcesses)
         func importReportPurge(kind: EngineKind) async throws {
             let binary = try LedgerCLIMigrationTests.ledgerBinary()
             let store = try TestStore(kind)

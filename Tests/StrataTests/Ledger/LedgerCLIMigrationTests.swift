@@ -6,11 +6,14 @@ import Testing
 extension LedgerTests {
     /// The built `ledger` command line opens a version 1 store, migrates it with a progress line
     /// on standard error, and then works on it.
+    ///
+    /// The `ledger` executable is another process on the store: the engines it shares
+    /// (``EngineKind/sharedAcrossProcesses``); an in-memory store lives in this process only.
     @Suite("ledger CLI: a version 1 store migrates with a progress line")
     struct LedgerCLIMigrationTests {
         @Test(
             "ledger migrates a v1 store, shows the progress line once, then shows the categories",
-            arguments: EngineKind.allCases)
+            arguments: EngineKind.sharedAcrossProcesses)
         func migratesWithProgress(kind: EngineKind) async throws {
             let binary = try Self.ledgerBinary()
             let store = try TestStore(kind)
@@ -66,7 +69,8 @@ extension LedgerTests {
         static func options(_ kind: EngineKind, _ store: TestStore) -> [String] {
             switch kind {
             case .memory:
-                // Its own process cannot open this process's in-memory store.
+                // Its own process cannot open this process's in-memory store: these tests take
+                // EngineKind.sharedAcrossProcesses.
                 Issue.record("the ledger executable cannot open an in-memory store")
                 return []
             case .sqlite, .lmdb:

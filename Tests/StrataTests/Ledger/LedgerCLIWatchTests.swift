@@ -6,11 +6,14 @@ extension LedgerTests {
     /// to the same store, and ends cleanly on SIGINT or SIGTERM. Serialized: a child process
     /// inherits the other running children's pipes, so concurrent watchers would hold each
     /// other's output open.
+    ///
+    /// The `ledger` executable is another process on the store: the engines it shares
+    /// (``EngineKind/sharedAcrossProcesses``); an in-memory store lives in this process only.
     @Suite("ledger CLI: watch shows other processes' changes live", .serialized)
     struct LedgerCLIWatchTests {
         @Test(
             "ledger watch prints a transfer made by a second ledger process as it happens; SIGINT ends it, status 0",
-            arguments: EngineKind.allCases)
+            arguments: EngineKind.sharedAcrossProcesses)
         func watchShowsAnotherProcessTransfer(kind: EngineKind) async throws {
             let binary = try LedgerCLIMigrationTests.ledgerBinary()
             let store = try TestStore(kind)
@@ -46,7 +49,7 @@ extension LedgerTests {
 
         @Test(
             "ledger watch --from-start replays the history and --after resumes where it stopped; SIGTERM ends it",
-            arguments: EngineKind.allCases)
+            arguments: EngineKind.sharedAcrossProcesses)
         func watchReplaysAndResumes(kind: EngineKind) async throws {
             let binary = try LedgerCLIMigrationTests.ledgerBinary()
             let store = try TestStore(kind)

@@ -9,7 +9,7 @@ extension LedgerTests {
     /// and closings from their tombstones, and account lines only where no posting shows them.
     @Suite("ledger: the watcher describes each commit")
     struct LedgerWatcherTests {
-        @Test("every kind of ledger change, one commit at a time", arguments: EngineKind.withMemory)
+        @Test("every kind of ledger change, one commit at a time", arguments: EngineKind.allCases)
         func describesEveryKindOfChange(kind: EngineKind) async throws {
             let store = try TestStore(kind)
             let container = try PersistentContainer(ledger: store.configuration)
@@ -82,7 +82,7 @@ extension LedgerTests {
 
         @Test(
             "a transaction deleted before the watcher reads its commit is reported as such",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func postingDeletedSince(kind: EngineKind) async throws {
             let store = try TestStore(kind)
             let container = try PersistentContainer(ledger: store.configuration)

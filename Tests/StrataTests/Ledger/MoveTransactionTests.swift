@@ -9,7 +9,7 @@ extension LedgerTests {
     /// accounts in one `perform` and one save, so both balances change or neither does.
     @Suite("ledger: moving a transaction")
     struct MoveTransactionTests {
-        @Test("moving a transaction updates both balances", arguments: EngineKind.withMemory)
+        @Test("moving a transaction updates both balances", arguments: EngineKind.allCases)
         func moveUpdatesBoth(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -36,7 +36,7 @@ extension LedgerTests {
             #expect(audit.transactionCount == 3)
         }
 
-        @Test("when the save fails, neither balance changes", arguments: EngineKind.withMemory)
+        @Test("when the save fails, neither balance changes", arguments: EngineKind.allCases)
         func failedSaveChangesNeither(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -65,7 +65,7 @@ extension LedgerTests {
 
         @Test(
             "moving into an account of another currency is refused and changes nothing",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func currencyMismatch(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -83,7 +83,7 @@ extension LedgerTests {
         }
 
         @Test(
-            "moving a deposit out of a no-overdraft account that needs it is refused", arguments: EngineKind.withMemory)
+            "moving a deposit out of a no-overdraft account that needs it is refused", arguments: EngineKind.allCases)
         func moveWouldOverdraw(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()

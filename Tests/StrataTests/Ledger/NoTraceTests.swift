@@ -9,7 +9,7 @@ extension LedgerTests {
     /// store, and not in the next operation.
     @Suite("ledger: failed operations leave no trace")
     struct NoTraceTests {
-        @Test("a transfer refused after building both halves leaves no trace", arguments: EngineKind.withMemory)
+        @Test("a transfer refused after building both halves leaves no trace", arguments: EngineKind.allCases)
         func refusedTransfer(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -33,7 +33,7 @@ extension LedgerTests {
             #expect(after.isConsistent)
         }
 
-        @Test("a transfer whose commit fails leaves no trace", arguments: EngineKind.withMemory)
+        @Test("a transfer whose commit fails leaves no trace", arguments: EngineKind.allCases)
         func failedCommit(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -58,7 +58,7 @@ extension LedgerTests {
             #expect(after.isConsistent)
         }
 
-        @Test("an add whose commit fails leaves no trace and the next add works", arguments: EngineKind.withMemory)
+        @Test("an add whose commit fails leaves no trace and the next add works", arguments: EngineKind.allCases)
         func failedAdd(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()

@@ -12,7 +12,7 @@ extension LedgerTests {
     /// context's `perform`, and the fault-injecting engine records the thread of each one.
     @Suite("ledger: work stays off the main thread")
     struct OffMainThreadTests {
-        @Test("every service method's store work runs off the main thread", arguments: EngineKind.withMemory)
+        @Test("every service method's store work runs off the main thread", arguments: EngineKind.allCases)
         @MainActor
         func serviceWorkRunsOffMain(kind: EngineKind) async throws {
             #expect(MainQueue.isCurrent, "the caller runs on the main actor")

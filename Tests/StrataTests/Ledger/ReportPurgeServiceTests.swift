@@ -31,7 +31,7 @@ extension LedgerTests {
                 externalID: id, account: account, day: day, amount: amount, category: category, note: note)
         }
 
-        @Test("a month's sums by category and account match the hand-computed ones", arguments: EngineKind.withMemory)
+        @Test("a month's sums by category and account match the hand-computed ones", arguments: EngineKind.allCases)
         func monthlyReport(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             _ = try await ledger.seedChart()
@@ -61,7 +61,7 @@ extension LedgerTests {
 
         @Test(
             "purge deletes the old rows and their import lines, keeps every balance and the invariant",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func purgeKeepsBalances(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()

@@ -37,7 +37,7 @@ extension LedgerTests {
     struct SharedContextContrastTests {
         @Test(
             "a shared @MainActor context leaks a failed call's changes into the next; fresh contexts do not",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func sharedContextLeaks(kind: EngineKind) async throws {
             // The anti-pattern: the refused withdrawal stays in the context and the deposit saves it.
             let shared = try LedgerFixture(kind)

@@ -8,7 +8,7 @@ extension LedgerTests {
     struct TransactionCategoryTests {
         @Test(
             "add takes a category or the note's, transfer sets its own, update changes it",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func categories(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()

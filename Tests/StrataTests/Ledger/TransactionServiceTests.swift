@@ -8,7 +8,7 @@ extension LedgerTests {
     /// ledger errors.
     @Suite("ledger: transactions")
     struct TransactionServiceTests {
-        @Test("adds keep running balances; history is newest first", arguments: EngineKind.withMemory)
+        @Test("adds keep running balances; history is newest first", arguments: EngineKind.allCases)
         func addAndHistory(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -34,7 +34,7 @@ extension LedgerTests {
         }
 
         @Test(
-            "update changes amount and note and recalculates later running balances", arguments: EngineKind.withMemory)
+            "update changes amount and note and recalculates later running balances", arguments: EngineKind.allCases)
         func updateInPlace(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -51,7 +51,7 @@ extension LedgerTests {
             #expect(try await ledger.audit().isConsistent)
         }
 
-        @Test("delete removes the transaction and recalculates", arguments: EngineKind.withMemory)
+        @Test("delete removes the transaction and recalculates", arguments: EngineKind.allCases)
         func deleteTransaction(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -64,7 +64,7 @@ extension LedgerTests {
             }
         }
 
-        @Test("transfer writes two transactions and two balances", arguments: EngineKind.withMemory)
+        @Test("transfer writes two transactions and two balances", arguments: EngineKind.allCases)
         func transfer(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
@@ -81,7 +81,7 @@ extension LedgerTests {
 
         @Test(
             "invalid amounts, currency mismatches, same-account transfers and overdrafts are refused",
-            arguments: EngineKind.withMemory)
+            arguments: EngineKind.allCases)
         func refusals(kind: EngineKind) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()

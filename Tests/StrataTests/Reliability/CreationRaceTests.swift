@@ -10,7 +10,9 @@ struct CreationRaceTests {
     static let processes = 8
     static let rounds = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 100 : 25
 
-    @Test("processes racing to create one store all open it and write", arguments: EngineKind.allCases)
+    /// Other processes open the store: the engines they share (``EngineKind/sharedAcrossProcesses``);
+    /// in another process an in-memory store's name is a store of its own.
+    @Test("processes racing to create one store all open it and write", arguments: EngineKind.sharedAcrossProcesses)
     func concurrentFirstOpen(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()
         var failures: [String] = []

@@ -144,10 +144,10 @@ struct FailedSaveTests {
     }
 
     /// SQLite's integrity check, or a full scan of every entity through a second engine (LMDB
-    /// verifies every row's checksum on read; PostgreSQL's rows must all read and count alike).
+    /// verifies every row's checksum on read; PostgreSQL's and the in-memory engine's rows must
+    /// all read and count alike).
     static func checkIntegrity(kind: EngineKind, store: TestStore, container: PersistentContainer) throws {
         switch kind {
-        case .memory: throw EngineKind.noStoreFiles
         case .sqlite:
             var db: OpaquePointer?
             defer { sqlite3_close(db) }
@@ -158,7 +158,7 @@ struct FailedSaveTests {
             try #require(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK)
             try #require(sqlite3_step(statement) == SQLITE_ROW)
             #expect(String(cString: sqlite3_column_text(statement, 0)) == "ok")
-        case .lmdb, .postgres:
+        case .lmdb, .postgres, .memory:
             let schema = TestModels.schema.storeSchema
             let engine = try store.configuration.open(schema)
             defer { engine.close() }

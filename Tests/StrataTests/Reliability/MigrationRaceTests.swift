@@ -7,9 +7,11 @@ import Testing
 /// upgraded app launched together would: exactly one migrates, the other opens the result.
 @Suite("migrations and other processes", .serialized)
 struct MigrationRaceTests {
+    /// Other processes open the store: the engines they share (``EngineKind/sharedAcrossProcesses``);
+    /// in another process an in-memory store's name is a store of its own.
     @Test(
         "two processes opening an old store with the new model at once: one migrates, the other opens the result",
-        arguments: EngineKind.allCases, MigrationCrash.Target.allCases)
+        arguments: EngineKind.sharedAcrossProcesses, MigrationCrash.Target.allCases)
     func twoProcessesMigrateOnce(kind: EngineKind, target: MigrationCrash.Target) async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: CrashSafetyTests.writerURL.path),
@@ -37,9 +39,11 @@ struct MigrationRaceTests {
     /// `storeNewerThanModel`, and the migrated store is untouched by it. Before, SQLite saved the
     /// item in the migrated store (without the label every migrated row got), and both engines
     /// read with the old layout ("the store is damaged" on LMDB).
+    /// Other processes open the store: the engines they share (``EngineKind/sharedAcrossProcesses``);
+    /// in another process an in-memory store's name is a store of its own.
     @Test(
         "a process holding the store open with the old model while another migrates it: its save and read are refused",
-        arguments: EngineKind.allCases)
+        arguments: EngineKind.sharedAcrossProcesses)
     func aProcessHoldingTheOldModelIsRefusedAfterTheMigration(kind: EngineKind) async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: CrashSafetyTests.writerURL.path),

@@ -16,7 +16,9 @@ struct PhantomRaceTests {
     static let processes = 8
     static let orgs = 100
 
-    @Test("8 processes × 100 orgs: with the guard no org gets two admins", arguments: EngineKind.allCases)
+    /// Other processes open the store: the engines they share (``EngineKind/sharedAcrossProcesses``);
+    /// in another process an in-memory store's name is a store of its own.
+    @Test("8 processes × 100 orgs: with the guard no org gets two admins", arguments: EngineKind.sharedAcrossProcesses)
     func race(kind: EngineKind) async throws {
         let unguarded = try await Self.run(kind, guarded: false)
         let guarded = try await Self.run(kind, guarded: true)

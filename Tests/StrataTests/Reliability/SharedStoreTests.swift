@@ -15,8 +15,11 @@ import Testing
 struct SharedStoreTests {
     static let rounds = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "1" ? 100 : 10
 
+    /// Other processes open the store: the engines they share (``EngineKind/sharedAcrossProcesses``);
+    /// in another process an in-memory store's name is a store of its own.
     @Test(
-        "the containers keep reading and writing after another process closed the store", arguments: EngineKind.allCases
+        "the containers keep reading and writing after another process closed the store",
+        arguments: EngineKind.sharedAcrossProcesses
     )
     func anotherProcessCloses(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()

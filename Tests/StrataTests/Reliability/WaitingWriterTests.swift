@@ -39,9 +39,11 @@ struct WaitingWriterTests {
         return try PostgresWriteLockHolder(schema: store.postgresSchema)
     }
 
+    /// The lock is held by another process (``EngineKind/sharedAcrossProcesses``): in another
+    /// process an in-memory store's name is a store of its own.
     @Test(
         "a save waiting for another process's write lock gets busy after the busy timeout",
-        arguments: EngineKind.allCases)
+        arguments: EngineKind.sharedAcrossProcesses)
     func boundedWait(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(kind)
@@ -96,12 +98,13 @@ struct WaitingWriterTests {
     static let queuedTimeout = Duration.milliseconds(500)
     static let queuedSaves = 10
 
+    /// Another process holds the lock, as above (``EngineKind/sharedAcrossProcesses``).
     @Test(
         """
         saves queued in one process behind another process's write lock each get busy about the busy timeout \
         after they were asked
         """,
-        arguments: EngineKind.allCases)
+        arguments: EngineKind.sharedAcrossProcesses)
     func queuedSavesShareNoTimeout(kind: EngineKind) async throws {
         try LifetimeProbe.requireBuilt()
         let store = try TestStore(kind)

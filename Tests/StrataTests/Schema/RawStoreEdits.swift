@@ -1,11 +1,18 @@
 import CLMDB
 import Foundation
 import Strata
+import StrataConformance
 
 /// Raw writes that turn a store into one made by the format before recorded schemas: the
 /// `schema` metadata entry removed, as that code never wrote it. (On PostgreSQL, raw SQL on the
 /// store's schema through `PostgresSQL`.)
 enum RawStoreEdits {
+    /// Whether the store can be read and edited behind its engine's back: not an in-memory store,
+    /// which only its engine reaches. A migration test checks what the engine shows on every
+    /// engine, and the raw look (recorded JSON, table and index names, bytes) only where there is
+    /// one; a test whose subject is the raw store takes ``EngineKind/rawStores``.
+    static func isReadable(_ store: TestStore) -> Bool { store.kind.capabilities.hasStoreFiles }
+
     /// Removes the recorded schema from a closed store.
     static func removeRecordedSchema(_ store: TestStore) throws {
         switch store.kind {

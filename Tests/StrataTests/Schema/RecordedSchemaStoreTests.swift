@@ -6,7 +6,8 @@ import Testing
 /// Stores record their whole schema at creation and refuse a model of another shape at open.
 @Suite("Recorded schema in stores")
 struct RecordedSchemaStoreTests {
-    @Test(arguments: EngineKind.allCases)
+    /// Read the way a person would, outside Strata: an in-memory store has no outside.
+    @Test(arguments: EngineKind.rawStores)
     func theSchemaIsRecordedAsReadableJSON(kind: EngineKind) throws {
         let store = try TestStore(kind)
         let schema = try RecordedSchemaModels.library()

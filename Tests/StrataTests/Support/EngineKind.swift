@@ -8,10 +8,15 @@ import StrataSQLite
 import StrataTestSupport
 import Testing
 
-/// The engines the tests run on: the two embedded engines and PostgreSQL (the server from
-/// `STRATA_POSTGRES_URL`, see `TestPostgres`), which every engine-level and service-level test
-/// takes (``allCases``), and the in-memory engine, which the conformance kit and the ledger's
-/// service tests take too (``withMemory``).
+/// The engines the tests run on: the two embedded engines, PostgreSQL (the server from
+/// `STRATA_POSTGRES_URL`, see `TestPostgres`) and the in-memory engine. Every engine-level and
+/// service-level test takes them all (``allCases``). A test that cannot run on one of them takes a
+/// named subset that says why, from what that engine is (see ``capabilities``), never from a bug:
+/// ``durable``, ``sharedAcrossProcesses``, ``rawStores`` or ``fileEngines`` (and, until their bugs
+/// in the in-memory engine are fixed, ``memoryPendingFix``).
+///
+/// `STRATA_TEST_ENGINES` (comma-separated names, e.g. `memory` or `sqlite,memory`) narrows every
+/// list to the engines it names: to time or debug one engine's runs.
 enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sendable {
     case sqlite
     case lmdb
@@ -21,15 +26,57 @@ enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sen
 
     var testDescription: String { rawValue }
 
-    /// The durable engines, which every engine-level and service-level test runs on. Tests that
-    /// reopen a closed store, read its files or start other processes take these.
-    static let allCases: [EngineKind] = chosen([.sqlite, .lmdb, .postgres])
+    /// Every engine, the in-memory one included: every engine-level and service-level test takes
+    /// these. A test whose subject one engine does not have asserts what that engine does instead
+    /// (its typed refusal, its documented behaviour) where it can; only where it cannot does it
+    /// take one of the subsets below.
+    static let allCases: [EngineKind] = chosen([.sqlite, .lmdb, .postgres, .memory])
 
-    /// Every engine, the in-memory one included: for tests whose stores live while they run.
-    static let withMemory: [EngineKind] = chosen([.sqlite, .lmdb, .postgres, .memory])
+    /// The engines whose store outlives every container on it and the process: not the in-memory
+    /// engine, whose store is gone with its last container. For tests whose subject is what is
+    /// left after a process is killed or every container is closed (crashes, restarts, a reopen
+    /// that must find the saved data with nothing else holding the store).
+    static let durable: [EngineKind] = allCases.filter { $0.capabilities.isDurable }
 
-    /// `kinds`, or only those named in `STRATA_TEST_ENGINES` (comma-separated, e.g. `memory` or
-    /// `sqlite,memory`) when it is set: to time or debug one engine's runs.
+    /// The engines whose store other processes open too: not the in-memory engine, whose name
+    /// another process resolves to a store of its own. For tests that start processes on one
+    /// store (helper programs, the `ledger` command line's `--store`).
+    static let sharedAcrossProcesses: [EngineKind] = allCases.filter { $0.capabilities.sharesAcrossProcesses }
+
+    /// The engines whose stored tables a test can read and edit behind Strata's back (SQLite's and
+    /// LMDB's files with their C libraries, PostgreSQL's tables with SQL): not the in-memory
+    /// engine, whose store is reachable only through the engine. For tests about stores made by an
+    /// older format or damaged, which they make with raw edits (``RawStoreEdits``).
+    static let rawStores: [EngineKind] = allCases.filter { $0.capabilities.hasStoreFiles }
+
+    /// The engines whose store is a set of files on this machine. Tests about files (a full
+    /// disk, permissions, links, LMDB's reader table) take these: a PostgreSQL store lives in
+    /// the server's own files, which the client process neither sees nor limits, and the
+    /// in-memory engine writes no file at all.
+    static let fileEngines: [EngineKind] = chosen([.sqlite, .lmdb])
+
+    /// Temporary: every engine but the in-memory one, for the tests that fail on it because of a
+    /// bug in that engine (it should behave as the others do and does not). Each test here goes
+    /// back to ``allCases`` once its bug is fixed in `Modules/StrataMemory`:
+    /// - `MigrationProbeTests.aStageThatOpensTheMigratingStoreAgainGetsBusyAndChangesNothing`:
+    ///   a migration stage that opens the migrating store again (same name, same process) stops
+    ///   the process ("Fatal error: Recursive call to lock Mutex", `MemoryEngine.open`): the open
+    ///   locks the store's state, which the migrating open holds while the stage runs, where the
+    ///   other engines throw `.busy` after the busy timeout and roll the migration back.
+    /// - `MigrationEntityStoreTests.aCustomStageReadsAndWritesInsideTheMigration`: a reader a
+    ///   custom stage's engine made before the stage's own commit still reads the rows as they
+    ///   were (`MemoryTransactionEngine.makeReader` copies the working state), where the other
+    ///   engines' stage readers read the migration's transaction as it is now.
+    /// - `MigrationEntityStoreTests.aStageEngineIsClosedWhenItsStageEnds`: the readers of a custom
+    ///   stage's engine keep reading after that engine is closed and after the stage ended
+    ///   (`MemoryTransactionEngine.close()` closes only the engine), where the other engines'
+    ///   throw `.misuse`.
+    /// - `MigrationStepStoreTests.aRebuildReportsItsRowsAsItCopiesThem`: a rebuild of 12,001 rows
+    ///   reports its progress once, at the end of the table (`MemoryState.migrate`), where
+    ///   `MigrationRowProgress` asks for a report every few thousand rows, as the others give.
+    static let memoryPendingFix: [EngineKind] = allCases.filter { $0 != .memory }
+
+    /// `kinds`, or only those named in `STRATA_TEST_ENGINES` when it is set.
     private static func chosen(_ kinds: [EngineKind]) -> [EngineKind] {
         guard let names = ProcessInfo.processInfo.environment["STRATA_TEST_ENGINES"], !names.isEmpty else {
             return kinds
@@ -38,16 +85,11 @@ enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sen
         return kinds.filter { wanted.contains($0.rawValue) }
     }
 
-    /// What the engine offers beyond the contract, for the conformance kit.
+    /// What the engine offers beyond the contract, for the conformance kit and the subsets above.
     var capabilities: EngineCapabilities { self == .memory ? .inProcess : .durable }
 
-    /// The engines whose store is a set of files on this machine. Tests about files (a full
-    /// disk, permissions, links, LMDB's reader table) take these: a PostgreSQL store lives in
-    /// the server's own files, which the client process neither sees nor limits.
-    static let fileEngines: [EngineKind] = [.sqlite, .lmdb]
-
-    /// What a test about store files throws for the in-memory engine, which has none (such tests
-    /// take ``allCases``).
+    /// What a helper about store files or raw store edits throws for the in-memory engine, which
+    /// has none (the tests that use such helpers take ``rawStores`` or ``fileEngines``).
     static let noStoreFiles = StrataError.misuse("the in-memory engine keeps no store files to read or edit")
 
     /// The engine configuration for a store at a fresh location inside `directory`.

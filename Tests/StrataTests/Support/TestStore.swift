@@ -1,10 +1,22 @@
 import Foundation
 import Strata
+import StrataConformance
+import StrataStorage
+import Synchronization
 
 /// A store in its own temporary directory, removed when the value is released.
+///
+/// On an engine that is not durable (the in-memory one) the store lives only while an engine is
+/// open on it, so the first open through ``configuration`` also opens a second engine there, which
+/// the value holds until it is released (or ``releaseKeeper()``): a test's close-and-reopen then
+/// finds the store, shared by name, instead of a new, empty one, as the conformance kit's harness
+/// does. Tests whose subject is what is left once every container closed take
+/// ``EngineKind/durable``, or call ``releaseKeeper()`` and assert the in-memory engine's own outcome.
 final class TestStore: Sendable {
     let kind: EngineKind
     let directory: URL
+    /// The engine held open on a store that is not durable, once something opened it.
+    private let keeper = Mutex<(any StorageEngine)?>(nil)
 
     init(_ kind: EngineKind) throws {
         self.kind = kind
@@ -13,10 +25,41 @@ final class TestStore: Sendable {
     }
 
     deinit {
+        releaseKeeper()
         try? FileManager.default.removeItem(at: directory)
     }
 
-    var configuration: EngineConfiguration { kind.configuration(in: directory) }
+    /// The engine configuration of the store (for the in-memory engine, one that keeps the store
+    /// open until the value is released).
+    var configuration: EngineConfiguration {
+        let configuration = kind.configuration(in: directory)
+        guard !kind.capabilities.isDurable else { return configuration }
+        let open = configuration.open
+        var kept = configuration
+        kept.open = { [self] schema in
+            let engine = try open(schema)
+            if keeper.withLock({ $0 == nil }), let second = try? open(schema) {
+                let extra = keeper.withLock { keeper -> (any StorageEngine)? in
+                    if keeper != nil { return second }
+                    keeper = second
+                    return nil
+                }
+                extra?.close()
+            }
+            return engine
+        }
+        return kept
+    }
+
+    /// Closes the engine held open on a store that is not durable: from now on the store lives
+    /// only as long as the test's own containers (a no-op on a durable engine).
+    func releaseKeeper() {
+        let kept = keeper.withLock { keeper in
+            defer { keeper = nil }
+            return keeper
+        }
+        kept?.close()
+    }
 
     /// Opens (or reopens) the store with the fixture schema.
     func open(schema: Schema = TestModels.schema) throws -> PersistentContainer {
