@@ -22,9 +22,18 @@ final class MemoryTransactionEngine: StorageEngine {
         }
     }
 
+    /// A reader that reads the working state at each call, so it sees this stage's later
+    /// commits (``MemoryStageReader``), and refuses once this engine is closed.
     func makeReader() throws -> any StoreReader {
         try checkOpen()
-        return MemoryReader(state: working.state.withLock { $0 })
+        return MemoryStageReader(engine: self)
+    }
+
+    /// The working state as it is now.
+    /// - Throws: `.misuse` once this engine is closed.
+    func workingState() throws(StrataError) -> MemoryState {
+        try checkOpen()
+        return working.state.withLock { $0 }
     }
 
     func commit(_ changes: ChangeSet) throws {

@@ -69,9 +69,7 @@ extension MigrationEntityStoreTests {
         }.joined(separator: ", ")
     }
 
-    /// On the in-memory engine the reader keeps the rows from before the commit (see
-    /// ``EngineKind/memoryPendingFix``).
-    @Test(arguments: EngineKind.memoryPendingFix)
+    @Test(arguments: EngineKind.allCases)
     func aCustomStageReadsAndWritesInsideTheMigration(kind: EngineKind) async throws {
         let store = try await notesStore(kind)
         let log = StageLog()
@@ -173,9 +171,7 @@ extension MigrationEntityStoreTests {
         #expect(contents.rows[0].map(\.version) == [2, 1])
     }
 
-    /// On the in-memory engine the stage engine's readers outlive it (see
-    /// ``EngineKind/memoryPendingFix``).
-    @Test(arguments: EngineKind.memoryPendingFix)
+    @Test(arguments: EngineKind.allCases)
     func aStageEngineIsClosedWhenItsStageEnds(kind: EngineKind) async throws {
         let store = try await notesStore(kind)
         let log = StageLog()

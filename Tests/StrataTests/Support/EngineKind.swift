@@ -63,14 +63,6 @@ enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sen
     ///   the process ("Fatal error: Recursive call to lock Mutex", `MemoryEngine.open`): the open
     ///   locks the store's state, which the migrating open holds while the stage runs, where the
     ///   other engines throw `.busy` after the busy timeout and roll the migration back.
-    /// - `MigrationEntityStoreTests.aCustomStageReadsAndWritesInsideTheMigration`: a reader a
-    ///   custom stage's engine made before the stage's own commit still reads the rows as they
-    ///   were (`MemoryTransactionEngine.makeReader` copies the working state), where the other
-    ///   engines' stage readers read the migration's transaction as it is now.
-    /// - `MigrationEntityStoreTests.aStageEngineIsClosedWhenItsStageEnds`: the readers of a custom
-    ///   stage's engine keep reading after that engine is closed and after the stage ended
-    ///   (`MemoryTransactionEngine.close()` closes only the engine), where the other engines'
-    ///   throw `.misuse`.
     /// - `MigrationStepStoreTests.aRebuildReportsItsRowsAsItCopiesThem`: a rebuild of 12,001 rows
     ///   reports its progress once, at the end of the table (`MemoryState.migrate`), where
     ///   `MigrationRowProgress` asks for a report every few thousand rows, as the others give.
