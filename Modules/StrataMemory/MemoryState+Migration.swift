@@ -51,8 +51,7 @@ extension MemoryState {
         var keys: [Int64] = []
         for entity in target.entities {
             let source = named.removeValue(forKey: entity.name) ?? NamedTable()
-            let table = try Self.layOut(source, as: entity)
-            progress.rowsMigrated(table.rows.count, of: table.rows.count)
+            let table = try Self.layOut(source, as: entity, progress: progress)
             laidOut.append(table)
             keys.append(source.lastKey)
         }
@@ -94,8 +93,17 @@ extension MemoryState {
     /// `source`'s rows in `entity`'s column order (an integer in a real column becomes a real),
     /// with its unique lookups.
     /// - Throws: `.constraintViolation` naming the first unique index two rows clash on.
-    private static func layOut(_ source: NamedTable, as entity: EntitySchema) throws(StrataError) -> MemoryTable {
+    /// Rows between two reports of a table's progress, as the durable engines give them.
+    static let progressInterval = 5_000
+
+    /// The rows of `source` laid out as `entity`'s table, with its indexes built; `progress` hears
+    /// every ``progressInterval`` rows and once at the end.
+    private static func layOut(
+        _ source: NamedTable, as entity: EntitySchema, progress: MigrationRowProgress
+    ) throws(StrataError) -> MemoryTable {
         let positions = entity.columns.map { source.columns.firstIndex(of: $0.name) }
+        let total = source.rows.count
+        var done = 0
         var table = MemoryTable(entity)
         table.rows.reserveCapacity(source.rows.count)
         for (key, row) in source.rows {
@@ -109,7 +117,10 @@ extension MemoryState {
                 values.append(value)
             }
             table.rows[key] = MemoryRow(version: row.version, values: values)
+            done += 1
+            if done % progressInterval == 0 { progress.rowsMigrated(done, of: total) }
         }
+        progress.rowsMigrated(done, of: total)
         if let clash = table.reindex() {
             let columns = entity.indexes[clash].columns.map { entity.columns[$0].name }
             throw .constraintViolation(

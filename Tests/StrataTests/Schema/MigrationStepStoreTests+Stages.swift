@@ -223,9 +223,7 @@ extension MigrationStepStoreTests {
         }
     }
 
-    /// On the in-memory engine the rebuild reports once, at the end (see
-    /// ``EngineKind/memoryPendingFix``).
-    @Test(arguments: EngineKind.memoryPendingFix)
+    @Test(arguments: EngineKind.allCases)
     func aRebuildReportsItsRowsAsItCopiesThem(kind: EngineKind) async throws {
         let store = try TestStore(kind)
         let v1 = try RecordedSchemaModels.noteOptionalTitle(version: 1)

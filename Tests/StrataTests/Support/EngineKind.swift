@@ -63,9 +63,6 @@ enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sen
     ///   the process ("Fatal error: Recursive call to lock Mutex", `MemoryEngine.open`): the open
     ///   locks the store's state, which the migrating open holds while the stage runs, where the
     ///   other engines throw `.busy` after the busy timeout and roll the migration back.
-    /// - `MigrationStepStoreTests.aRebuildReportsItsRowsAsItCopiesThem`: a rebuild of 12,001 rows
-    ///   reports its progress once, at the end of the table (`MemoryState.migrate`), where
-    ///   `MigrationRowProgress` asks for a report every few thousand rows, as the others give.
     static let memoryPendingFix: [EngineKind] = allCases.filter { $0 != .memory }
 
     /// `kinds`, or only those named in `STRATA_TEST_ENGINES` when it is set.
