@@ -57,15 +57,14 @@ extension MemoryState {
                 try MemoryScan.check(filter, entity)
                 let evaluator = FilterEvaluator(filter)
                 if let candidates = table.candidates(filter) {
-                    for key in candidates where table.rows[key].map({ evaluator.matches($0.values, key: key) }) == true
-                    {
-                        keys.append(key)
+                    table.forEach(candidates) { key, row in
+                        if evaluator.matches(row.values, key: key) { keys.append(key) }
                     }
                 } else {
                     for (key, row) in table.rows where evaluator.matches(row.values, key: key) { keys.append(key) }
                 }
             } else {
-                keys = Array(table.rows.keys)
+                keys = table.rows.keys
             }
             keys.sort()
             return Selected(keys: keys, holders: keys)

@@ -24,8 +24,8 @@ struct MemoryState: Sendable {
     var lastKeys: [Int64]
     /// The links, one per join of ``schema``.
     var joins: [MemoryJoin]
-    /// The persistent history, oldest first.
-    var history: [HistoryTransaction] = []
+    /// The persistent history, by token.
+    var history = PersistentTree<Int64, HistoryTransaction>()
     /// The last history token handed out (survives trimming).
     var lastToken: Int64 = 0
     /// Named history cursors.
