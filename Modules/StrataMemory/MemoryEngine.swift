@@ -5,8 +5,10 @@ import Synchronization
 /// The in-memory engine: one engine per container, over a store of this process shared by name.
 ///
 /// Every engine on a store sees the same state: a reader takes the current state as its snapshot
-/// (a value, copy-on-write), a commit builds the next state on a copy and swaps it in under the
-/// store's lock, checking versions, guards, unique indexes and cursors as a durable engine does.
+/// (a value made of persistent trees, which later commits never change), a commit builds the
+/// next state from it, sharing every node it does not change, and swaps it in, checking
+/// versions, guards, unique indexes and cursors as a durable engine does. Writers take turns;
+/// readers never wait for them.
 /// An engine opened before a migration of the store (by another container) refuses every read
 /// and write with `.storeNewerThanModel`, as a process on the old model does on a file store.
 final class MemoryEngine: SetWritingEngine, HistorySignalling {
@@ -39,13 +41,13 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
             throw .misuse("an in-memory store needs a name of one character or more; .inMemory(name:) got \"\"")
         }
         let store = MemoryRegistry.acquire(name)
+        store.writer.lock()
+        defer { store.writer.unlock() }
         do {
-            let (identifier, generation) = try store.state.withLock { (state) throws(StrataError) in
-                let opened = try Self.reconcile(state, name: name, schema: schema)
-                state = opened
-                return (opened.identifier, opened.generation)
-            }
-            return MemoryEngine(store: store, identifier: identifier, version: schema.version, generation: generation)
+            let opened = try Self.reconcile(store.state.withLock { $0 }, name: name, schema: schema)
+            store.state.withLock { $0 = opened }
+            return MemoryEngine(
+                store: store, identifier: opened.identifier, version: schema.version, generation: opened.generation)
         } catch {
             MemoryRegistry.release(store)
             throw error
@@ -95,16 +97,19 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
     }
 
     /// Runs `body` on a copy of the store's state and keeps the copy when `body` returns.
+    ///
+    /// Writers take turns (``MemoryStore/writer``); the state lock is held only to take the
+    /// current state and to put the new one in its place, so readers never wait for `body`.
+    /// The commit's history token is signalled before the next writer starts, in commit order.
     func write<T: Sendable>(_ body: (inout MemoryState) throws(StrataError) -> T) throws(StrataError) -> T {
         try checkOpen()
-        let (result, token) = try store.state.withLock { (state) throws(StrataError) in
-            var working = try checked(state)
-            let before = working.lastToken
-            let result = try body(&working)
-            state = working
-            return (result, working.lastToken == before ? nil : working.lastToken)
-        }
-        if let token { store.signal.committed(token) }
+        store.writer.lock()
+        defer { store.writer.unlock() }
+        var working = try checked(store.state.withLock { $0 })
+        let before = working.lastToken
+        let result = try body(&working)
+        store.state.withLock { [working] in $0 = working }
+        if working.lastToken != before { store.signal.committed(working.lastToken) }
         return result
     }
 
