@@ -65,7 +65,7 @@ struct MemoryScan {
             return count
         }
         // A filter that is one range of a lookup or of the keys is counted without reading a row.
-        if candidates.isExact(for: filter) { return candidates.count }
+        if candidates.isExact(for: filter) { return table.count(candidates) }
         let evaluator = FilterEvaluator(filter)
         var count = 0
         table.forEach(candidates) { key, row in

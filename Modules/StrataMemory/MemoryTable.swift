@@ -17,8 +17,8 @@ struct IndexValues: Comparable, Sendable {
     let values: [StoredValue]
 
     static func < (lhs: IndexValues, rhs: IndexValues) -> Bool {
-        for (left, right) in zip(lhs.values, rhs.values) {
-            switch StoredValue.order(left, right) {
+        for index in 0..<Swift.min(lhs.values.count, rhs.values.count) {
+            switch StoredValue.order(lhs.values[index], rhs.values[index]) {
             case .orderedAscending: return true
             case .orderedDescending: return false
             case .orderedSame: continue
@@ -101,8 +101,6 @@ struct MemoryTable: Sendable {
         fileprivate var ranges: [(lookup: Int, lower: LookupBound?, upper: LookupBound?)] = []
         /// A range of primary keys, when the filter is on the key.
         fileprivate var keyRange: (lower: KeyBound?, upper: KeyBound?)?
-        /// How many rows the ranges hold (each row once: the ranges do not overlap).
-        fileprivate(set) var count = 0
         /// Whether ``MemoryTable/forEach(_:_:)`` gives them in key order: a range of keys, or the
         /// rows holding one value.
         fileprivate(set) var isInKeyOrder = true
@@ -151,16 +149,28 @@ struct MemoryTable: Sendable {
         case .isIn(let column, let values):
             return lookup(column, values)
         case .and(let parts):
-            var best: Candidates?
+            var best: (candidates: Candidates, count: Int)?
             for part in parts {
                 guard let found = candidates(part) else { continue }
-                if best.map({ found.count < $0.count }) ?? true { best = found }
-                if found.count == 0 { break }
+                let count = count(found)
+                if best.map({ count < $0.count }) ?? true { best = (found, count) }
+                if count == 0 { break }
             }
-            return best
+            return best?.candidates
         default:
             return nil
         }
+    }
+
+    /// How many rows `candidates` holds (each once: their ranges do not overlap), counted
+    /// without reading them, in O(log n) per range.
+    func count(_ candidates: Candidates) -> Int {
+        var count = 0
+        if let range = candidates.keyRange { count += rows.count(from: range.lower, to: range.upper) }
+        for range in candidates.ranges {
+            count += lookups[range.lookup].entries.count(from: range.lower, to: range.upper)
+        }
+        return count
     }
 
     /// Calls `body` with the key and row of every candidate, in key order for a key range and in
@@ -193,7 +203,6 @@ struct MemoryTable: Sendable {
         }
         var found = Candidates()
         found.keyRange = range
-        found.count = rows.count(from: range.lower, to: range.upper)
         return found
     }
 
@@ -203,23 +212,31 @@ struct MemoryTable: Sendable {
         guard let number = lookups.firstIndex(where: { $0.column == column }) else { return nil }
         guard !value.isNull else { return Candidates() }
         guard lookups[number].storage.admits(value) else { return nil }
-        // Keys are positive: (value, 0) is below every entry of `value`, (value, .max) past them.
-        let first = LookupBound(key: LookupEntry(value: value, key: 0), inclusive: false)
-        let last = LookupBound(key: LookupEntry(value: value, key: .max), inclusive: true)
-        let range: (lower: LookupBound?, upper: LookupBound?)
-        switch comparison {
-        case .equal: range = (first, last)
-        case .lessThan: range = (nil, first)
-        case .lessThanOrEqual: range = (nil, last)
-        case .greaterThan: range = (last, nil)
-        case .greaterThanOrEqual: range = (first, nil)
-        case .notEqual: return nil
-        }
+        guard let range = Self.range(comparison, value) else { return nil }
         var found = Candidates()
         found.ranges = [(number, range.lower, range.upper)]
         found.isInKeyOrder = comparison == .equal
-        found.count = lookups[number].entries.count(from: range.lower, to: range.upper)
         return found
+    }
+
+    /// The entries of a lookup whose value compares with `value` as `comparison` says; nil for
+    /// `.notEqual`, which is no range.
+    private static func range(
+        _ comparison: ComparisonOperator, _ value: StoredValue
+    ) -> (lower: LookupBound?, upper: LookupBound?)? {
+        // Keys are positive: (value, 0) is below every entry of `value`, and only (value, .max)
+        // itself is not below (value, .max).
+        let below = LookupBound(key: LookupEntry(value: value, key: 0), inclusive: false)
+        let through = LookupBound(key: LookupEntry(value: value, key: .max), inclusive: true)
+        let past = LookupBound(key: LookupEntry(value: value, key: .max), inclusive: false)
+        switch comparison {
+        case .equal: return (below, through)
+        case .lessThan: return (nil, below)
+        case .lessThanOrEqual: return (nil, through)
+        case .greaterThan: return (past, nil)
+        case .greaterThanOrEqual: return (below, nil)
+        case .notEqual: return nil
+        }
     }
 
     /// The rows holding any of `values` in `column`, when a lookup covers the column and every
@@ -230,19 +247,20 @@ struct MemoryTable: Sendable {
         var seen = Set<StoredValue>()
         for value in values where !value.isNull {
             guard lookups[number].storage.admits(value) else { return nil }
-            guard seen.insert(value).inserted, let part = lookup(column, .equal, value) else { continue }
-            found.ranges += part.ranges
-            found.count += part.count
-            found.isInKeyOrder = found.ranges.count <= 1
+            guard seen.insert(value).inserted, let range = Self.range(.equal, value) else { continue }
+            found.ranges.append((number, range.lower, range.upper))
         }
+        found.isInKeyOrder = found.ranges.count <= 1
         return found
     }
 
     /// The position in ``uniques`` of the first unique index whose values `values` (the row `key`
     /// is about to hold) share with another row; nil when none clashes.
     func clash(_ values: ContiguousArray<StoredValue>, key: Int64) -> Int? {
-        for (number, unique) in uniques.enumerated() {
-            if let indexKey = unique.key(of: values), let owner = unique.owners[indexKey], owner != key {
+        for number in uniques.indices {
+            if let indexKey = uniques[number].key(of: values), let owner = uniques[number].owners[indexKey],
+                owner != key
+            {
                 return number
             }
         }
@@ -264,12 +282,21 @@ struct MemoryTable: Sendable {
             if !next.isNull { lookups[number].entries[LookupEntry(value: next, key: key)] = true }
         }
         for number in uniques.indices {
+            if let old, Self.same(uniques[number].columns, old.values, row.values) { continue }
             let previous = old.flatMap { uniques[number].key(of: $0.values) }
             let next = uniques[number].key(of: row.values)
             if previous == next { continue }
             if let previous, uniques[number].owners[previous] == key { uniques[number].owners[previous] = nil }
             if let next { uniques[number].owners[next] = key }
         }
+    }
+
+    /// Whether `left` and `right` hold the same values in every one of `columns`.
+    private static func same(
+        _ columns: [Int], _ left: ContiguousArray<StoredValue>, _ right: ContiguousArray<StoredValue>
+    ) -> Bool {
+        for column in columns where left[column] != right[column] { return false }
+        return true
     }
 
     /// Removes the row `key` and its lookup entries; returns it, nil when there was none.

@@ -127,8 +127,10 @@ struct PersistentTree<Key: Comparable & Sendable, Value: Sendable>: Sendable {
         _ node: Node?, _ lower: Bound?, _ upper: Bound?, _ body: (Key, Value) throws -> Bool
     ) rethrows -> Bool {
         guard let node else { return true }
-        let aboveLower = lower.map { $0.inclusive ? !(node.key < $0.key) : $0.key < node.key } ?? true
-        let belowUpper = upper.map { $0.inclusive ? !($0.key < node.key) : node.key < $0.key } ?? true
+        var aboveLower = true
+        if let lower { aboveLower = lower.inclusive ? !(node.key < lower.key) : lower.key < node.key }
+        var belowUpper = true
+        if let upper { belowUpper = upper.inclusive ? !(upper.key < node.key) : node.key < upper.key }
         if aboveLower, try !visit(node.left, lower, upper, body) { return false }
         if aboveLower && belowUpper, try !body(node.key, node.value) { return false }
         if belowUpper, try !visit(node.right, lower, upper, body) { return false }
@@ -137,12 +139,12 @@ struct PersistentTree<Key: Comparable & Sendable, Value: Sendable>: Sendable {
 
     // MARK: Balancing
 
-    private static func height(_ node: Node?) -> Int { node?.height ?? 0 }
-
     /// A node over `left` and `right`, rotated when their heights differ by two.
     private static func balanced(_ key: Key, _ value: Value, _ left: Node?, _ right: Node?) -> Node {
-        if height(left) > height(right) + 1, let left {
-            if height(left.left) >= height(left.right) {
+        let leftHeight = left?.height ?? 0
+        let rightHeight = right?.height ?? 0
+        if leftHeight > rightHeight + 1, let left {
+            if (left.left?.height ?? 0) >= (left.right?.height ?? 0) {
                 return Node(left.key, left.value, left.left, Node(key, value, left.right, right))
             }
             if let middle = left.right {
@@ -151,8 +153,8 @@ struct PersistentTree<Key: Comparable & Sendable, Value: Sendable>: Sendable {
                     Node(key, value, middle.right, right))
             }
         }
-        if height(right) > height(left) + 1, let right {
-            if height(right.right) >= height(right.left) {
+        if rightHeight > leftHeight + 1, let right {
+            if (right.right?.height ?? 0) >= (right.left?.height ?? 0) {
                 return Node(right.key, right.value, Node(key, value, left, right.left), right.right)
             }
             if let middle = right.left {

@@ -66,7 +66,7 @@ struct MemoryIndexTests {
             filters.append(.isIn(column: column, values: []))
         }
         for comparison in ComparisonOperator.allCases {
-            for key in [Int64(-1), 0, 1, 37, 120, 500] { filters.append(.primaryKey(comparison, key)) }
+            for key in [Int64(-1), 0, 1, 37, 120, 500, .max] { filters.append(.primaryKey(comparison, key)) }
         }
         filters.append(
             .and([.compare(column: 3, .equal, .integer(2)), .compare(column: 0, .greaterThan, .integer(1))]))
@@ -100,6 +100,11 @@ struct MemoryIndexTests {
         inserts.inserts = (1...400).map {
             RowWrite(entity: 0, key: $0, expectedVersion: 0, values: Self.values(&random))
         }
+        // The highest key there is, holding probed values: a lookup range must not lose it.
+        inserts.inserts.append(
+            RowWrite(
+                entity: 0, key: .max, expectedVersion: 0,
+                values: [.integer(2), .real(0.5), .text("a"), .integer(3), .text("n1")]))
         try engine.commit(inserts)
 
         let early = try engine.makeReader()
@@ -119,7 +124,7 @@ struct MemoryIndexTests {
         let late = try engine.makeReader()
         defer { late.close() }
         let lateRows = try late.rows(for: FetchPlan(entity: 0))
-        #expect(lateRows.count == 400 - changes.deletes.count)
+        #expect(lateRows.count == 401 - changes.deletes.count)
         try Self.check(late, against: lateRows, "after the updates and deletes")
         // The reader taken before the second commit still answers as it did.
         try Self.check(early, against: earlyRows, "an earlier reader")
