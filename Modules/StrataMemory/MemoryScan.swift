@@ -18,15 +18,18 @@ struct MemoryScan {
         // when the plan asks for key order.
         var inKeyOrder = true
         if let filter = plan.filter {
-            let evaluator = FilterEvaluator(filter)
             if let candidates = table.candidates(filter) {
                 inKeyOrder = candidates.isInKeyOrder
+                // Made at the first candidate: a range that holds no row costs no evaluator.
+                var evaluator: FilterEvaluator?
                 table.forEach(candidates) { key, row in
-                    if evaluator.matches(row.values, key: key) {
+                    if evaluator == nil { evaluator = FilterEvaluator(filter) }
+                    if evaluator?.matches(row.values, key: key) == true {
                         rows.append(StoredRow(key: key, version: row.version, values: row.values))
                     }
                 }
             } else {
+                let evaluator = FilterEvaluator(filter)
                 for (key, row) in table.rows where evaluator.matches(row.values, key: key) {
                     rows.append(StoredRow(key: key, version: row.version, values: row.values))
                 }
@@ -66,10 +69,11 @@ struct MemoryScan {
         }
         // A filter that is one range of a lookup or of the keys is counted without reading a row.
         if candidates.isExact(for: filter) { return table.count(candidates) }
-        let evaluator = FilterEvaluator(filter)
+        var evaluator: FilterEvaluator?
         var count = 0
         table.forEach(candidates) { key, row in
-            if evaluator.matches(row.values, key: key) { count += 1 }
+            if evaluator == nil { evaluator = FilterEvaluator(filter) }
+            if evaluator?.matches(row.values, key: key) == true { count += 1 }
         }
         return count
     }

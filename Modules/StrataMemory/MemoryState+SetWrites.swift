@@ -122,7 +122,6 @@ extension MemoryState {
         for (position, given) in upsert.rows.enumerated() {
             let key = upsert.keys[position]
             let values = try MemoryValues.checked(given, of: entity, key: key)
-            // No copy of the table is held across a write: the write would copy every row.
             guard let owner = owner(of: values, in: unique, entity.number) else {
                 if let stored = tables[entity.number].rows[key] {
                     let id = ObjectID(storeIdentifier: identifier, entityName: entity.name, primaryKey: key)

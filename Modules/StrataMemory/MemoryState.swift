@@ -3,10 +3,11 @@ import StrataStorage
 
 /// Everything an in-memory store holds, as one value.
 ///
-/// The store keeps the current state under its lock; a reader copies it (arrays and dictionaries
-/// are copy-on-write, so that costs a few reference counts) and reads that snapshot for as long
-/// as it lives, whatever commits later. A commit changes a copy and the store swaps it in only
-/// when every check passed: that is the whole of atomicity and isolation here.
+/// The store keeps the current state under its lock; a reader copies it (rows, lookups, unique
+/// indexes and history are ``PersistentTree``s, whose nodes never change, so that costs a few
+/// reference counts) and reads that snapshot for as long as it lives, whatever commits later. A
+/// commit changes a copy, which copies only the paths to the entries it writes, and the store
+/// swaps it in only when every check passed: that is the whole of atomicity and isolation here.
 struct MemoryState: Sendable {
     /// The store's identifier, made when the store was created.
     let identifier: UUID
