@@ -99,11 +99,31 @@ struct PersistentTree<Key: Comparable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Calls `body` with every entry between `lower` and `upper` (nil: unbounded), in key order,
-    /// until it returns false.
+    /// until it returns false. O(log n) to find the first entry, then O(1) amortised per entry.
     func forEach(
         from lower: Bound?, to upper: Bound?, _ body: (Key, Value) throws -> Bool
     ) rethrows {
-        _ = try Self.visit(root, lower, upper, body)
+        // The nodes at or past `lower` on the way down, nearest last: the first entry is on top,
+        // and each popped node's successors are its right subtree's left spine.
+        var stack: [Node] = []
+        var node = root
+        while let current = node {
+            if let lower, lower.inclusive ? current.key < lower.key : !(lower.key < current.key) {
+                node = current.right
+            } else {
+                stack.append(current)
+                node = current.left
+            }
+        }
+        while let current = stack.popLast() {
+            if let upper, upper.inclusive ? upper.key < current.key : !(current.key < upper.key) { return }
+            guard try body(current.key, current.value) else { return }
+            var next = current.right
+            while let successor = next {
+                stack.append(successor)
+                next = successor.left
+            }
+        }
     }
 
     /// The number of keys below `key`, and `key` itself too when `counting` is true.
@@ -120,21 +140,6 @@ struct PersistentTree<Key: Comparable & Sendable, Value: Sendable>: Sendable {
             }
         }
         return rank
-    }
-
-    /// Visits `node`'s entries in range; false when `body` asked to stop.
-    private static func visit(
-        _ node: Node?, _ lower: Bound?, _ upper: Bound?, _ body: (Key, Value) throws -> Bool
-    ) rethrows -> Bool {
-        guard let node else { return true }
-        var aboveLower = true
-        if let lower { aboveLower = lower.inclusive ? !(node.key < lower.key) : lower.key < node.key }
-        var belowUpper = true
-        if let upper { belowUpper = upper.inclusive ? !(upper.key < node.key) : node.key < upper.key }
-        if aboveLower, try !visit(node.left, lower, upper, body) { return false }
-        if aboveLower && belowUpper, try !body(node.key, node.value) { return false }
-        if belowUpper, try !visit(node.right, lower, upper, body) { return false }
-        return true
     }
 
     // MARK: Balancing
