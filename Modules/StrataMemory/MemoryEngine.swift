@@ -44,8 +44,12 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
         store.writer.lock()
         defer { store.writer.unlock() }
         do {
-            let opened = try Self.reconcile(store.state.withLock { $0 }, name: name, schema: schema)
-            store.state.withLock { $0 = opened }
+            var opened = try Self.reconcile(store.state.withLock { $0 }, name: name, schema: schema)
+            store.state.withLock { state in
+                // Keys allocated meanwhile count, unless a migration laid the store out anew.
+                if let live = state, live.generation == opened.generation { opened.lastKeys = live.lastKeys }
+                state = opened
+            }
             return MemoryEngine(
                 store: store, identifier: opened.identifier, version: schema.version, generation: opened.generation)
         } catch {
@@ -108,7 +112,13 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
         var working = try checked(store.state.withLock { $0 })
         let before = working.lastToken
         let result = try body(&working)
-        store.state.withLock { [working] in $0 = working }
+        store.state.withLock { [working] state in
+            // Keys are allocated outside the writers' turns (``allocateKeys(entity:count:)``):
+            // the live counters win over the ones this writer started from.
+            var next = working
+            if let live = state, live.generation == next.generation { next.lastKeys = live.lastKeys }
+            state = next
+        }
         if working.lastToken != before { store.signal.committed(working.lastToken) }
         return result
     }
@@ -129,8 +139,16 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
         try write { (state) throws(StrataError) in try state.commit(changes) }
     }
 
+    /// Reserves keys under the state lock alone, without waiting for a writer's turn: no commit
+    /// changes the key counters, and ``write(_:)`` keeps the live ones when it swaps its state in.
     func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> {
-        try write { (state) throws(StrataError) in try state.allocateKeys(entity: entity, count: count) }
+        try checkOpen()
+        return try store.state.withLock { (state) throws(StrataError) in
+            var current = try checked(state)
+            state = nil // the counters are then held once, and change in place
+            defer { state = current }
+            return try current.allocateKeys(entity: entity, count: count)
+        }
     }
 
     func close() {
