@@ -5,8 +5,10 @@ import Synchronization
 /// The in-memory engine: one engine per container, over a store of this process shared by name.
 ///
 /// Every engine on a store sees the same state: a reader takes the current state as its snapshot
-/// (a value, copy-on-write), a commit builds the next state on a copy and swaps it in under the
-/// store's lock, checking versions, guards, unique indexes and cursors as a durable engine does.
+/// (a value made of persistent trees, which later commits never change), a commit builds the
+/// next state from it, sharing every node it does not change, and swaps it in, checking
+/// versions, guards, unique indexes and cursors as a durable engine does. Writers take turns;
+/// readers never wait for them.
 /// An engine opened before a migration of the store (by another container) refuses every read
 /// and write with `.storeNewerThanModel`, as a process on the old model does on a file store.
 final class MemoryEngine: SetWritingEngine, HistorySignalling {
@@ -39,13 +41,17 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
             throw .misuse("an in-memory store needs a name of one character or more; .inMemory(name:) got \"\"")
         }
         let store = MemoryRegistry.acquire(name)
+        store.writer.lock()
+        defer { store.writer.unlock() }
         do {
-            let (identifier, generation) = try store.state.withLock { (state) throws(StrataError) in
-                let opened = try Self.reconcile(state, name: name, schema: schema)
+            var opened = try Self.reconcile(store.state.withLock { $0 }, name: name, schema: schema)
+            store.state.withLock { state in
+                // Keys allocated meanwhile count, unless a migration laid the store out anew.
+                if let live = state, live.generation == opened.generation { opened.lastKeys = live.lastKeys }
                 state = opened
-                return (opened.identifier, opened.generation)
             }
-            return MemoryEngine(store: store, identifier: identifier, version: schema.version, generation: generation)
+            return MemoryEngine(
+                store: store, identifier: opened.identifier, version: schema.version, generation: opened.generation)
         } catch {
             MemoryRegistry.release(store)
             throw error
@@ -95,16 +101,25 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
     }
 
     /// Runs `body` on a copy of the store's state and keeps the copy when `body` returns.
+    ///
+    /// Writers take turns (``MemoryStore/writer``); the state lock is held only to take the
+    /// current state and to put the new one in its place, so readers never wait for `body`.
+    /// The commit's history token is signalled before the next writer starts, in commit order.
     func write<T: Sendable>(_ body: (inout MemoryState) throws(StrataError) -> T) throws(StrataError) -> T {
         try checkOpen()
-        let (result, token) = try store.state.withLock { (state) throws(StrataError) in
-            var working = try checked(state)
-            let before = working.lastToken
-            let result = try body(&working)
-            state = working
-            return (result, working.lastToken == before ? nil : working.lastToken)
+        store.writer.lock()
+        defer { store.writer.unlock() }
+        var working = try checked(store.state.withLock { $0 })
+        let before = working.lastToken
+        let result = try body(&working)
+        store.state.withLock { [working] state in
+            // Keys are allocated outside the writers' turns (``allocateKeys(entity:count:)``):
+            // the live counters win over the ones this writer started from.
+            var next = working
+            if let live = state, live.generation == next.generation { next.lastKeys = live.lastKeys }
+            state = next
         }
-        if let token { store.signal.committed(token) }
+        if working.lastToken != before { store.signal.committed(working.lastToken) }
         return result
     }
 
@@ -124,8 +139,16 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
         try write { (state) throws(StrataError) in try state.commit(changes) }
     }
 
+    /// Reserves keys under the state lock alone, without waiting for a writer's turn: no commit
+    /// changes the key counters, and ``write(_:)`` keeps the live ones when it swaps its state in.
     func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> {
-        try write { (state) throws(StrataError) in try state.allocateKeys(entity: entity, count: count) }
+        try checkOpen()
+        return try store.state.withLock { (state) throws(StrataError) in
+            var current = try checked(state)
+            state = nil // the counters are then held once, and change in place
+            defer { state = current }
+            return try current.allocateKeys(entity: entity, count: count)
+        }
     }
 
     func close() {

@@ -2,8 +2,8 @@ import StrataStorage
 
 /// A read snapshot of an in-memory store: the state as it was when the reader was made.
 ///
-/// Holding it costs nothing but the memory of what later commits replace (the state is a value,
-/// shared copy-on-write); it never blocks a writer.
+/// Holding it costs nothing but the memory of the tree nodes later commits replace (the state is
+/// a value made of persistent trees, which commits never change); it never blocks a writer.
 final class MemoryReader: StoreReader {
     private var scan: MemoryScan?
 

@@ -14,14 +14,22 @@ struct MemoryScan {
         try Self.check(plan, entity)
         let table = state.tables[plan.entity]
         var rows: [StoredRow] = []
+        // The rows tree walks in key order: only a scan of candidates from a lookup needs sorting
+        // when the plan asks for key order.
+        var inKeyOrder = true
         if let filter = plan.filter {
-            let evaluator = FilterEvaluator(filter)
             if let candidates = table.candidates(filter) {
-                for key in candidates {
-                    guard let row = table.rows[key], evaluator.matches(row.values, key: key) else { continue }
-                    rows.append(StoredRow(key: key, version: row.version, values: row.values))
+                inKeyOrder = candidates.isInKeyOrder
+                // Made at the first candidate: a range that holds no row costs no evaluator.
+                var evaluator: FilterEvaluator?
+                table.forEach(candidates) { key, row in
+                    if evaluator == nil { evaluator = FilterEvaluator(filter) }
+                    if evaluator?.matches(row.values, key: key) == true {
+                        rows.append(StoredRow(key: key, version: row.version, values: row.values))
+                    }
                 }
             } else {
+                let evaluator = FilterEvaluator(filter)
                 for (key, row) in table.rows where evaluator.matches(row.values, key: key) {
                     rows.append(StoredRow(key: key, version: row.version, values: row.values))
                 }
@@ -31,10 +39,10 @@ struct MemoryScan {
             for (key, row) in table.rows { rows.append(StoredRow(key: key, version: row.version, values: row.values)) }
         }
         if plan.allowsAnyOrder { return rows }
-        if plan.sort.isEmpty {
-            rows.sort { $0.key < $1.key }
-        } else {
+        if !plan.sort.isEmpty {
             rows.sort(by: plan.rowPrecedes)
+        } else if !inKeyOrder {
+            rows.sort { $0.key < $1.key }
         }
         if plan.offset <= 0 && plan.limit == nil { return rows }
         return Array(plan.window(of: rows))
@@ -53,15 +61,20 @@ struct MemoryScan {
         let table = state.tables[number]
         guard let filter else { return table.rows.count }
         try Self.check(filter, entity)
-        let evaluator = FilterEvaluator(filter)
-        var count = 0
-        if let candidates = table.candidates(filter) {
-            for key in candidates where table.rows[key].map({ evaluator.matches($0.values, key: key) }) == true {
-                count += 1
-            }
+        guard let candidates = table.candidates(filter) else {
+            let evaluator = FilterEvaluator(filter)
+            var count = 0
+            for (key, row) in table.rows where evaluator.matches(row.values, key: key) { count += 1 }
             return count
         }
-        for (key, row) in table.rows where evaluator.matches(row.values, key: key) { count += 1 }
+        // A filter that is one range of a lookup or of the keys is counted without reading a row.
+        if candidates.isExact(for: filter) { return table.count(candidates) }
+        var evaluator: FilterEvaluator?
+        var count = 0
+        table.forEach(candidates) { key, row in
+            if evaluator == nil { evaluator = FilterEvaluator(filter) }
+            if evaluator?.matches(row.values, key: key) == true { count += 1 }
+        }
         return count
     }
 

@@ -65,7 +65,7 @@ extension MemoryState {
     /// Appends one history transaction with the next token and the current time.
     mutating func appendHistory(_ record: HistoryRecord) {
         lastToken += 1
-        history.append(
-            HistoryTransaction(token: lastToken, timestamp: Date(), author: record.author, changes: record.allChanges))
+        history[lastToken] = HistoryTransaction(
+            token: lastToken, timestamp: Date(), author: record.author, changes: record.allChanges)
     }
 }

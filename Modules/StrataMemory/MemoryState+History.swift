@@ -6,15 +6,13 @@ extension MemoryState {
     /// - Throws: `.misuse` for a negative limit.
     func history(after token: Int64, limit: Int?) throws(StrataError) -> [HistoryTransaction] {
         if let limit, limit < 0 { throw .misuse("a history read's limit must be 0 or more, got \(limit)") }
-        // Tokens ascend: binary search for the first one after `token`.
-        var low = 0
-        var high = history.count
-        while low < high {
-            let middle = (low + high) / 2
-            if history[middle].token <= token { low = middle + 1 } else { high = middle }
+        var found: [HistoryTransaction] = []
+        guard limit != 0 else { return found }
+        history.forEach(from: .init(key: token, inclusive: false), to: nil) { _, transaction in
+            found.append(transaction)
+            return limit.map { found.count < $0 } ?? true
         }
-        let end = limit.map { min(history.count, low + min($0, history.count - low)) } ?? history.count
-        return Array(history[low..<end])
+        return found
     }
 
     /// Registers, moves or (with nil) removes the cursor `name`.
@@ -29,7 +27,12 @@ extension MemoryState {
     mutating func deleteHistory(before token: Int64, force: Bool) -> Int64 {
         let next = lastToken == .max ? lastToken : lastToken + 1
         let bound = min(HistoryCursor.trimmingBound(token, force: force, slowestCursor: cursors.values.min()), next)
-        history.removeAll { $0.token < bound }
+        var trimmed: [Int64] = []
+        history.forEach(from: nil, to: .init(key: bound, inclusive: false)) { token, _ in
+            trimmed.append(token)
+            return true
+        }
+        for token in trimmed { history.removeValue(forKey: token) }
         return bound
     }
 }

@@ -40,7 +40,9 @@ extension MemoryState {
         var named: [String: NamedTable] = [:]
         for entity in schema.entities {
             named[entity.name] = NamedTable(
-                columns: entity.columns.map(\.name), rows: tables[entity.number].rows, lastKey: lastKeys[entity.number])
+                columns: entity.columns.map(\.name),
+                rows: Dictionary(uniqueKeysWithValues: tables[entity.number].rows.lazy.map { ($0.key, $0.value) }),
+                lastKey: lastKeys[entity.number])
         }
         var namedJoins: [String: MemoryJoin] = [:]
         for join in schema.joins { namedJoins[join.name] = joins[join.number] }
@@ -105,7 +107,6 @@ extension MemoryState {
         let total = source.rows.count
         var done = 0
         var table = MemoryTable(entity)
-        table.rows.reserveCapacity(source.rows.count)
         for (key, row) in source.rows {
             var values = ContiguousArray<StoredValue>()
             values.reserveCapacity(positions.count)

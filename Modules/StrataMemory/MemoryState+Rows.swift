@@ -125,7 +125,8 @@ enum MemoryValues {
                 "\(entity.name) row \(key) has \(values.count) values; the entity has \(entity.columns.count) columns")
         }
         var result = values
-        for (column, value) in values.enumerated() {
+        for column in values.indices {
+            let value = values[column]
             let storage = entity.columns[column].type.storageClass
             if case .null = value, !entity.columns[column].isOptional {
                 throw .misuse("\(entity.name).\(entity.columns[column].name) is not optional, got null in row \(key)")

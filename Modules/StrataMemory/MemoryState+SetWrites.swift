@@ -57,15 +57,14 @@ extension MemoryState {
                 try MemoryScan.check(filter, entity)
                 let evaluator = FilterEvaluator(filter)
                 if let candidates = table.candidates(filter) {
-                    for key in candidates where table.rows[key].map({ evaluator.matches($0.values, key: key) }) == true
-                    {
-                        keys.append(key)
+                    table.forEach(candidates) { key, row in
+                        if evaluator.matches(row.values, key: key) { keys.append(key) }
                     }
                 } else {
                     for (key, row) in table.rows where evaluator.matches(row.values, key: key) { keys.append(key) }
                 }
             } else {
-                keys = Array(table.rows.keys)
+                keys = table.rows.keys
             }
             keys.sort()
             return Selected(keys: keys, holders: keys)
@@ -123,7 +122,6 @@ extension MemoryState {
         for (position, given) in upsert.rows.enumerated() {
             let key = upsert.keys[position]
             let values = try MemoryValues.checked(given, of: entity, key: key)
-            // No copy of the table is held across a write: the write would copy every row.
             guard let owner = owner(of: values, in: unique, entity.number) else {
                 if let stored = tables[entity.number].rows[key] {
                     let id = ObjectID(storeIdentifier: identifier, entityName: entity.name, primaryKey: key)

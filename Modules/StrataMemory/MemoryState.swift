@@ -3,10 +3,11 @@ import StrataStorage
 
 /// Everything an in-memory store holds, as one value.
 ///
-/// The store keeps the current state under its lock; a reader copies it (arrays and dictionaries
-/// are copy-on-write, so that costs a few reference counts) and reads that snapshot for as long
-/// as it lives, whatever commits later. A commit changes a copy and the store swaps it in only
-/// when every check passed: that is the whole of atomicity and isolation here.
+/// The store keeps the current state under its lock; a reader copies it (rows, lookups, unique
+/// indexes and history are ``PersistentTree``s, whose nodes never change, so that costs a few
+/// reference counts) and reads that snapshot for as long as it lives, whatever commits later. A
+/// commit changes a copy, which copies only the paths to the entries it writes, and the store
+/// swaps it in only when every check passed: that is the whole of atomicity and isolation here.
 struct MemoryState: Sendable {
     /// The store's identifier, made when the store was created.
     let identifier: UUID
@@ -24,8 +25,8 @@ struct MemoryState: Sendable {
     var lastKeys: [Int64]
     /// The links, one per join of ``schema``.
     var joins: [MemoryJoin]
-    /// The persistent history, oldest first.
-    var history: [HistoryTransaction] = []
+    /// The persistent history, by token.
+    var history = PersistentTree<Int64, HistoryTransaction>()
     /// The last history token handed out (survives trimming).
     var lastToken: Int64 = 0
     /// Named history cursors.

@@ -2,13 +2,22 @@ import Foundation
 import StrataStorage
 import Synchronization
 
-/// One named in-memory store of this process: its state under a lock, and the signal its
-/// commits give to observers waiting on any engine of the store.
+/// One named in-memory store of this process: its state under a lock, a second lock that makes
+/// its writers take turns, and the signal its commits give to observers waiting on any engine
+/// of the store.
+///
+/// The state lock is held only to take the state or to put a new one in its place, so a reader
+/// never waits for a commit's work; a writer holds ``writer`` while it builds the next state
+/// from the current one, so writes never race each other and none is ever redone.
 final class MemoryStore: Sendable {
     /// The name containers open it by.
     let name: String
     /// The state; nil until the first engine creates the store.
     let state = Mutex<MemoryState?>(nil)
+    /// Held by a writer (a commit, a key allocation, a cursor move, an open that creates or
+    /// migrates the store) from taking the state until its successor is in place. A lock that
+    /// sleeps instead of spinning: a writer can wait for a whole commit.
+    let writer = NSLock()
     /// Wakes observers when a commit appends history.
     let signal = MemorySignal()
 
