@@ -27,7 +27,9 @@ extension EngineConfiguration {
     ///   another shape under the same schema version, `.storeNewerThanModel` when it was migrated
     ///   to a newer version than this model's, and, when it migrates the store,
     ///   `.migrationNotInferable`, `.migrationStageFailed` or `.constraintViolation` (rows that break
-    ///   a new unique constraint), the store then left as it was.
+    ///   a new unique constraint), the store then left as it was; `.busy` when a migration stage
+    ///   opens the store it migrates, or when another container's open or commit held the store
+    ///   for five seconds.
     public static func inMemory(name: String) -> EngineConfiguration {
         EngineConfiguration(name: "memory", location: inMemoryLocation(name)) { schema in
             try MemoryEngine.open(name: name, schema: schema)

@@ -35,15 +35,17 @@ final class MemoryEngine: SetWritingEngine, HistorySignalling {
     /// - Throws: `.misuse` for an empty name; the errors of
     ///   ``StrataStorage/StoreSchema/reconcileRecorded(storeVersion:recordedJSON:path:session:)``
     ///   (`.schemaMismatch`, `.storeNewerThanModel`, `.migrationNotInferable`,
-    ///   `.migrationStageFailed`, `.constraintViolation`).
+    ///   `.migrationStageFailed`, `.constraintViolation`); `.busy` for an open from inside this
+    ///   store's migration on the same thread, or one that waited ``MemoryStore/openWait`` in vain
+    ///   (``MemoryStore/lockForOpen()``).
     static func open(name: String, schema: StoreSchema) throws(StrataError) -> MemoryEngine {
         guard !name.isEmpty else {
             throw .misuse("an in-memory store needs a name of one character or more; .inMemory(name:) got \"\"")
         }
         let store = MemoryRegistry.acquire(name)
-        store.writer.lock()
-        defer { store.writer.unlock() }
         do {
+            try store.lockForOpen()
+            defer { store.unlockAfterOpen() }
             var opened = try Self.reconcile(store.state.withLock { $0 }, name: name, schema: schema)
             store.state.withLock { state in
                 // Keys allocated meanwhile count, unless a migration laid the store out anew.

@@ -20,10 +20,47 @@ final class MemoryStore: Sendable {
     let writer = NSLock()
     /// Wakes observers when a commit appends history.
     let signal = MemorySignal()
+    /// The thread of the open that holds ``writer`` while it creates or migrates the store (see
+    /// ``lockForOpen()``).
+    private let opener = Mutex<ObjectIdentifier?>(nil)
+    /// How long an open waits for another open's migration, or a writer, to finish.
+    static let openWait: TimeInterval = 5
 
     /// An empty store named `name`.
     init(name: String) {
         self.name = name
+    }
+
+    /// Takes ``writer`` for an open, which may create or migrate the store.
+    ///
+    /// An open made from inside another open's migration on the same thread (a custom stage that
+    /// opens the store it migrates) is refused at once: it would wait for itself. Any other open
+    /// waits for the writer's turn at most ``openWait``, as a durable engine's open waits for its
+    /// lock at most its busy timeout.
+    /// - Throws: `.busy`, with nothing changed, in both cases.
+    func lockForOpen() throws(StrataError) {
+        let thread = ObjectIdentifier(Thread.current)
+        if opener.withLock({ $0 == thread }) {
+            throw .busy(
+                """
+                the in-memory store \(String(reflecting: name)) is being opened, and migrated, by a container on \
+                this thread: a migration stage cannot open the store it migrates; use the stage's own engine
+                """)
+        }
+        guard writer.lock(before: Date(timeIntervalSinceNow: Self.openWait)) else {
+            throw .busy(
+                """
+                the in-memory store \(String(reflecting: name)) stayed busy for \(Int(Self.openWait)) s (another \
+                container's open or commit held it); nothing was changed: open it again
+                """)
+        }
+        opener.withLock { $0 = thread }
+    }
+
+    /// Gives back what ``lockForOpen()`` took.
+    func unlockAfterOpen() {
+        opener.withLock { $0 = nil }
+        writer.unlock()
     }
 }
 

@@ -12,8 +12,7 @@ import Testing
 /// `STRATA_POSTGRES_URL`, see `TestPostgres`) and the in-memory engine. Every engine-level and
 /// service-level test takes them all (``allCases``). A test that cannot run on one of them takes a
 /// named subset that says why, from what that engine is (see ``capabilities``), never from a bug:
-/// ``durable``, ``sharedAcrossProcesses``, ``rawStores`` or ``fileEngines`` (and, until their bugs
-/// in the in-memory engine are fixed, ``memoryPendingFix``).
+/// ``durable``, ``sharedAcrossProcesses``, ``rawStores`` or ``fileEngines``.
 ///
 /// `STRATA_TEST_ENGINES` (comma-separated names, e.g. `memory` or `sqlite,memory`) narrows every
 /// list to the engines it names: to time or debug one engine's runs.
@@ -54,16 +53,6 @@ enum EngineKind: String, CaseIterable, Codable, CustomTestStringConvertible, Sen
     /// the server's own files, which the client process neither sees nor limits, and the
     /// in-memory engine writes no file at all.
     static let fileEngines: [EngineKind] = chosen([.sqlite, .lmdb])
-
-    /// Temporary: every engine but the in-memory one, for the tests that fail on it because of a
-    /// bug in that engine (it should behave as the others do and does not). Each test here goes
-    /// back to ``allCases`` once its bug is fixed in `Modules/StrataMemory`:
-    /// - `MigrationProbeTests.aStageThatOpensTheMigratingStoreAgainGetsBusyAndChangesNothing`:
-    ///   a migration stage that opens the migrating store again (same name, same process) stops
-    ///   the process ("Fatal error: Recursive call to lock Mutex", `MemoryEngine.open`): the open
-    ///   locks the store's state, which the migrating open holds while the stage runs, where the
-    ///   other engines throw `.busy` after the busy timeout and roll the migration back.
-    static let memoryPendingFix: [EngineKind] = allCases.filter { $0 != .memory }
 
     /// `kinds`, or only those named in `STRATA_TEST_ENGINES` when it is set.
     private static func chosen(_ kinds: [EngineKind]) -> [EngineKind] {
