@@ -1,7 +1,5 @@
 public import Foundation
 public import Strata
-import StrataStorage
-import Synchronization
 
 /// What a check works with: a temporary directory, the engine under test, and expectations
 /// that throw ``ConformanceFailure``.
@@ -17,7 +15,7 @@ public final class ConformanceHarness: Sendable {
     /// For an engine that is not durable: one engine per store location, opened after the first
     /// open there and held until the check ends, so that the check's close-and-reopen finds the
     /// store (shared by name) instead of a new one.
-    private let keepers = Mutex<[String: any StorageEngine]>([:])
+    private let keeper = StoreKeeper()
 
     init(
         engine: @escaping EngineFactory, capabilities: EngineCapabilities = .durable, peer: ConformancePeer? = nil,
@@ -41,11 +39,7 @@ public final class ConformanceHarness: Sendable {
     /// Closes the engines the harness keeps open for an engine that is not durable: from now on
     /// a store lives only as long as the check's own containers.
     func releaseKeepers() {
-        let kept = keepers.withLock { keepers in
-            defer { keepers = [:] }
-            return Array(keepers.values)
-        }
-        for engine in kept { engine.close() }
+        keeper.release()
     }
 
     /// The engine configuration for the check's main store.
@@ -62,23 +56,7 @@ public final class ConformanceHarness: Sendable {
     /// open of a location also opens a second engine there with the same schema, which the
     /// harness holds until ``releaseKeepers()``.
     private func keepingOpen(_ configuration: EngineConfiguration) -> EngineConfiguration {
-        guard !capabilities.isDurable else { return configuration }
-        let open = configuration.open
-        let location = configuration.location.absoluteString
-        var kept = configuration
-        kept.open = { [self] schema in
-            let engine = try open(schema)
-            if keepers.withLock({ $0[location] == nil }), let keeper = try? open(schema) {
-                let extra = keepers.withLock { keepers -> (any StorageEngine)? in
-                    if keepers[location] != nil { return keeper }
-                    keepers[location] = keeper
-                    return nil
-                }
-                extra?.close()
-            }
-            return engine
-        }
-        return kept
+        capabilities.isDurable ? configuration : keeper.keepingOpen(configuration)
     }
 
     /// Opens (or reopens) the main store with a schema (the kit's own by default).

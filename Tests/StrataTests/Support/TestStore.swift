@@ -1,8 +1,6 @@
 import Foundation
 import Strata
 import StrataConformance
-import StrataStorage
-import Synchronization
 
 /// A store in its own temporary directory, removed when the value is released.
 ///
@@ -15,8 +13,8 @@ import Synchronization
 final class TestStore: Sendable {
     let kind: EngineKind
     let directory: URL
-    /// The engine held open on a store that is not durable, once something opened it.
-    private let keeper = Mutex<(any StorageEngine)?>(nil)
+    /// Holds an engine open on a store that is not durable, once something opened it.
+    private let keeper = StoreKeeper()
 
     init(_ kind: EngineKind) throws {
         self.kind = kind
@@ -33,32 +31,13 @@ final class TestStore: Sendable {
     /// open until the value is released).
     var configuration: EngineConfiguration {
         let configuration = kind.configuration(in: directory)
-        guard !kind.capabilities.isDurable else { return configuration }
-        let open = configuration.open
-        var kept = configuration
-        kept.open = { [self] schema in
-            let engine = try open(schema)
-            if keeper.withLock({ $0 == nil }), let second = try? open(schema) {
-                let extra = keeper.withLock { keeper -> (any StorageEngine)? in
-                    if keeper != nil { return second }
-                    keeper = second
-                    return nil
-                }
-                extra?.close()
-            }
-            return engine
-        }
-        return kept
+        return kind.capabilities.isDurable ? configuration : keeper.keepingOpen(configuration)
     }
 
     /// Closes the engine held open on a store that is not durable: from now on the store lives
     /// only as long as the test's own containers (a no-op on a durable engine).
     func releaseKeeper() {
-        let kept = keeper.withLock { keeper in
-            defer { keeper = nil }
-            return keeper
-        }
-        kept?.close()
+        keeper.release()
     }
 
     /// Opens (or reopens) the store with the fixture schema.
