@@ -24,6 +24,8 @@ struct LMDBCatalog: Sendable {
         let layout: EntityLayout
         let columns: [ColumnSchema]
         let indexes: [Index]
+        /// The columns that are not optional, where an insert refuses a null.
+        let requiredColumns: [Int]
         var name: String { layout.name }
 
         init(dbi: LMDBDatabase, layout: EntityLayout, columns: [ColumnSchema], indexes: [Index]) {
@@ -31,6 +33,7 @@ struct LMDBCatalog: Sendable {
             self.layout = layout
             self.columns = columns
             self.indexes = indexes
+            requiredColumns = columns.indices.filter { !columns[$0].isOptional }
         }
     }
 

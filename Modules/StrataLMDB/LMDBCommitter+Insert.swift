@@ -24,10 +24,9 @@ extension LMDBCommitter {
             let entity = try entity(number)
             let (plans, columns) = Self.indexPlans(entity)
             let classes = entity.layout.classes
-            let required = entity.columns.indices.filter { !entity.columns[$0].isOptional }
             for position in start..<end {
                 try insert(
-                    writes[position], entity, classes: classes, required: required, indexes: plans, columns: columns)
+                    writes[position], entity, classes: classes, indexes: plans, columns: columns)
             }
             start = end
         }
@@ -48,15 +47,14 @@ extension LMDBCommitter {
     }
 
     /// Writes a new row, refusing a key that is taken (a conflict: none of the row's index
-    /// entries are written), then its index entries. `required` lists the columns that are not
-    /// optional.
+    /// entries are written), then its index entries.
     mutating func insert(
         _ write: RowWrite, _ entity: LMDBCatalog.Entity,
-        classes: ContiguousArray<StorageClass>, required: [Int], indexes: [IndexPlan], columns: [Int]
+        classes: ContiguousArray<StorageClass>, indexes: [IndexPlan], columns: [Int]
     ) throws {
         try checkKey(write.key)
         guard write.values.count == classes.count,
-            required.allSatisfy({ !write.values[$0].isNull }),
+            entity.requiredColumns.allSatisfy({ !write.values[$0].isNull }),
             RowCodec.encode(version: 1, values: write.values, checking: classes, into: rowBytes)
         else {
             // A value its column does not admit: `validate` names it.

@@ -14,7 +14,6 @@ extension LMDBCommitter {
         }
         let (plans, columns) = Self.indexPlans(entity)
         let classes = entity.layout.classes
-        let required = entity.columns.indices.filter { !entity.columns[$0].isOptional }
         var result = SetWriteResult()
         var probe: [UInt8] = []
         var row = StoredRow(key: 0, version: 0, values: [])
@@ -26,7 +25,7 @@ extension LMDBCommitter {
             guard let owner = try owner(of: values, in: unique, entity, probe: &probe) else {
                 try insert(
                     RowWrite(entity: number, key: key, expectedVersion: 0, values: values), entity, classes: classes,
-                    required: required, indexes: plans, columns: columns)
+                    indexes: plans, columns: columns)
                 result.insertedKeys.append(key)
                 continue
             }
