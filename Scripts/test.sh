@@ -18,4 +18,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/ensure-system-packages.sh
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}"
-exec bash Scripts/with-postgres.sh swift test -Xswiftc -warnings-as-errors "$@"
+
+# The output is also kept in a log so that, when the run fails, the failing tests and their
+# recorded issues are repeated at the very end, where a CI summary that shows only the tail of the
+# output still names them.
+log="$(mktemp -t strata-test-log.XXXXXX)"
+trap 'rm -f "$log"' EXIT
+status=0
+bash Scripts/with-postgres.sh swift test -Xswiftc -warnings-as-errors "$@" 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "=== test.sh: the run failed (status $status); what failed, repeated from above ==="
+  grep -E '✘|recorded an issue|error:|Fatal error|Expectation failed|Caught error' "$log" | head -80 || true
+fi
+exit "$status"
