@@ -47,11 +47,35 @@ extension ObjectContext {
     public func count<Entity: ManagedObject>(for request: FetchRequest<Entity>) throws -> Int {
         try checkInside("ObjectContext.count(for:)")
         let query = try FetchQuery(request, context: self)
-        if query.isExact && query.memorySort == nil && !hasPendingChanges(query.model) {
-            let total = try snapshot().count(entity: query.number, filter: query.pushdown)
-            return FetchPlan.windowRange(count: max(total, 0), offset: query.offset, limit: query.limit).count
+        if query.isExact && query.memorySort == nil {
+            // The store counts; the context's unsaved objects are added when they are all new
+            // (none of the entity's stored rows changed or was deleted), the common case of a
+            // count after an insert in the same unit of work.
+            let unsaved = hasPendingChanges(query.model) ? try countOfUnsavedInsertsOnly(query) : 0
+            if let unsaved {
+                let stored = try snapshot().count(entity: query.number, filter: query.pushdown)
+                let (total, overflow) = max(stored, 0).addingReportingOverflow(unsaved)
+                return FetchPlan.windowRange(
+                    count: overflow ? Int.max : total, offset: query.offset, limit: query.limit
+                ).count
+            }
         }
         return try run(query).count
+    }
+
+    /// How many of this context's inserted objects of the query's entity match it, or nil when
+    /// the context also changed or deleted stored rows of that entity, whose stored values the
+    /// store's count would still judge: then only the slow path gives the right answer.
+    private func countOfUnsavedInsertsOnly(_ query: FetchQuery) throws -> Int? {
+        let model = query.model
+        for list in [updated, deleted, relationDirty] {
+            for object in list where object.model === model && !object.state.contains(.inserted) { return nil }
+        }
+        var count = 0
+        for object in inserted where object.model === model && object.state.isDisjoint(with: [.deleted, .gone]) {
+            if try query.matches(object) { count += 1 }
+        }
+        return count
     }
 
     /// Runs a query: every result is an instance of the query model's class.
