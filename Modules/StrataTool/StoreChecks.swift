@@ -95,13 +95,11 @@ struct StoreChecks {
                 let target = store.schema.entities[end.target].name
                 for key in keys[end.source].sorted() {
                     for other in try reader.linkedKeys(join: join.number, from: end.from, key: key) {
+                        let link = "join \(join.name): \(source) \(key) links \(target) \(other)"
                         if !keys[end.target].contains(other) {
-                            problems.append(
-                                "join \(join.name): \(source) \(key) links \(target) \(other), which does not exist")
+                            problems.append(link + ", which does not exist")
                         } else if try !reader.linkedKeys(join: join.number, from: end.to, key: other).contains(key) {
-                            problems.append(
-                                "join \(join.name): \(source) \(key) links \(target) \(other), but not the other way round"
-                            )
+                            problems.append(link + ", but not the other way round")
                         }
                     }
                 }
