@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "ledger", targets: ["ledger"]),
         .executable(name: "responsiveness", targets: ["responsiveness"]),
         .executable(name: "strata-bench", targets: ["strata-bench"]),
+        .executable(name: "strata", targets: ["strata"]),
     ],
     targets: [
         .systemLibrary(
@@ -103,6 +104,12 @@ let package = Package(
             ],
             path: "Benchmarks"
         ),
+        // The `strata` command line: the logic in a library the tests can reach, argv in main.swift.
+        .target(
+            name: "StrataTool", dependencies: ["StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres"],
+            path: "Modules/StrataTool", swiftSettings: strictMemorySafety
+        ),
+        .executableTarget(name: "strata", dependencies: ["StrataTool"], path: "Modules/StrataCommand"),
         // The project's own PostgreSQL test stores (not a product: StrataTestSupport needs no libpq).
         .target(
             name: "PostgresTestStores", dependencies: ["StrataTestSupport", "StrataPostgres", "StrataStorage"],
@@ -145,6 +152,7 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataStorage", "StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataMemory",
                 "StrataConformance", "StrataTestSupport", "Ledger", "CSQLite", "CLMDB", "CPostgres", "CrashModels", "PostgresTestStores",
+                "StrataTool", "strata",
             ],
             path: "Tests/StrataTests"
         ),

@@ -29,7 +29,7 @@ enum PostgresStoreContents {
     }
 
     /// Runs `body` on a fresh connection with the quoted metadata table's name.
-    private static func withMetadata<T>(
+    static func withMetadata<T>(
         url: String, schema: String, options: PostgresOptions,
         _ body: (PostgresSession, String) throws(StrataError) -> T
     ) throws -> T {

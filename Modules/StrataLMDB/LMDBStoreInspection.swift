@@ -1,0 +1,113 @@
+package import Foundation
+package import StrataStorage
+
+extension EngineConfiguration {
+    /// Read-only access to an existing LMDB store in `directory`, for tools without a model: its
+    /// record and a walk of every named database, in read transactions, and the configuration
+    /// that opens it.
+    package static func lmdbInspection(at directory: URL) -> StoreInspection {
+        StoreInspection(
+            engineName: "lmdb", location: directory.path,
+            readRecord: { try LMDBStoreInspection.readRecord(directory: directory) },
+            integrityProblems: { try LMDBStoreInspection.integrityProblems(directory: directory) },
+            configuration: .lmdb(at: directory))
+    }
+}
+
+/// The read transactions behind ``StrataStorage/EngineConfiguration/lmdbInspection(at:)``.
+enum LMDBStoreInspection {
+    /// Named databases an inspection may open: far more than any store has.
+    private static let databaseLimit = 4096
+
+    /// The store's metadata, nil when the directory or its `data.mdb` is missing.
+    /// - Throws: `.notAStore` for a file, or an environment without Strata metadata;
+    ///   `.storeCorrupt` for incomplete metadata or a damaged data file.
+    static func readRecord(directory: URL) throws(StrataError) -> StoreRecord? {
+        guard let isDirectory = SystemCalls.isDirectory(atPath: directory.path) else { return nil }
+        guard isDirectory else {
+            let kind =
+                LMDBFileCheck.isSQLite(directory.path)
+                ? "it is a SQLite database file" : "it is a file, and an LMDB store is a directory"
+            throw .notAStore(path: directory.path, reason: kind)
+        }
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
+            return nil
+        }
+        return try withSnapshot(directory) { txn in
+            let meta: LMDBDatabase
+            do throws(LMDBError) {
+                meta = try txn.openDatabase(LMDBCatalog.metaName, create: false)
+            } catch .notFound, .incompatible {
+                throw StrataError.notAStore(
+                    path: directory.path, reason: "the LMDB environment holds no Strata metadata")
+            }
+            let format = try txn.get(meta, Array("format_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+            guard format == LMDBCatalog.formatVersion else {
+                throw StrataError.notAStore(
+                    path: directory.path, reason: "its Strata metadata has no format version this build reads")
+            }
+            let version = try txn.get(meta, Array("schema_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+            let uuidBytes = try txn.get(meta, Array("store_uuid".utf8)) { IndexKeyCodec.array($0) }
+            let json = try txn.get(meta, LMDBCatalog.recordedSchemaKey) {
+                String(decoding: IndexKeyCodec.array($0), as: UTF8.self)
+            }
+            guard let version, let uuidBytes, uuidBytes.count == 16 else {
+                throw StrataError.storeCorrupt("\(directory.path): the Strata metadata is incomplete")
+            }
+            let b = uuidBytes
+            let uuid = UUID(
+                uuid: (
+                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+                ))
+            return StoreRecord(identifier: uuid, schemaVersion: Int(version), recordedJSON: json)
+        }
+    }
+
+    /// Walks every entry of every named database with a cursor (which reads every page LMDB
+    /// reaches) and compares what it found with the database's own entry count.
+    static func integrityProblems(directory: URL) throws(StrataError) -> [String] {
+        try withSnapshot(directory) { txn in
+            let main = try txn.openDatabase(nil, create: false)
+            var names: [String] = []
+            try txn.scan(main) { key, _ in
+                names.append(String(decoding: IndexKeyCodec.array(key), as: UTF8.self))
+                return true
+            }
+            var problems: [String] = []
+            for name in names {
+                do {
+                    let database = try txn.openDatabase(name, create: false)
+                    var walked = 0
+                    try txn.scan(database) { _, _ in
+                        walked += 1
+                        return true
+                    }
+                    let counted = try txn.count(database)
+                    if walked != counted {
+                        problems.append(
+                            "database \(name): its statistics count \(counted) entries, a walk found \(walked)")
+                    }
+                } catch {
+                    problems.append("database \(name): \(strataError(error, "walking \(name)"))")
+                }
+            }
+            return problems
+        }
+    }
+
+    /// Runs `body` in a read transaction of the store's environment, opened for the call.
+    private static func withSnapshot<T>(
+        _ directory: URL, _ body: (LMDBTransaction) throws -> T
+    ) throws(StrataError) -> T {
+        let environment = try LMDBRegistry.acquire(
+            directory: directory, options: LMDBOptions(), databases: databaseLimit)
+        defer { LMDBRegistry.release(environment) }
+        do {
+            let txn = try environment.beginRead()
+            defer { environment.endRead(txn) }
+            return try environment.withReadOperation { try body(txn) }
+        } catch {
+            throw strataError(error, "reading \(directory.path)")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package import Foundation
+
+/// What a store records about itself, read without a model and without writing: for tools that
+/// work from the store alone (`strata inspect`, `strata verify`).
+package struct StoreRecord: Sendable, Hashable {
+    /// The store's UUID, which its object URIs carry.
+    package var identifier: UUID
+    /// The schema version the store records.
+    package var schemaVersion: Int
+    /// The recorded schema (``RecordedSchema/jsonText()``), nil for a store made before recorded schemas.
+    package var recordedJSON: String?
+
+    /// A record.
+    package init(identifier: UUID, schemaVersion: Int, recordedJSON: String?) {
+        self.identifier = identifier
+        self.schemaVersion = schemaVersion
+        self.recordedJSON = recordedJSON
+    }
+}
+
+/// An engine's read-only ways into an existing store, for tools that have no model: each engine
+/// offers one through a package-level factory beside its `EngineConfiguration` factory.
+package struct StoreInspection: Sendable {
+    /// The engine's short name, as in ``EngineConfiguration/name``.
+    package var engineName: String
+    /// Where the store is, for messages (never with a password).
+    package var location: String
+    /// Reads the store's record without writing: nil when no store exists at the location.
+    /// Throws `.notAStore` for something that is not a Strata store, `.io` when it cannot be reached.
+    package var readRecord: @Sendable () throws -> StoreRecord?
+    /// The engine's own integrity check, without writing: each problem it reports, none when sound.
+    package var integrityProblems: @Sendable () throws -> [String]
+    /// Opens the store for a schema, as a container does (an existing store only).
+    package var configuration: EngineConfiguration
+
+    /// An inspection.
+    package init(
+        engineName: String, location: String, readRecord: @escaping @Sendable () throws -> StoreRecord?,
+        integrityProblems: @escaping @Sendable () throws -> [String], configuration: EngineConfiguration
+    ) {
+        self.engineName = engineName
+        self.location = location
+        self.readRecord = readRecord
+        self.integrityProblems = integrityProblems
+        self.configuration = configuration
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import StrataLMDB
+import StrataPostgres
+import StrataSQLite
+import StrataStorage
+
+/// A store named on the command line: `sqlite:PATH`, `lmdb:PATH` or a PostgreSQL URL
+/// (`postgres://…` or `postgresql://…`, or libpq's settings after `postgres:`) whose `schema`
+/// parameter names the store's schema.
+enum StoreArgument {
+    /// The engine's read-only access to the store `argument` names.
+    /// - Throws: ``ToolError/unknownScheme(_:)``, ``ToolError/inMemoryStore(_:)``, or
+    ///   ``ToolError/usage(_:)`` for an empty path or a PostgreSQL URL without a schema.
+    static func inspection(for argument: String) throws(ToolError) -> StoreInspection {
+        if let path = argument.dropPrefix("sqlite:") {
+            return EngineConfiguration.sqliteInspection(at: try fileURL(path, argument))
+        }
+        if let path = argument.dropPrefix("lmdb:") {
+            return EngineConfiguration.lmdbInspection(at: try fileURL(path, argument))
+        }
+        if argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") {
+            let (url, schema) = try splitSchema(argument)
+            return EngineConfiguration.postgresInspection(url: url, schema: schema)
+        }
+        if argument.hasPrefix("memory:") { throw .inMemoryStore(argument) }
+        throw .unknownScheme(argument)
+    }
+
+    private static func fileURL(_ path: Substring, _ argument: String) throws(ToolError) -> URL {
+        guard !path.isEmpty else { throw .usage("\(String(reflecting: argument)) names no path") }
+        return URL(fileURLWithPath: String(path))
+    }
+
+    /// The URL without its `schema` parameter, and the schema.
+    static func splitSchema(_ argument: String) throws(ToolError) -> (url: String, schema: String) {
+        guard let question = argument.firstIndex(of: "?") else {
+            throw .usage("\(redacted(argument)) names no schema: add ?schema=NAME, the store's schema")
+        }
+        var schema: String?
+        var kept: [Substring] = []
+        for parameter in argument[argument.index(after: question)...].split(separator: "&") {
+            if let value = parameter.dropPrefix("schema=") {
+                schema = String(value).removingPercentEncoding ?? String(value)
+            } else {
+                kept.append(parameter)
+            }
+        }
+        guard let schema, !schema.isEmpty else {
+            throw .usage("\(redacted(argument)) names no schema: add schema=NAME, the store's schema")
+        }
+        let base = String(argument[..<question])
+        return (kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema)
+    }
+
+    /// `argument` with any password between `:` and `@` hidden, for messages.
+    static func redacted(_ argument: String) -> String {
+        argument.replacing(/:\/\/([^:@\/]*):[^@\/]*@/) { "://\($0.output.1):***@" }
+    }
+}
+
+extension StringProtocol {
+    /// The rest after `prefix`, or nil when the text does not start with it.
+    func dropPrefix(_ prefix: String) -> SubSequence? {
+        hasPrefix(prefix) ? dropFirst(prefix.count) : nil
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import StrataStorage
+
+/// Why a `strata` command stopped: each case one line on standard error and its own exit status
+/// (``exitStatus``), which `Docs/StrataTool.md` lists.
+package enum ToolError: Error, Sendable, Equatable {
+    /// The command line is wrong: an unknown command or option, a missing or extra argument.
+    case usage(String)
+    /// The store argument names no engine the tool knows (`sqlite:`, `lmdb:`, `postgres://`).
+    case unknownScheme(String)
+    /// A `memory:` store: it lives inside one process, so no other process can open it.
+    case inMemoryStore(String)
+    /// Nothing is at the store's location (the tool never creates a store).
+    case missingStore(String)
+    /// The PostgreSQL server refused the login (user or password).
+    case loginRefused(String)
+    /// Something is at the location, but not a store Strata wrote (another program's file or schema).
+    case notAStrataStore(String)
+    /// The store's recorded schema is missing or does not describe a store the tool can open.
+    case schemaUnreadable(String)
+    /// Any other failure of the store or the engine (I/O, a lock held too long, damage found at open).
+    case storeFailed(String)
+
+    /// The process's exit status for this error; 0 is success and 1 a store `verify` found unsound.
+    package var exitStatus: Int32 {
+        switch self {
+        case .usage: 2
+        case .unknownScheme: 3
+        case .missingStore: 4
+        case .loginRefused: 5
+        case .notAStrataStore: 6
+        case .inMemoryStore: 7
+        case .schemaUnreadable: 8
+        case .storeFailed: 9
+        }
+    }
+
+    /// The one line printed on standard error.
+    package var message: String {
+        switch self {
+        case .usage(let text): "strata: \(text) (see `strata --help`)"
+        case .unknownScheme(let argument):
+            """
+            strata: \(String(reflecting: argument)) names no engine: write sqlite:PATH, lmdb:PATH or \
+            postgres://…?schema=NAME
+            """
+        case .inMemoryStore(let argument):
+            """
+            strata: \(String(reflecting: argument)) is an in-memory store, which lives inside the process that made \
+            it; no other process can open it
+            """
+        case .missingStore(let location):
+            "strata: no store at \(location): check the path or URL (the tool never creates a store)"
+        case .loginRefused(let text): "strata: \(Self.oneLine(text))"
+        case .notAStrataStore(let text): "strata: not a Strata store: \(Self.oneLine(text))"
+        case .schemaUnreadable(let text): "strata: the store's recorded schema cannot be used: \(Self.oneLine(text))"
+        case .storeFailed(let text): "strata: \(Self.oneLine(text))"
+        }
+    }
+
+    /// The tool's error for an engine's error at `location`.
+    static func from(_ error: any Error) -> ToolError {
+        if let error = error as? ToolError { return error }
+        guard let error = error as? StrataError else { return .storeFailed(String(describing: error)) }
+        switch error {
+        case .notAStore: return .notAStrataStore(error.description)
+        case .io(let text, let native):
+            let loginCodes: Set = ["28000", "28P01"]
+            if text.contains("refused the login") || native?.sqlState.map(loginCodes.contains) == true {
+                return .loginRefused(error.description)
+            }
+            return .storeFailed(error.description)
+        default: return .storeFailed(error.description)
+        }
+    }
+
+    /// `text` on one line: its lines joined with "; ".
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: "; ")
+    }
+}
