@@ -152,7 +152,7 @@ extension ObjectContext {
     ///   URI), `.otherStore` or `.unknownEntity`.
     public func managedObjectID(forURIRepresentation url: URL) throws -> ObjectID {
         let uri = url.absoluteString
-        let id = try ObjectID(uriString: uri)
+        let id = try ObjectID(parsing: uri)
         guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(uri, reason: .otherStore) }
         if schema.model(named: id.entityName) != nil { return id }
         // A URI made before the entity was renamed (`originalEntityName`): the rename kept the key.

@@ -87,7 +87,7 @@ public struct ObjectID: Sendable, Hashable {
     /// which also checks the store and entity, or decode an `ObjectID` with `Codable`.
     /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.malformed` when the string is not
     ///   a Strata object URI.
-    package init(uriString: String) throws(StrataError) {
+    package init(parsing uriString: String) throws(StrataError) {
         let malformed = StrataError.invalidURI(uriString, reason: .malformed)
         let scheme = "strata://"
         guard uriString.utf8.count <= 512, uriString.hasPrefix(scheme) else { throw malformed }
@@ -132,7 +132,7 @@ extension ObjectID: Codable {
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
         do {
-            try self.init(uriString: string)
+            try self.init(parsing: string)
         } catch {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(

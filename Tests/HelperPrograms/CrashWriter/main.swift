@@ -97,7 +97,7 @@ do {
                 let target = accounts.first(where: { $0.number == to })
             else {
                 throw StrataError.objectNotFound(
-                    try ObjectID(uriString: "strata://00000000-0000-0000-0000-000000000000/Account/p1"))
+                    try ObjectID(parsing: "strata://00000000-0000-0000-0000-000000000000/Account/p1"))
             }
             // Two entries per transfer, one per account, so each balance is opening + its entries.
             for (account, signed) in [(source, -amount), (target, amount)] {

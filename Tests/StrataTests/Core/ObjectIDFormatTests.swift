@@ -28,7 +28,7 @@ struct ObjectIDFormatTests {
             #expect(ObjectID.uuidText(uuid) == uuid.uuidString)
             let id = ObjectID(storeIdentifier: uuid, entityName: "Account", primaryKey: 42)
             #expect(id.uriString == "strata://\(uuid.uuidString)/Account/p42")
-            #expect(try ObjectID(uriString: id.uriString) == id)
+            #expect(try ObjectID(parsing: id.uriString) == id)
         }
     }
 }

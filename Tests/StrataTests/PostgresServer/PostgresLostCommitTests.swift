@@ -88,9 +88,9 @@ struct PostgresLostCommitTests {
         let error = await #expect(throws: StrataError.self) {
             try await bank.container.performUnitOfWork(retries: .none) { context in
                 let source = try context.existingObject(
-                    with: try ObjectID(uriString: from), as: Ledger.Account.self)
+                    with: try ObjectID(parsing: from), as: Ledger.Account.self)
                 let target = try context.existingObject(
-                    with: try ObjectID(uriString: to), as: Ledger.Account.self)
+                    with: try ObjectID(parsing: to), as: Ledger.Account.self)
                 source.balance -= 1
                 target.balance += 1
                 try context.save()

@@ -3,7 +3,7 @@ import Foundation
 @testable import Strata
 
 /// The object-URI parser target: any bytes (decoded as UTF-8, invalid sequences repaired)
-/// go to `ObjectID(uriString:)`.
+/// go to `ObjectID(parsing:)`.
 ///
 /// Asserts: parsing never traps and fails only with `.invalidURI(_, .malformed)`; a parsed ID
 /// prints a URI of at most 512 ASCII bytes that converts to a `URL`, re-parses to an equal
@@ -13,7 +13,7 @@ enum URIFuzzCheck {
         let input = String(decoding: bytes, as: UTF8.self)
         let id: ObjectID
         do {
-            id = try ObjectID(uriString: input)
+            id = try ObjectID(parsing: input)
         } catch {
             guard case .invalidURI(let echoed, .malformed) = error, echoed == input else {
                 throw FuzzViolation("unexpected error for \(String(reflecting: input)): \(error)")
@@ -30,7 +30,7 @@ enum URIFuzzCheck {
         }
         let reparsed: ObjectID
         do {
-            reparsed = try ObjectID(uriString: printed)
+            reparsed = try ObjectID(parsing: printed)
         } catch {
             throw FuzzViolation(
                 "\(String(reflecting: input)) parses but its URI \(String(reflecting: printed)) does not: \(error)")
