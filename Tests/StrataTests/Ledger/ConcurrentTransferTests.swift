@@ -29,7 +29,41 @@ extension LedgerTests {
             }
             let accountIDs = ids
 
-            let outcomes = try await withThrowingTaskGroup(of: (done: Int, refused: Int).self) { group in
+            let start = ContinuousClock.now
+            let (outcomes, retries) = try await RetryStatistics.observing {
+                try await Self.transfer(ledger, accountIDs)
+            }
+            let done = outcomes.map(\.done).reduce(0, +)
+            let refused = outcomes.map(\.refused).reduce(0, +)
+            print(
+                """
+                ledger transfers \(kind): \(done) done, \(refused) refused, \(retries.conflicts) conflicts, \
+                \(retries.retries) retries, \(ContinuousClock.now - start)
+                """)
+            #expect(done + refused == Self.taskCount * Self.transfersPerTask)
+            #expect(done > 0)
+
+            let audit = try await ledger.audit()
+            #expect(audit.lines.count == Self.accountCount)
+            for line in audit.lines {
+                #expect(
+                    line.balance == line.expectedBalance,
+                    "\(line.name): balance \(line.balance), transactions say \(line.expectedBalance)")
+                #expect(line.runningBalancesAgree, "\(line.name): running balances disagree")
+            }
+            #expect(audit.lines.map(\.balance).reduce(0, +) == Int64(Self.accountCount) * Self.openingBalance)
+            #expect(audit.transactionCount == 2 * done)
+            let snapshots = try await ledger.accounts.list()
+            for account in snapshots where !account.allowsOverdraft {
+                #expect(account.balance >= 0, "\(account.name) forbids overdraft but holds \(account.balance)")
+            }
+        }
+
+        /// Runs every task's transfers; returns each task's transfers done and refused.
+        static func transfer(
+            _ ledger: LedgerFixture, _ accountIDs: [String]
+        ) async throws -> [(done: Int, refused: Int)] {
+            try await withThrowingTaskGroup(of: (done: Int, refused: Int).self) { group in
                 for task in 0..<Self.taskCount {
                     group.addTask {
                         var random = SeededGenerator(seed: UInt64(task) &* 0x9E37_79B9 &+ 17)
@@ -52,25 +86,6 @@ extension LedgerTests {
                     }
                 }
                 return try await group.reduce(into: [(done: Int, refused: Int)]()) { $0.append($1) }
-            }
-            let done = outcomes.map(\.done).reduce(0, +)
-            let refused = outcomes.map(\.refused).reduce(0, +)
-            #expect(done + refused == Self.taskCount * Self.transfersPerTask)
-            #expect(done > 0)
-
-            let audit = try await ledger.audit()
-            #expect(audit.lines.count == Self.accountCount)
-            for line in audit.lines {
-                #expect(
-                    line.balance == line.expectedBalance,
-                    "\(line.name): balance \(line.balance), transactions say \(line.expectedBalance)")
-                #expect(line.runningBalancesAgree, "\(line.name): running balances disagree")
-            }
-            #expect(audit.lines.map(\.balance).reduce(0, +) == Int64(Self.accountCount) * Self.openingBalance)
-            #expect(audit.transactionCount == 2 * done)
-            let snapshots = try await ledger.accounts.list()
-            for account in snapshots where !account.allowsOverdraft {
-                #expect(account.balance >= 0, "\(account.name) forbids overdraft but holds \(account.balance)")
             }
         }
     }
