@@ -92,8 +92,11 @@ package enum ToolError: Error, Sendable, Equatable {
     }
 
     /// `text` on one line: its lines joined with "; ".
+    /// At most 2,000 characters: a conflict listing thousands of rows stays readable.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .joined(separator: "; ")
+        guard line.count > 2000 else { return line }
+        return line.prefix(2000) + "… (\(line.count - 2000) more characters)"
     }
 }
