@@ -96,16 +96,25 @@ enum LMDBStoreInspection {
     }
 
     /// Runs `body` in a read transaction of the store's environment, opened for the call.
-    private static func withSnapshot<T>(
+    static func withSnapshot<T>(
         _ directory: URL, _ body: (LMDBTransaction) throws -> T
+    ) throws(StrataError) -> T {
+        try withEnvironment(directory) { environment in
+            let txn = try environment.beginRead()
+            defer { environment.endRead(txn) }
+            return try environment.withReadOperation { try body(txn) }
+        }
+    }
+
+    /// Runs `body` with the store's environment, held for the call (tools: inspection, copies).
+    static func withEnvironment<T>(
+        _ directory: URL, _ body: (LMDBEnvironment) throws -> T
     ) throws(StrataError) -> T {
         let environment = try LMDBRegistry.acquire(
             directory: directory, options: LMDBOptions(), databases: databaseLimit)
         defer { LMDBRegistry.release(environment) }
         do {
-            let txn = try environment.beginRead()
-            defer { environment.endRead(txn) }
-            return try environment.withReadOperation { try body(txn) }
+            return try body(environment)
         } catch {
             throw strataError(error, "reading \(directory.path)")
         }

@@ -8,22 +8,56 @@ import StrataStorage
 /// (`postgres://…` or `postgresql://…`, or libpq's settings after `postgres:`) whose `schema`
 /// parameter names the store's schema.
 enum StoreArgument {
-    /// The engine's read-only access to the store `argument` names.
+    /// Where a store argument points, by engine.
+    enum Location: Equatable {
+        case sqlite(URL)
+        case lmdb(URL)
+        case postgres(url: String, schema: String)
+    }
+
+    /// The location `argument` names.
     /// - Throws: ``ToolError/unknownScheme(_:)``, ``ToolError/inMemoryStore(_:)``, or
     ///   ``ToolError/usage(_:)`` for an empty path or a PostgreSQL URL without a schema.
-    static func inspection(for argument: String) throws(ToolError) -> StoreInspection {
-        if let path = argument.dropPrefix("sqlite:") {
-            return EngineConfiguration.sqliteInspection(at: try fileURL(path, argument))
-        }
-        if let path = argument.dropPrefix("lmdb:") {
-            return EngineConfiguration.lmdbInspection(at: try fileURL(path, argument))
-        }
+    static func location(for argument: String) throws(ToolError) -> Location {
+        if let path = argument.dropPrefix("sqlite:") { return .sqlite(try fileURL(path, argument)) }
+        if let path = argument.dropPrefix("lmdb:") { return .lmdb(try fileURL(path, argument)) }
         if argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") {
             let (url, schema) = try splitSchema(argument)
-            return EngineConfiguration.postgresInspection(url: url, schema: schema)
+            return .postgres(url: url, schema: schema)
         }
         if argument.hasPrefix("memory:") { throw .inMemoryStore(argument) }
         throw .unknownScheme(argument)
+    }
+
+    /// The engine's read-only access to the store `argument` names.
+    /// - Throws: the errors of ``location(for:)``.
+    static func inspection(for argument: String) throws(ToolError) -> StoreInspection {
+        switch try location(for: argument) {
+        case .sqlite(let url): EngineConfiguration.sqliteInspection(at: url)
+        case .lmdb(let url): EngineConfiguration.lmdbInspection(at: url)
+        case .postgres(let url, let schema): EngineConfiguration.postgresInspection(url: url, schema: schema)
+        }
+    }
+
+    /// The engine's copy and backup access to the store `argument` names.
+    /// - Throws: the errors of ``location(for:)``.
+    static func maintenance(for argument: String) throws(ToolError) -> StoreMaintenance {
+        switch try location(for: argument) {
+        case .sqlite(let url): EngineConfiguration.sqliteMaintenance(at: url)
+        case .lmdb(let url): EngineConfiguration.lmdbMaintenance(at: url)
+        case .postgres(let url, let schema): EngineConfiguration.postgresMaintenance(url: url, schema: schema)
+        }
+    }
+
+    /// The configuration that creates the store `argument` names (a copy's target), as an
+    /// application's first open does: a SQLite file, an LMDB directory, a PostgreSQL schema.
+    /// - Throws: the errors of ``location(for:)``.
+    static func creation(for argument: String) throws(ToolError) -> EngineConfiguration {
+        switch try location(for: argument) {
+        case .sqlite(let url): .sqlite(at: url)
+        case .lmdb(let url): .lmdb(at: url)
+        case .postgres(let url, let schema): .postgres(url: url, schema: schema)
+        }
     }
 
     private static func fileURL(_ path: Substring, _ argument: String) throws(ToolError) -> URL {

@@ -14,16 +14,20 @@ package enum StrataTool {
         package var status: Int32
     }
 
-    /// Runs the command `arguments` names (without the program's name).
-    package static func run(_ arguments: [String]) -> Result {
+    /// Runs the command `arguments` names (without the program's name). `progress`, when given,
+    /// receives progress lines of long commands (`copy`, `backup`) as they happen: the executable
+    /// passes one only when standard error is a terminal.
+    package static func run(_ arguments: [String], progress: (@Sendable (String) -> Void)? = nil) -> Result {
         do {
-            return try dispatch(arguments)
+            return try dispatch(arguments, progress: progress)
         } catch {
             return Result(output: "", error: error.message + "\n", status: error.exitStatus)
         }
     }
 
-    private static func dispatch(_ arguments: [String]) throws(ToolError) -> Result {
+    private static func dispatch(
+        _ arguments: [String], progress: (@Sendable (String) -> Void)?
+    ) throws(ToolError) -> Result {
         guard let command = arguments.first else { throw .usage("name a command") }
         let rest = Array(arguments.dropFirst())
         switch command {
@@ -48,6 +52,20 @@ package enum StrataTool {
         case "history":
             if rest.isEmpty || rest.contains("--help") { return printed(ToolHelp.history) }
             return try prune(rest)
+        case "copy":
+            if rest.contains("--help") { return printed(ToolHelp.copy) }
+            let options = try CopyOptions(rest, command: command)
+            var copier = StoreCopier(source: options.stores[0], target: options.stores[1])
+            copier.batchRows = options.batchRows
+            copier.progress = progress
+            let outcome = try copier.run()
+            return printed(options.json ? try encoded(outcome) : outcome.text)
+        case "backup":
+            if rest.contains("--help") { return printed(ToolHelp.backup) }
+            let options = try CopyOptions(rest, command: command)
+            let outcome = try StoreBackup.backup(
+                options.stores[0], to: options.stores[1], batchRows: options.batchRows, progress: progress)
+            return printed(options.json ? try encoded(outcome) : outcome.text)
         default:
             throw .usage("unknown command \(String(reflecting: command))")
         }

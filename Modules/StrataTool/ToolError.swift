@@ -20,6 +20,12 @@ package enum ToolError: Error, Sendable, Equatable {
     case schemaUnreadable(String)
     /// Any other failure of the store or the engine (I/O, a lock held too long, damage found at open).
     case storeFailed(String)
+    /// A backup's destination or a copy's target is already there (a file, a directory, a store).
+    case destinationTaken(String)
+    /// A copy's target is a copy that did not finish (the process was killed or failed).
+    case unfinishedCopy(String)
+    /// A finished copy's target does not hold what the source held: counts, checksums or keys differ.
+    case copyMismatch(String)
 
     /// The process's exit status for this error; 0 is success and 1 a store `verify` found unsound.
     package var exitStatus: Int32 {
@@ -32,6 +38,9 @@ package enum ToolError: Error, Sendable, Equatable {
         case .inMemoryStore: 7
         case .schemaUnreadable: 8
         case .storeFailed: 9
+        case .destinationTaken: 10
+        case .unfinishedCopy: 11
+        case .copyMismatch: 12
         }
     }
 
@@ -55,6 +64,14 @@ package enum ToolError: Error, Sendable, Equatable {
         case .notAStrataStore(let text): "strata: not a Strata store: \(Self.oneLine(text))"
         case .schemaUnreadable(let text): "strata: the store's recorded schema cannot be used: \(Self.oneLine(text))"
         case .storeFailed(let text): "strata: \(Self.oneLine(text))"
+        case .destinationTaken(let location):
+            "strata: \(location) is not empty: a copy or a backup writes only to a new store; choose another target"
+        case .unfinishedCopy(let location):
+            """
+            strata: \(location) holds a copy that did not finish (interrupted or failed): remove it (the file, \
+            the directory, or DROP SCHEMA … CASCADE) and copy again
+            """
+        case .copyMismatch(let text): "strata: the copy does not match its source: \(Self.oneLine(text))"
         }
     }
 
@@ -75,8 +92,11 @@ package enum ToolError: Error, Sendable, Equatable {
     }
 
     /// `text` on one line: its lines joined with "; ".
+    /// At most 2,000 characters: a conflict listing thousands of rows stays readable.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .joined(separator: "; ")
+        guard line.count > 2000 else { return line }
+        return line.prefix(2000) + "… (\(line.count - 2000) more characters)"
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import StrataStorage
+
+/// Runs `strata backup STORE DEST`: an online, consistent copy that opens as a store. SQLite
+/// writes it with `VACUUM INTO`, LMDB with `mdb_env_copy2` and `MDB_CP_COMPACT` (both keep the
+/// history); a PostgreSQL store is copied into a new SQLite store at DEST (``StoreCopier``).
+enum StoreBackup {
+    /// What a backup wrote.
+    struct Outcome: Codable, Sendable, Equatable {
+        var source: String
+        var destination: String
+        /// `sqlite` or `lmdb`: how to name the backup as a store (`sqlite:DEST`).
+        var destinationEngine: String
+        /// For a PostgreSQL source, the copy's outcome; nil for a file copy.
+        var copy: CopyOutcome?
+
+        var text: String {
+            let line = "backed up \(source) to \(destinationEngine):\(destination)"
+            return copy.map { line + " (a copy into SQLite)\n" + $0.text } ?? line
+        }
+    }
+
+    /// Backs up the store `store` names into `destination`, a path where nothing is.
+    /// - Throws: ``ToolError/destinationTaken(_:)`` when something is at `destination`, and the
+    ///   errors of reading the store.
+    static func backup(
+        _ store: String, to destination: String, batchRows: Int = 2000, progress: ((String) -> Void)?
+    ) throws(ToolError) -> Outcome {
+        guard !destination.isEmpty else { throw .usage("backup needs a DEST path") }
+        let url = URL(fileURLWithPath: destination)
+        let path = url.path(percentEncoded: false)
+        let inspection = try StoreArgument.inspection(for: store)
+        guard SystemCalls.isDirectory(atPath: path) == nil else { throw .destinationTaken(path) }
+        guard let copy = try StoreArgument.maintenance(for: store).backup else {
+            var copier = StoreCopier(source: store, target: "sqlite:" + path)
+            copier.progress = progress
+            copier.batchRows = batchRows
+            let outcome = try copier.run()
+            return Outcome(source: inspection.location, destination: path, destinationEngine: "sqlite", copy: outcome)
+        }
+        _ = try OpenedStore.readRecord(inspection)
+        let written = try StoreArgument.inspection(for: inspection.engineName + ":" + path)
+        do {
+            try copy(url)
+            // The backup is a store of its own: its record reads, with the source's identifier.
+            guard try written.readRecord()?.identifier == OpenedStore.readRecord(inspection).identifier else {
+                throw ToolError.storeFailed("the backup at \(path) does not carry the store's identifier")
+            }
+        } catch {
+            throw ToolError.from(error)
+        }
+        return Outcome(
+            source: inspection.location, destination: path, destinationEngine: inspection.engineName, copy: nil)
+    }
+}
