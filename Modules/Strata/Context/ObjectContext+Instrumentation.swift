@@ -23,10 +23,14 @@ extension ObjectContext {
 
     /// Reports a save's successful commit of `changes`.
     func reportCommit(_ changes: ChangeSet, duration: Duration, retriedCommits: Int, to hook: Instrumentation) {
+        // Counted per entity number (an array), named once per entity at the end. Every row of a
+        // change set names an entity of this context's schema.
+        var counts = [StrataEvent.RowCounts](repeating: .init(), count: schema.models.count)
+        for row in changes.inserts where row.entity < counts.count { counts[row.entity].inserted += 1 }
+        for row in changes.updates where row.entity < counts.count { counts[row.entity].updated += 1 }
+        for row in changes.deletes where row.entity < counts.count { counts[row.entity].deleted += 1 }
         var byEntity: [String: StrataEvent.RowCounts] = [:]
-        for row in changes.inserts { byEntity[entityName(row.entity), default: .init()].inserted += 1 }
-        for row in changes.updates { byEntity[entityName(row.entity), default: .init()].updated += 1 }
-        for row in changes.deletes { byEntity[entityName(row.entity), default: .init()].deleted += 1 }
+        for (number, rows) in counts.enumerated() where rows != .init() { byEntity[schema.models[number].name] = rows }
         hook.emit(
             .commit(
                 .init(
