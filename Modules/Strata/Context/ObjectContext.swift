@@ -109,6 +109,12 @@ public final class ObjectContext: @unchecked Sendable {
     /// The read snapshot for this `perform`, begun on first use.
     func snapshot() throws -> any StoreReader {
         if let reader { return reader }
+        return try beginSnapshot()
+    }
+
+    /// Begins the snapshot (kept apart from ``snapshot()``, whose every call but the first
+    /// returns the reader at once, so that it stays small enough to inline).
+    private func beginSnapshot() throws -> any StoreReader {
         var made: any StoreReader
         if let instrumentation {
             let engine = self.engine
