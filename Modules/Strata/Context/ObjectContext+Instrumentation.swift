@@ -4,9 +4,11 @@ extension ObjectContext {
     /// `engine.allocateKeys`, reported as an engine call when the container has a hook.
     func allocateKeys(entity number: Int, count: Int) throws -> Range<Int64> {
         guard let instrumentation else { return try engine.allocateKeys(entity: number, count: count) }
-        return try instrumentation.timed(.allocateKeys, entity: entityName(number), count: { $0.count }) {
-            try engine.allocateKeys(entity: number, count: count)
-        }
+        return try instrumentation.timed(
+            .allocateKeys, entity: entityName(number), count: { $0.count },
+            {
+                try engine.allocateKeys(entity: number, count: count)
+            })
     }
 
     /// Runs `commit` (the save's engine commit), reported as an engine call when the container

@@ -189,9 +189,11 @@ enum HistoryGap {
         _ engine: any HistoryStore, after token: Int64, limit: Int?, reportingTo hook: Instrumentation?
     ) throws -> [HistoryTransaction] {
         guard let hook else { return try engine.history(after: token, limit: limit) }
-        return try hook.timed(.historyRead, entity: nil, count: { $0.count }) {
-            try engine.history(after: token, limit: limit)
-        }
+        return try hook.timed(
+            .historyRead, entity: nil, count: { $0.count },
+            {
+                try engine.history(after: token, limit: limit)
+            })
     }
 
     /// The transactions after `token` that `keep` maps to a value, oldest first, at most `limit` of
