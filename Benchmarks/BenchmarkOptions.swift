@@ -38,6 +38,7 @@ struct BenchmarkOptions: Sendable {
     static let usage = """
         usage: strata-bench [--rows N] [--engine sqlite|lmdb|postgres|all|LIST] [--postgres-url URL]
                             [--repetitions R] [--workloads 1,2,...] [--clock wall|cpu] [--history on|off]
+                            [--hook none|noop]
                             [--commits C] [--json FILE] [--svg FILE] [--markdown FILE]
           --rows N          rows in the data set (default 100000, at least 1000; the set-based
                             workloads 15–20 default to 1000000, and follow --rows when it is given)
@@ -64,6 +65,8 @@ struct BenchmarkOptions: Sendable {
                             load on the machine but blind to time spent waiting for the disk
           --history on|off  whether the stores of workloads 1–6 and 9 record persistent history
                             (default on; workload 10 measures both ways regardless)
+          --hook none|noop  the Strata stores' instrumentation hook: none (the default) or one
+                            that does nothing (to count what a set hook costs; see --hook-cost)
           --commits C       commits per engine for workloads 11 and 12 (default 1000, at least 10)
           --json FILE       write the results as JSON
           --svg FILE        write a bar chart of the ratios to raw as SVG
@@ -128,6 +131,12 @@ struct BenchmarkOptions: Sendable {
                 case "on": recordsHistory = true
                 case "off": recordsHistory = false
                 case let other: throw .usage("--history takes on or off, not \(other)")
+                }
+            case "--hook":
+                // Read where the stores are made (`BenchmarkHook.chosen`); checked here.
+                let name = try value(for: flag)
+                guard BenchmarkHook(rawValue: name) != nil else {
+                    throw .usage("--hook takes none or noop, not \(name)")
                 }
             case "--commits":
                 guard let count = Int(try value(for: flag)), count >= 10 else {

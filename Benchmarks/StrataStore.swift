@@ -11,14 +11,16 @@ final class StrataStore: Sendable {
     /// Creates an empty store and inserts the data set's accounts (not timed). Its contexts'
     /// saves append persistent history unless `recordsHistory` is false.
     static func make(
-        _ engine: EngineChoice, in directory: URL, dataset: Dataset, recordsHistory: Bool = true
+        _ engine: EngineChoice, in directory: URL, dataset: Dataset, recordsHistory: Bool = true,
+        hook: BenchmarkHook = .chosen
     ) async throws -> StrataStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = configuration(engine, in: directory)
         let store = StrataStore(
             directory: directory,
             container: try PersistentContainer(
-                schema: try BenchmarkSchema.make(), engine: configuration, recordsHistory: recordsHistory))
+                schema: try BenchmarkSchema.make(), engine: configuration, recordsHistory: recordsHistory,
+                instrumentation: hook.instrumentation))
         let context = store.container.newBackgroundContext()
         try await context.perform {
             for name in dataset.accountNames { BenchAccount(context: context).name = name }

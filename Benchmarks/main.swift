@@ -4,6 +4,7 @@
 //                                     [--postgres-url URL] [--repetitions R]
 //                                     [--json FILE] [--svg FILE] [--markdown FILE]
 //   swift run -c release strata-bench --row-decode    (the LMDB row decoder's cost per row)
+//   swift run -c release strata-bench --hook-cost [ROWS] [R]  (workloads 1 and 3 without and with a no-op hook)
 //   swift run -c release strata-bench --aggregate [ROWS]  (aggregate(_:) against the reference fold)
 //   strata-bench --history-writer ENGINE DIR COMMITS   (workload 12's second process; not for people)
 //   strata-bench --peak-memory ENGINE strata|raw ROWS   (workload 14's child processes; not for people)
@@ -22,6 +23,15 @@ if arguments == ["--row-decode"] {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == HookCost.flag {
+    do {
+        try await HookCost.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(HookCost.flag): \(error)\n".utf8))
         exit(1)
     }
 }

@@ -34,6 +34,10 @@
 # also counts the tiny open of each repetition's new, empty store). The raw side is the raw
 # copy (`migrateRows`).
 #
+# HOOK=noop passes `--hook noop`: the stores get an instrumentation hook that ignores every event
+# (HOOK=none, or no HOOK, opens them without one; a build from before the hook takes no --hook),
+# to count what a set hook costs per row.
+#
 # HISTORY=off passes `--history off`: the stores of workloads 1–6 and 9 record no persistent
 # history (issue 15; on by default, as in an application).
 #
@@ -55,6 +59,8 @@ engine=${2:?sqlite or lmdb}
 rows=${3:-10000}
 bench=${BENCH:-.build/release/strata-bench}
 history=${HISTORY:-on}
+hook_args=()
+[ -n "${HOOK:-}" ] && hook_args=(--hook "$HOOK")
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install -y valgrind)" >&2; exit 1; }
 [ -x "$bench" ] || swift build -c release --product strata-bench >&2
 
@@ -156,7 +162,7 @@ fi
 for repetitions in 1 3; do
     LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$work/out$repetitions" \
         --toggle-collect="$body" --toggle-collect="$teardown" --toggle-collect="$raw" \
-        "$bench" --rows "$rows" --workloads "$workload" --engine "$engine" --repetitions "$repetitions" --history "$history" >/dev/null 2>&1
+        "$bench" --rows "$rows" --workloads "$workload" --engine "$engine" --repetitions "$repetitions" --history "$history" "${hook_args[@]}" >/dev/null 2>&1
     callgrind_annotate --inclusive=yes --threshold=100 "$work/out$repetitions" >"$work/annotated$repetitions" 2>/dev/null
 done
 

@@ -110,7 +110,9 @@ func catalogArticles() -> (modules: [String], articles: [String]) {
     for module in ((try? files.contentsOfDirectory(atPath: modulesPath)) ?? []).sorted() {
         let catalog = "Modules/\(module)/\(module).docc"
         let inModule = files.enumerator(atPath: "\(modulesPath)/\(module)")?.compactMap { $0 as? String } ?? []
-        guard inModule.contains(where: { $0.hasSuffix(".swift") && !$0.hasPrefix("\(module).docc/") }),
+        // corelibs Foundation enumerates a missing directory as empty: check that the catalog exists.
+        guard files.fileExists(atPath: root.appendingPathComponent(catalog).path),
+              inModule.contains(where: { $0.hasSuffix(".swift") && !$0.hasPrefix("\(module).docc/") }),
               let inCatalog = files.enumerator(atPath: root.appendingPathComponent(catalog).path) else { continue }
         modules.append(module)
         articles += inCatalog.compactMap { $0 as? String }.filter { $0.hasSuffix(".md") }.sorted().map { "\(catalog)/\($0)" }

@@ -140,7 +140,7 @@ struct BatchExpansion {
         var result = BatchResult(kind: .insert, entityName: model.name, storeIdentifier: storeIdentifier)
         defer { results.append(result) }
         if case .fail = batch.clash {
-            let keys = try context.engine.allocateKeys(entity: number, count: batch.rows.count)
+            let keys = try context.allocateKeys(entity: number, count: batch.rows.count)
             plainInserts[number, default: []].append(PlainInsertRun(keys: keys, rows: batch.rows))
             result.inserted.append(contentsOf: keys)
             hasPlainInserts = true
@@ -166,7 +166,7 @@ struct BatchExpansion {
                 taken[tuple] = -Int64(index) - 1 // a row of this batch, keyed below
             }
         }
-        let keys = Array(try context.engine.allocateKeys(entity: number, count: newRows.count))
+        let keys = Array(try context.allocateKeys(entity: number, count: newRows.count))
         var keyOfRow: [Int: Int64] = [:]
         var updatedKeys = Set<Int64>()
         for (slot, index) in newRows.enumerated() {

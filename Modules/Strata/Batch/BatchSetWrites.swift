@@ -134,7 +134,7 @@ struct BatchSetWrites {
                 for column in columns { rows[first][column] = values[column] }
             }
         }
-        let keys = Array(try engine.allocateKeys(entity: insert.number, count: rows.count))
+        let keys = Array(try context.allocateKeys(entity: insert.number, count: rows.count))
         let step = setWrites.count
         setWrites.append(
             SetWrite(

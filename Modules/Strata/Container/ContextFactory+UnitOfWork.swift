@@ -107,15 +107,19 @@ extension ContextFactory {
             do {
                 return try await context.perform { try body(context) }
             } catch let error as StrataError where error.isRetryable {
-                if case .conflict = error { RetryStatistics.recordConflict() }
+                let hook = context.instrumentation
                 failures.append(error)
+                if case .conflict(let conflicts) = error {
+                    RetryStatistics.report(.conflict(attempt: failures.count, conflicts: conflicts), to: hook)
+                }
                 guard failures.count <= retries.maxRetries else {
-                    RetryStatistics.recordExhausted()
+                    RetryStatistics.report(.retriesExhausted(attempts: failures.count, errors: failures), to: hook)
                     if retries.maxRetries == 0 { throw error }
                     throw StrataError.retriesExhausted(attempts: failures.count, errors: failures)
                 }
-                try await Task.sleep(for: retries.delay(forAttempt: failures.count - 1))
-                RetryStatistics.recordRetry()
+                let delay = retries.delay(forAttempt: failures.count - 1)
+                try await Task.sleep(for: delay)
+                RetryStatistics.report(.retry(attempt: failures.count + 1, delay: delay, after: error), to: hook)
             }
         }
     }

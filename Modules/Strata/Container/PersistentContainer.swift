@@ -30,6 +30,8 @@ public final class PersistentContainer: ContextFactory {
     /// Whether this container's contexts append persistent history (see
     /// ``init(schema:engine:recordsHistory:)``).
     public let recordsHistory: Bool
+    /// The event hook given at init (see ``Instrumentation``); nil when none was.
+    public let instrumentation: Instrumentation?
 
     /// Opens (creating if needed) the store; an older store is migrated to the schema when every
     /// change can be inferred (see `Docs/Migrations.md`; for staged migrations with code, use
@@ -48,16 +50,21 @@ public final class PersistentContainer: ContextFactory {
     ///   that is not a store of this engine, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
     public convenience init(schema: Schema, engine: EngineConfiguration, recordsHistory: Bool = true) throws {
         try self.init(
-            schema: schema, storeSchema: schema.storeSchema, engine: engine, recordsHistory: recordsHistory)
+            schema: schema, storeSchema: schema.storeSchema, engine: engine, recordsHistory: recordsHistory,
+            instrumentation: nil)
     }
 
     /// Opens the store with `storeSchema` (the schema's, with a migration plan when there is one).
-    init(schema: Schema, storeSchema: StoreSchema, engine: EngineConfiguration, recordsHistory: Bool) throws {
+    init(
+        schema: Schema, storeSchema: StoreSchema, engine: EngineConfiguration, recordsHistory: Bool,
+        instrumentation: Instrumentation?
+    ) throws {
         self.schema = schema
         self.configuration = engine
+        self.instrumentation = instrumentation
         let opened = try engine.open(storeSchema)
         self.engine = opened
-        self.changeHub = (opened as? any HistoryStore).map(ChangeHub.init(engine:))
+        self.changeHub = (opened as? any HistoryStore).map { ChangeHub(engine: $0, instrumentation: instrumentation) }
         self.recordsHistory = recordsHistory && changeHub != nil
     }
 
@@ -87,7 +94,7 @@ public final class PersistentContainer: ContextFactory {
     }
 
     private func makeContext(named name: String?) -> ObjectContext {
-        let context = ObjectContext(engine: engine, schema: schema, name: name)
+        let context = ObjectContext(engine: engine, schema: schema, name: name, instrumentation: instrumentation)
         if recordsHistory { context.changeHub = changeHub }
         return context
     }

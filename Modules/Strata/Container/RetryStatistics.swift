@@ -4,6 +4,10 @@ import Synchronization
 /// process-wide, or for one piece of work and every task it starts. `conflicts` counts save
 /// conflicts; `retries` and `exhausted` count every retryable failure (`.conflict` or `.busy`).
 ///
+/// The counters are kept from the same ``StrataEvent``s a container's ``Instrumentation`` hook
+/// receives (`.conflict`, `.retry`, `.retriesExhausted`), always, with or without a hook: use
+/// them for totals, and the hook for each event as it happens (with its attempt, delay and error).
+///
 /// ```swift
 /// let (_, counts) = try await RetryStatistics.observing {
 ///     try await runTransfers()
@@ -26,6 +30,16 @@ public enum RetryStatistics {
         let conflicts = Atomic<Int>(0)
         let retries = Atomic<Int>(0)
         let exhausted = Atomic<Int>(0)
+
+        /// Adds a unit of work's event to its counter.
+        func count(_ event: StrataEvent) {
+            switch event {
+            case .conflict: conflicts.add(1, ordering: .relaxed)
+            case .retry: retries.add(1, ordering: .relaxed)
+            case .retriesExhausted: exhausted.add(1, ordering: .relaxed)
+            default: break
+            }
+        }
 
         var snapshot: Snapshot {
             Snapshot(
@@ -50,15 +64,12 @@ public enum RetryStatistics {
         return (result, counters.snapshot)
     }
 
-    static func recordConflict() {
-        for counters in [global, scope].compactMap({ $0 }) { counters.conflicts.add(1, ordering: .relaxed) }
-    }
-
-    static func recordRetry() {
-        for counters in [global, scope].compactMap({ $0 }) { counters.retries.add(1, ordering: .relaxed) }
-    }
-
-    static func recordExhausted() {
-        for counters in [global, scope].compactMap({ $0 }) { counters.exhausted.add(1, ordering: .relaxed) }
+    /// Counts a unit of work's event (``StrataEvent/conflict(attempt:conflicts:)``,
+    /// ``StrataEvent/retry(attempt:delay:after:)`` or ``StrataEvent/retriesExhausted(attempts:errors:)``),
+    /// then hands it to the container's hook, if any: these counters are one consumer of the
+    /// events, always on, and the hook another.
+    static func report(_ event: StrataEvent, to hook: Instrumentation?) {
+        for counters in [global, scope].compactMap({ $0 }) { counters.count(event) }
+        hook?.emit(event)
     }
 }

@@ -50,7 +50,7 @@ extension ObjectID {
     /// Parses a URI string produced by ``StrataStorage/ObjectID/uriString`` without checking it
     /// against a store.
     ///
-    /// Deprecated: use ``ObjectContext/managedObjectID(forURIRepresentation:)``, which also checks
+    /// Deprecated: use ``Strata/ObjectContext/managedObjectID(forURIRepresentation:)``, which also checks
     /// the store and entity, or decode an `ObjectID` with `Codable`.
     ///
     /// ```swift

@@ -177,7 +177,7 @@ extension ObjectContext {
             byEntity[try entityNumber(object.model!), default: []].append(object)
         }
         for (number, group) in byEntity.sorted(by: { $0.key < $1.key }) {
-            let keys = try engine.allocateKeys(entity: number, count: group.count)
+            let keys = try allocateKeys(entity: number, count: group.count)
             try Self.checkAllocated(keys, count: group.count, entity: schema.entityNames[number])
             registry[number].reserveCapacity(registry[number].count + group.count)
             for (object, key) in zip(group, keys) {

@@ -67,12 +67,15 @@ extension ObjectContext {
         var merges = 0
         var batchRetries = 0
         var setResults: [SetWriteResult] = []
+        var commitDuration: Duration?
         while !changes.isEmpty {
             do {
-                if direct.isEmpty {
-                    try engine.commit(changes)
-                } else if let engine = engine as? any SetWritingEngine {
-                    setResults = try engine.commitReturningResults(changes)
+                commitDuration = try timedCommit {
+                    if direct.isEmpty {
+                        try engine.commit(changes)
+                    } else if let engine = engine as? any SetWritingEngine {
+                        setResults = try engine.commitReturningResults(changes)
+                    }
                 }
                 break
             } catch StrataError.conflict(let conflicts)
@@ -101,6 +104,9 @@ extension ObjectContext {
         expansion?.refresh(self)
         if !direct.isEmpty { try direct.refresh(self, results: setResults) }
         changeHub?.didCommit()
+        if let instrumentation, let commitDuration {
+            reportCommit(changes, duration: commitDuration, retriedCommits: merges + batchRetries, to: instrumentation)
+        }
     }
 
     /// The results of every staged batch, in order: the engine's for those it ran, the core's

@@ -85,7 +85,7 @@ extension ObjectContext {
             counts[try numbers.number(of: object)] += 1
         }
         for (number, count) in counts.enumerated() where count > 0 {
-            let keys = try engine.allocateKeys(entity: number, count: count)
+            let keys = try allocateKeys(entity: number, count: count)
             try Self.checkAllocated(keys, count: count, entity: schema.entityNames[number])
             registry[number].reserveCapacity(registry[number].count + count)
             var next = keys.lowerBound

@@ -30,6 +30,8 @@ public final class ObjectContext: @unchecked Sendable {
     let schema: Schema
     let link: ContextLink
     let queue: DispatchQueue
+    /// The container's event hook; nil (the usual case) reports nothing and costs one test.
+    let instrumentation: Instrumentation?
 
     /// A name for debugging, shown in misuse messages.
     public let name: String?
@@ -65,10 +67,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// Backs ``transactionAuthor`` (settable from any thread).
     let authorName = Mutex<String?>(nil)
 
-    init(engine: any StorageEngine, schema: Schema, name: String?) {
+    init(engine: any StorageEngine, schema: Schema, name: String?, instrumentation: Instrumentation? = nil) {
         self.engine = engine
         self.schema = schema
         self.name = name
+        self.instrumentation = instrumentation
         self.link = ContextLink(storeIdentifier: engine.storeIdentifier)
         self.queue = name.map { DispatchQueue(label: "strata.context.\($0)") } ?? ContextQueues.take()
         self.objects = ContextObjects(entityCount: schema.models.count)
@@ -106,7 +109,21 @@ public final class ObjectContext: @unchecked Sendable {
     /// The read snapshot for this `perform`, begun on first use.
     func snapshot() throws -> any StoreReader {
         if let reader { return reader }
-        var made = try engine.makeReader()
+        return try beginSnapshot()
+    }
+
+    /// Begins the snapshot (kept apart from ``snapshot()``, whose every call but the first
+    /// returns the reader at once, so that it stays small enough to inline).
+    private func beginSnapshot() throws -> any StoreReader {
+        var made: any StoreReader
+        if let instrumentation {
+            let engine = self.engine
+            made = InstrumentedReader(
+                try instrumentation.timed(.snapshot, entity: nil) { try engine.makeReader() }, hook: instrumentation,
+                schema: schema)
+        } else {
+            made = try engine.makeReader()
+        }
         if let readRegion { made = RegionRecordingReader(made, region: readRegion, joins: schema.storeSchema.joins) }
         reader = made
         return made

@@ -25,6 +25,8 @@ final class ChangeHub: Sendable {
     static let fallbackPollInterval = Mutex<Duration>(.seconds(1))
 
     let engine: any HistoryStore
+    /// The container's event hook, for the history reads and trims made through this hub.
+    let instrumentation: Instrumentation?
     private let state = Mutex(State())
 
     private struct Waiter {
@@ -40,8 +42,9 @@ final class ChangeHub: Sendable {
         var polling = false
     }
 
-    init(engine: any HistoryStore) {
+    init(engine: any HistoryStore, instrumentation: Instrumentation? = nil) {
         self.engine = engine
+        self.instrumentation = instrumentation
     }
 
     /// A save of this container committed: wake observers now (only costs a read while one is

@@ -139,7 +139,9 @@ final class HistoryFollower: @unchecked Sendable {
         while true {
             if Task.isCancelled { return nil }
             let after = try position.get()
-            let stored = try await Offload.run { try HistoryGap.read(hub.engine, after: after, limit: Self.batchSize) }
+            let stored = try await Offload.run {
+                try HistoryGap.read(hub.engine, after: after, limit: Self.batchSize, reportingTo: hub.instrumentation)
+            }
             if let last = stored.last {
                 position = .success(last.token)
                 return stored
@@ -164,20 +166,34 @@ enum HistoryGap {
     /// commit in between.
     /// - Throws: ``StrataStorage/StrataError/historyTrimmed(after:oldestKept:)``; `.misuse` for a
     ///   negative token or one past the store's last commit; the engine's errors.
-    static func read(_ engine: any HistoryStore, after token: Int64, limit: Int?) throws -> [HistoryTransaction] {
+    static func read(
+        _ engine: any HistoryStore, after token: Int64, limit: Int?, reportingTo hook: Instrumentation? = nil
+    ) throws -> [HistoryTransaction] {
         try refuseNegative(token, in: "history(after:)")
-        var stored = try engine.history(after: token, limit: limit)
+        var stored = try readStored(engine, after: token, limit: limit, reportingTo: hook)
         guard token > 0, limit != 0 else { return stored }
         if stored.isEmpty {
             let current = try engine.currentHistoryToken()
             if current < token { throw futureToken(token, current: current) }
             guard current > token else { return [] }
             // Read again: every transaction up to `current` is visible now, unless it was deleted.
-            stored = try engine.history(after: token, limit: limit)
+            stored = try readStored(engine, after: token, limit: limit, reportingTo: hook)
             guard !stored.isEmpty else { throw StrataError.historyTrimmed(after: token, oldestKept: current + 1) }
         }
         if stored[0].token > token + 1 { throw StrataError.historyTrimmed(after: token, oldestKept: stored[0].token) }
         return stored
+    }
+
+    /// `engine.history(after:limit:)`, reported to `hook` when there is one.
+    private static func readStored(
+        _ engine: any HistoryStore, after token: Int64, limit: Int?, reportingTo hook: Instrumentation?
+    ) throws -> [HistoryTransaction] {
+        guard let hook else { return try engine.history(after: token, limit: limit) }
+        return try hook.timed(
+            .historyRead, entity: nil, count: { $0.count },
+            {
+                try engine.history(after: token, limit: limit)
+            })
     }
 
     /// The transactions after `token` that `keep` maps to a value, oldest first, at most `limit` of
@@ -186,14 +202,15 @@ enum HistoryGap {
     /// until the page is full or a batch comes back short (the end of the history).
     /// - Throws: as ``read(_:after:limit:)``.
     static func readFiltered<T>(
-        _ engine: any HistoryStore, after token: Int64, limit: Int?, keep: (HistoryTransaction) -> T?
+        _ engine: any HistoryStore, after token: Int64, limit: Int?, reportingTo hook: Instrumentation? = nil,
+        keep: (HistoryTransaction) -> T?
     ) throws -> [T] {
         try refuseNegative(token, in: "history(after:)")
         var kept: [T] = []
         var position = token
         let batchSize = PersistentContainer.historyPageBatchSize
         while limit.map({ kept.count < $0 }) ?? true {
-            let stored = try read(engine, after: position, limit: batchSize)
+            let stored = try read(engine, after: position, limit: batchSize, reportingTo: hook)
             for transaction in stored {
                 guard let value = keep(transaction) else { continue }
                 kept.append(value)

@@ -12,7 +12,8 @@ extension PersistentContainer {
     ///   the container is closed; engine errors (`.busy`, `.io`, `.storeCorrupt`).
     public func currentHistoryToken() async throws -> HistoryToken {
         let hub = try historyHub()
-        return HistoryToken(rawValue: try await Offload.run { try hub.engine.currentHistoryToken() })
+        return HistoryToken(
+            rawValue: try await Offload.run { try hub.timed(.historyToken) { try $0.currentHistoryToken() } })
     }
 
     /// The history transactions committed after `token`, oldest first, as `Sendable` values.
@@ -47,7 +48,9 @@ extension PersistentContainer {
         if let limit, limit < 0 { throw StrataError.misuse("history(after:limit:) needs a limit of 0 or more") }
         let store = storeIdentifier
         return try await Offload.run {
-            try HistoryGap.readFiltered(hub.engine, after: token.rawValue, limit: limit) {
+            try HistoryGap.readFiltered(
+                hub.engine, after: token.rawValue, limit: limit, reportingTo: hub.instrumentation
+            ) {
                 filter.apply(to: $0, store: store)
             }
         }
@@ -72,7 +75,7 @@ extension PersistentContainer {
     public func deleteHistory(before token: HistoryToken, force: Bool = false) async throws -> HistoryToken {
         let hub = try historyHub()
         try HistoryGap.refuseNegative(token.rawValue, in: "deleteHistory(before:)")
-        let bound = try await Offload.run { try hub.engine.deleteHistory(before: token.rawValue, force: force) }
+        let bound = try await Offload.run { try hub.trimHistory(before: token.rawValue, force: force) }
         return HistoryToken(rawValue: bound)
     }
 
@@ -84,7 +87,8 @@ extension PersistentContainer {
     /// - Throws: as ``currentHistoryToken()``.
     public func historyCursors() async throws -> [String: HistoryToken] {
         let hub = try historyHub()
-        return try await Offload.run { try hub.engine.historyCursors() }.mapValues(HistoryToken.init(rawValue:))
+        return try await Offload.run { try hub.timed(.historyCursors) { try $0.historyCursors() } }
+            .mapValues(HistoryToken.init(rawValue:))
     }
 
     /// Registers or moves the history cursor `name` to `token`, the last transaction its consumer

@@ -34,11 +34,53 @@ extension PersistentContainer {
         schema: Schema, migrationPlan: (any MigrationPlan.Type)?, engine: EngineConfiguration,
         progress: (@Sendable (MigrationProgress) -> Void)? = nil, recordsHistory: Bool = true
     ) throws {
+        try self.init(
+            schema: schema, migrationPlan: migrationPlan, engine: engine, progress: progress,
+            recordsHistory: recordsHistory, instrumentation: nil)
+    }
+
+    /// Opens the store like ``init(schema:migrationPlan:engine:progress:recordsHistory:)``, with a
+    /// hook that receives the container's events, the migration's progress among them
+    /// (``StrataEvent/migration(_:)``, the same reports as `progress`, right after it).
+    ///
+    /// ```swift
+    /// let hook = Instrumentation { event in
+    ///     if case .migration(let progress) = event { print("migrating: \(progress.fractionCompleted)") }
+    /// }
+    /// let container = try PersistentContainer(
+    ///     schema: try LibraryV2.schema(), migrationPlan: LibraryPlan.self, engine: .sqlite(at: url),
+    ///     instrumentation: hook)
+    /// ```
+    ///
+    /// Lifetime rule: see ``Instrumentation``; migration events are delivered on the thread that
+    /// runs the engine's opening transaction, before this initializer returns.
+    /// - Parameters:
+    ///   - schema: the current model: the plan's last version, or a later one.
+    ///   - migrationPlan: the versions and stages; nil migrates by inference alone.
+    ///   - engine: the engine and location.
+    ///   - progress: called as the migration goes (see the initializer without a hook).
+    ///   - recordsHistory: whether saves append persistent history (on by default).
+    ///   - instrumentation: the hook; nil reports nothing.
+    /// - Throws: everything ``init(schema:migrationPlan:engine:progress:recordsHistory:)`` throws.
+    public convenience init(
+        schema: Schema, migrationPlan: (any MigrationPlan.Type)?, engine: EngineConfiguration,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil, recordsHistory: Bool = true,
+        instrumentation: Instrumentation?
+    ) throws {
+        var reports = progress
+        if let instrumentation {
+            reports = { report in
+                progress?(report)
+                instrumentation.emit(.migration(report))
+            }
+        }
         let failures = StageFailures()
         let storeSchema = try MigrationPlanning.storeSchema(
-            for: schema, plan: migrationPlan, progress: progress, failures: failures)
+            for: schema, plan: migrationPlan, progress: reports, failures: failures)
         do {
-            try self.init(schema: schema, storeSchema: storeSchema, engine: engine, recordsHistory: recordsHistory)
+            try self.init(
+                schema: schema, storeSchema: storeSchema, engine: engine, recordsHistory: recordsHistory,
+                instrumentation: instrumentation)
         } catch let error as StrataError {
             guard case .migrationStageFailed = error, let stageError = failures.last else { throw error }
             throw stageError
