@@ -23,22 +23,19 @@ struct StrataCommandRun {
     /// Runs `strata ARGUMENTS…` to its end, on a thread of its own.
     static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> StrataCommandRun {
         try requireBuilt()
-        return try await Blocking.run {
-            let process = Process()
-            process.executableURL = url
-            process.arguments = arguments
-            if let environment { process.environment = environment }
-            let output = Pipe()
-            let error = Pipe()
-            process.standardOutput = output
-            process.standardError = error
-            try process.run()
-            let outputData = output.fileHandleForReading.readDataToEndOfFile()
-            let errorData = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+        return try await run(executable: url, arguments, environment: environment)
+    }
+
+    /// Runs any executable as ``run(_:environment:)`` runs `strata`: to its end, on a thread of its
+    /// own, reading its standard output and standard error at the same time (``ChildProcess``).
+    static func run(
+        executable: URL, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> StrataCommandRun {
+        try await Blocking.run {
+            let child = try ChildProcess.run(executable, arguments, environment: environment)
             return StrataCommandRun(
-                status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                error: String(decoding: errorData, as: UTF8.self))
+                status: child.status, output: String(decoding: child.output, as: UTF8.self),
+                error: String(decoding: child.error, as: UTF8.self))
         }
     }
 

@@ -8,23 +8,10 @@ enum ToolDamage {
     /// Runs a tool on PATH to its end; fails the test when it fails.
     @discardableResult
     static func shell(_ tool: String, _ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments) failed: \(failure)")
-        return text
+        let run = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), [tool] + arguments, input: input.map { Data($0.utf8) })
+        try #require(run.status == 0, "\(tool) \(arguments) failed: \(String(decoding: run.error, as: UTF8.self))")
+        return String(decoding: run.output, as: UTF8.self)
     }
 
     /// Runs SQL on a closed SQLite store with the `sqlite3` shell.
