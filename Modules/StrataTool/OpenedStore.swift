@@ -71,11 +71,25 @@ final class OpenedStore {
     /// Every history transaction, oldest first, read in pages so memory holds one page at a time.
     func forEachHistoryTransaction(_ body: (HistoryTransaction) throws -> Void) throws {
         var after: Int64 = 0
+        var limit = 1
         while true {
-            let page = try engine.history(after: after, limit: 1000)
+            let page = try engine.history(after: after, limit: limit)
             for transaction in page { try body(transaction) }
-            guard let last = page.last, page.count == 1000 else { return }
+            guard let last = page.last, page.count == limit else { return }
             after = last.token
+            limit = Self.nextPageSize(after: page)
         }
+    }
+
+    /// The most history changes a page of transactions is meant to hold in memory.
+    static let changesPerPage = 50_000
+
+    /// How many transactions to read next: about ``changesPerPage`` changes at the last page's
+    /// size per transaction, from 1 to 1,000, so that a history of a few huge transactions (a
+    /// batch import) is read one at a time and one of many small ones a thousand at a time.
+    static func nextPageSize(after page: [HistoryTransaction]) -> Int {
+        let changes = page.reduce(0) { $0 + max($1.changes.count, 1) }
+        let perTransaction = max(changes / max(page.count, 1), 1)
+        return min(max(changesPerPage / perTransaction, 1), 1_000)
     }
 }
