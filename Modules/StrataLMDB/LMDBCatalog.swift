@@ -109,7 +109,7 @@ struct LMDBCatalog: Sendable {
         } catch .incompatible {
             throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
         }
-        var metadata = try readMetadata(txn, meta: meta, schema: schema, path: path)
+        var metadata = try readMetadata(txn, meta: meta, path: path)
         if try reconcileRecordedSchema(
             txn, meta: meta, schema: schema, metadata: metadata, path: path, maxKeySize: maxKeySize)
         {
@@ -153,9 +153,10 @@ struct LMDBCatalog: Sendable {
         try txn.openDatabase(name, create: true)
     }
 
-    private static func readMetadata(
-        _ txn: LMDBTransaction, meta: LMDBDatabase, schema: StoreSchema, path: String
-    ) throws -> Metadata {
+    /// The store's identifier and schema version from the metadata database (also read by the
+    /// store inspection of tools, so that both judge a store's metadata alike).
+    /// - Throws: `.notAStore` for a missing or other format version, `.storeCorrupt` for a missing value.
+    static func readMetadata(_ txn: LMDBTransaction, meta: LMDBDatabase, path: String) throws -> Metadata {
         let format = try txn.get(meta, Array("format_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
         guard let format else {
             throw StrataError.notAStore(path: path, reason: "the Strata metadata has no format version")

@@ -41,25 +41,12 @@ enum LMDBStoreInspection {
                 throw StrataError.notAStore(
                     path: directory.path, reason: "the LMDB environment holds no Strata metadata")
             }
-            let format = try txn.get(meta, Array("format_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            guard format == LMDBCatalog.formatVersion else {
-                throw StrataError.notAStore(
-                    path: directory.path, reason: "its Strata metadata has no format version this build reads")
-            }
-            let version = try txn.get(meta, Array("schema_version".utf8)) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
-            let uuidBytes = try txn.get(meta, Array("store_uuid".utf8)) { IndexKeyCodec.array($0) }
+            let metadata = try LMDBCatalog.readMetadata(txn, meta: meta, path: directory.path)
             let json = try txn.get(meta, LMDBCatalog.recordedSchemaKey) {
                 String(decoding: IndexKeyCodec.array($0), as: UTF8.self)
             }
-            guard let version, let uuidBytes, uuidBytes.count == 16 else {
-                throw StrataError.storeCorrupt("\(directory.path): the Strata metadata is incomplete")
-            }
-            let b = uuidBytes
-            let uuid = UUID(
-                uuid: (
-                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
-                ))
-            return StoreRecord(identifier: uuid, schemaVersion: Int(version), recordedJSON: json)
+            return StoreRecord(
+                identifier: metadata.storeIdentifier, schemaVersion: metadata.schemaVersion, recordedJSON: json)
         }
     }
 

@@ -102,7 +102,7 @@ extension SQLiteEngine {
                 throw StrataError.notAStore(
                     path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
             } else {
-                var read = try readMetadata(connection, schema: schema)
+                var read = try readMetadata(connection)
                 // Before a migration, whose stages may commit change sets with history.
                 try prepareHistory(connection)
                 if try checkRecordedSchema(
@@ -158,9 +158,10 @@ extension SQLiteEngine {
         try statement.run()
     }
 
-    private static func readMetadata(
-        _ connection: SQLiteConnection, schema: StoreSchema
-    ) throws(StrataError) -> StoreMetadata {
+    /// The store's identifier and schema version from `strata_metadata` (also read by the
+    /// store inspection of tools, so that both judge a store's metadata alike).
+    /// - Throws: `.notAStore` for another format version, `.storeCorrupt` for a missing value.
+    static func readMetadata(_ connection: SQLiteConnection) throws(StrataError) -> StoreMetadata {
         let path = connection.path
         let select = "SELECT value FROM strata_metadata WHERE key = ?1"
         guard let format = try connection.queryInt64(select, [.text("format_version")]) else {

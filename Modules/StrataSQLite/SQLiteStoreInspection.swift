@@ -28,20 +28,11 @@ enum SQLiteStoreInspection {
                 throw .notAStore(
                     path: path, reason: "it is a SQLite database without a strata_metadata table (not a Strata store)")
             }
-            let select = "SELECT value FROM strata_metadata WHERE key = ?1"
-            guard let format = try connection.queryInt64(select, [.text("format_version")]),
-                format == SQLiteEngine.formatVersion
-            else {
-                throw .notAStore(path: path, reason: "its strata_metadata has no format version this build reads")
-            }
-            guard let uuidText = try connection.queryText(select, [.text("store_uuid")]),
-                let identifier = UUID(uuidString: uuidText),
-                let version = try connection.queryInt64(select, [.text("schema_version")])
-            else {
-                throw .storeCorrupt("\(path): strata_metadata has no valid store_uuid or schema_version")
-            }
-            let json = try connection.queryText(select, [.text(SQLiteEngine.recordedSchemaKey)])
-            return StoreRecord(identifier: identifier, schemaVersion: Int(clamping: version), recordedJSON: json)
+            let metadata = try SQLiteEngine.readMetadata(connection)
+            let json = try connection.queryText(
+                "SELECT value FROM strata_metadata WHERE key = ?1", [.text(SQLiteEngine.recordedSchemaKey)])
+            return StoreRecord(
+                identifier: metadata.identifier, schemaVersion: metadata.schemaVersion, recordedJSON: json)
         }
     }
 
