@@ -10,6 +10,7 @@ extension EngineConfiguration {
             engineName: "lmdb", location: directory.path,
             readRecord: { try LMDBStoreInspection.readRecord(directory: directory) },
             integrityProblems: { try LMDBStoreInspection.integrityProblems(directory: directory) },
+            readHistorySummary: { try LMDBStoreInspection.historySummary(directory: directory) },
             configuration: .lmdb(at: directory))
     }
 }
@@ -79,6 +80,29 @@ enum LMDBStoreInspection {
                 }
             }
             return problems
+        }
+    }
+
+    /// How many history transactions `strata.history` keeps (its entry count) and its oldest
+    /// token (its first key), in one read transaction that decodes none; an empty summary for a
+    /// store made before history.
+    static func historySummary(directory: URL) throws(StrataError) -> HistorySummary {
+        try withSnapshot(directory) { txn in
+            let history: LMDBDatabase
+            do throws(LMDBError) {
+                history = try txn.openDatabase(LMDBEngine.historyName, create: false)
+            } catch .notFound {
+                return HistorySummary(transactions: 0, oldestToken: nil)
+            }
+            var oldest: Int64?
+            try txn.scan(history) { key, _ in
+                guard key.byteCount == 8, let token = IndexKeyCodec.readPrimaryKey(key) else {
+                    throw StrataError.storeCorrupt("strata.history holds a malformed key of \(key.byteCount) bytes")
+                }
+                oldest = token
+                return false
+            }
+            return HistorySummary(transactions: try txn.count(history), oldestToken: oldest)
         }
     }
 

@@ -13,6 +13,9 @@ extension EngineConfiguration {
             integrityProblems: {
                 try PostgresStoreInspection.integrityProblems(url: url, schema: schema, options: options)
             },
+            readHistorySummary: {
+                try PostgresStoreInspection.historySummary(url: url, schema: schema, options: options)
+            },
             configuration: .postgres(url: url, schema: schema, options: options))
     }
 }
@@ -74,6 +77,19 @@ enum PostgresStoreInspection {
                 problems.append("constraint \(constraints.text(row, 0) ?? "?") is not validated")
             }
             return problems
+        }
+    }
+
+    /// How many history transactions `strata_history` keeps and its oldest token, in one query
+    /// that decodes none.
+    static func historySummary(url: String, schema: String, options: PostgresOptions) throws -> HistorySummary {
+        try withSession(url: url, schema: schema, options: options) { (session) throws(StrataError) in
+            let names = PostgresStoreNames(schema: schema)
+            let result = try session.run("SELECT count(*), min(token) FROM \(names.history)", [])
+            guard result.rowCount == 1, let count = result.int64(0, 0) else {
+                throw .storeCorrupt("\(session.store): counting \(names.history) returned no row")
+            }
+            return HistorySummary(transactions: Int(count), oldestToken: result.int64(0, 1))
         }
     }
 

@@ -10,6 +10,7 @@ extension EngineConfiguration {
             engineName: "sqlite", location: path,
             readRecord: { try SQLiteStoreInspection.readRecord(path: path) },
             integrityProblems: { try SQLiteStoreInspection.integrityProblems(path: path) },
+            readHistorySummary: { try SQLiteStoreInspection.historySummary(path: path) },
             configuration: .sqlite(at: url))
     }
 }
@@ -44,6 +45,22 @@ enum SQLiteStoreInspection {
             var lines: [String] = []
             while try statement.step() { lines.append(statement.text(at: 0) ?? "") }
             return lines == ["ok"] ? [] : lines
+        }
+    }
+
+    /// How many history transactions `strata_history` keeps and its oldest token, in one query
+    /// that decodes none; an empty summary for a store made before history.
+    static func historySummary(path: String) throws(StrataError) -> HistorySummary {
+        try withConnection(path: path) { (connection) throws(StrataError) -> HistorySummary in
+            let tables = try connection.queryInt64(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'strata_history'")
+            guard tables == 1 else { return HistorySummary(transactions: 0, oldestToken: nil) }
+            let statement = try connection.statement("SELECT count(*), min(token) FROM strata_history")
+            defer { statement.reset() }
+            guard try statement.step() else { return HistorySummary(transactions: 0, oldestToken: nil) }
+            return HistorySummary(
+                transactions: Int(statement.int64(at: 0)),
+                oldestToken: statement.isNull(at: 1) ? nil : statement.int64(at: 1))
         }
     }
 

@@ -40,7 +40,7 @@ struct NotCopied {
     var cursors: [String] = []
 
     init(_ store: OpenedStore) throws {
-        try store.forEachHistoryTransaction { _ in transactions += 1 }
+        transactions = try store.inspection.readHistorySummary().transactions
         cursors = try store.engine.historyCursors().keys.sorted()
     }
 }

@@ -66,7 +66,7 @@ enum HistoryPruner {
             let after = try count(in: store, before: requested)
             let cursors = try store.engine.historyCursors()
             let holding = used < requested ? cursors.filter { $0.value + 1 == used }.keys.sorted() : []
-            let oldest = try store.engine.history(after: 0, limit: 1).first?.token
+            let oldest = try store.inspection.readHistorySummary().oldestToken
             return Outcome(
                 removed: before - after, requestedBefore: requested, removedBefore: used, oldestKept: oldest,
                 heldBackBy: holding)

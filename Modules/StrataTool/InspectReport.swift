@@ -88,13 +88,8 @@ extension InspectReport {
         }
         joins = store.recorded.joins.map { Join(name: $0.name, left: $0.left, right: $0.right) }
         let current = try store.engine.currentHistoryToken()
-        var transactions = 0
-        var oldest: Int64?
-        try store.forEachHistoryTransaction { transaction in
-            transactions += 1
-            if oldest == nil { oldest = transaction.token }
-        }
-        history = History(transactions: transactions, oldestToken: oldest, currentToken: current)
+        let summary = try store.inspection.readHistorySummary()
+        history = History(transactions: summary.transactions, oldestToken: summary.oldestToken, currentToken: current)
         cursors = try store.engine.historyCursors().sorted { $0.key < $1.key }.map {
             Cursor(name: $0.key, token: $0.value, lag: max(current - $0.value, 0))
         }

@@ -18,6 +18,21 @@ package struct StoreRecord: Sendable, Hashable {
     }
 }
 
+/// How much history a store keeps, read without decoding it: for tools that report its size
+/// (`strata inspect`) or what a copy leaves behind (`strata copy`).
+package struct HistorySummary: Sendable, Hashable {
+    /// How many history transactions the store keeps.
+    package var transactions: Int
+    /// The oldest kept token, nil when the store keeps none.
+    package var oldestToken: Int64?
+
+    /// A summary.
+    package init(transactions: Int, oldestToken: Int64?) {
+        self.transactions = transactions
+        self.oldestToken = oldestToken
+    }
+}
+
 /// An engine's read-only ways into an existing store, for tools that have no model: each engine
 /// offers one through a package-level factory beside its `EngineConfiguration` factory.
 package struct StoreInspection: Sendable {
@@ -30,18 +45,23 @@ package struct StoreInspection: Sendable {
     package var readRecord: @Sendable () throws -> StoreRecord?
     /// The engine's own integrity check, without writing: each problem it reports, none when sound.
     package var integrityProblems: @Sendable () throws -> [String]
+    /// Counts the kept history transactions and finds the oldest token without decoding any, in
+    /// one read (its memory does not grow with the history's size).
+    package var readHistorySummary: @Sendable () throws -> HistorySummary
     /// Opens the store for a schema, as a container does (an existing store only).
     package var configuration: EngineConfiguration
 
     /// An inspection.
     package init(
         engineName: String, location: String, readRecord: @escaping @Sendable () throws -> StoreRecord?,
-        integrityProblems: @escaping @Sendable () throws -> [String], configuration: EngineConfiguration
+        integrityProblems: @escaping @Sendable () throws -> [String],
+        readHistorySummary: @escaping @Sendable () throws -> HistorySummary, configuration: EngineConfiguration
     ) {
         self.engineName = engineName
         self.location = location
         self.readRecord = readRecord
         self.integrityProblems = integrityProblems
+        self.readHistorySummary = readHistorySummary
         self.configuration = configuration
     }
 }
