@@ -79,6 +79,12 @@ extension ContextFactory {
     /// on a history cursor moved in the save (``ObjectContext/moveHistoryCursor(past:)``): another
     /// consumer moved it, and re-running the same delivery cannot succeed.
     ///
+    /// On a ``PersistentContainer``, a unit of work that lost twice runs its next attempt alone
+    /// among the container's units of work: it waits for the attempts already running, holds new
+    /// ones back, and runs with none beside it, so within one process a unit of work conflicts at
+    /// most twice. No wait at that gate lasts longer than the policy's `maxDelay`; after it the
+    /// attempt runs beside the others.
+    ///
     /// ```swift
     /// try await container.performUnitOfWork { context in
     ///     let from = try context.existingObject(with: fromID, as: Account.self)
@@ -104,8 +110,21 @@ extension ContextFactory {
         var failures: [StrataError] = []
         while true {
             let context = newBackgroundContext()
+            // A unit of work that lost twice re-runs alone (after the attempts running now), so no
+            // unit of work of this container races it a third time; the gate is left before any
+            // back-off. (Going alone after the first loss cost throughput: Docs/Concurrency.md.)
+            let gate = context.unitOfWorkGate
+            let bound = Duration.nanoseconds(RetryPolicy.nanoseconds(retries.maxDelay))
+            let ticket = await gate?.enter(alone: failures.count >= 2, bound: bound)
+            let attempt: Result<T, any Error>
             do {
-                return try await context.perform { try body(context) }
+                attempt = .success(try await context.perform { try body(context) })
+            } catch {
+                attempt = .failure(error)
+            }
+            if let gate, let ticket { gate.leave(ticket) }
+            do {
+                return try attempt.get()
             } catch let error as StrataError where error.isRetryable {
                 let hook = context.instrumentation
                 failures.append(error)

@@ -32,6 +32,9 @@ public final class PersistentContainer: ContextFactory {
     public let recordsHistory: Bool
     /// The event hook given at init (see ``Instrumentation``); nil when none was.
     public let instrumentation: Instrumentation?
+    /// Where this container's `performUnitOfWork` attempts enter, so that a re-run after a
+    /// conflict runs alone in the process (see ``UnitOfWorkGate``).
+    let unitOfWorkGate = UnitOfWorkGate()
 
     /// Opens (creating if needed) the store; an older store is migrated to the schema when every
     /// change can be inferred (see `Docs/Migrations.md`; for staged migrations with code, use
@@ -94,7 +97,9 @@ public final class PersistentContainer: ContextFactory {
     }
 
     private func makeContext(named name: String?) -> ObjectContext {
-        let context = ObjectContext(engine: engine, schema: schema, name: name, instrumentation: instrumentation)
+        let context = ObjectContext(
+            engine: engine, schema: schema, name: name, instrumentation: instrumentation,
+            unitOfWorkGate: unitOfWorkGate)
         if recordsHistory { context.changeHub = changeHub }
         return context
     }

@@ -66,12 +66,19 @@ public final class ObjectContext: @unchecked Sendable {
     var readRegion: ReadRegion?
     /// Backs ``transactionAuthor`` (settable from any thread).
     let authorName = Mutex<String?>(nil)
+    /// Where `performUnitOfWork` attempts of the container that made this context enter; nil for
+    /// a context of no container (its units of work are not ordered).
+    let unitOfWorkGate: UnitOfWorkGate?
 
-    init(engine: any StorageEngine, schema: Schema, name: String?, instrumentation: Instrumentation? = nil) {
+    init(
+        engine: any StorageEngine, schema: Schema, name: String?, instrumentation: Instrumentation? = nil,
+        unitOfWorkGate: UnitOfWorkGate? = nil
+    ) {
         self.engine = engine
         self.schema = schema
         self.name = name
         self.instrumentation = instrumentation
+        self.unitOfWorkGate = unitOfWorkGate
         self.link = ContextLink(storeIdentifier: engine.storeIdentifier)
         self.queue = name.map { DispatchQueue(label: "strata.context.\($0)") } ?? ContextQueues.take()
         self.objects = ContextObjects(entityCount: schema.models.count)

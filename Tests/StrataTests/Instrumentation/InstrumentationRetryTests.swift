@@ -37,13 +37,7 @@ struct InstrumentationRetryTests {
     ) {
         let store = try TestStore(kind)
         let container = try store.open(reportingTo: log)
-        let context = container.newBackgroundContext()
-        let id = try await context.perform {
-            let account = Account(context: context)
-            account.name = "A"
-            try context.save()
-            return account.objectID
-        }
+        let id = try await Account.insert(named: "A", into: container)
         log.clear()
         return (store, container, id)
     }

@@ -22,6 +22,19 @@ final class Account: ManagedObject {
     @Relationship(inverse: \Tag.accounts) var tags: RelatedObjects<Tag>
 }
 
+extension Account {
+    /// Saves a new account named `name` (balance 0) in a context of its own; its ID.
+    static func insert(named name: String, into container: PersistentContainer) async throws -> ObjectID {
+        let context = container.newBackgroundContext()
+        return try await context.perform {
+            let account = Account(context: context)
+            account.name = name
+            try context.save()
+            return account.objectID
+        }
+    }
+}
+
 final class Entry: ManagedObject {
     @Attribute var amount: Int64 = 0
     @Attribute var memo = ""
