@@ -17,7 +17,7 @@ extension LMDBEngine: SetWritingEngine {
         let maxKeySize = environment.maxKeySize
         let schemaVersion = schemaVersion
         let bytes = LMDBCommitter.estimatedBytes(changes, catalog, stored: try storedSizes(of: changes))
-        return try environment.write("committing to \(environment.path)", reserving: bytes) { txn in
+        return try environment.write("committing to \(environment.path)", reserving: bytes, groupable: true) { txn in
             try catalog.checkSchemaVersion(txn, schemaVersion)
             var committer = LMDBCommitter(
                 txn: txn, catalog: catalog, storeIdentifier: storeIdentifier, maxKeySize: maxKeySize)

@@ -22,9 +22,18 @@ final class LMDBWriterThread: @unchecked Sendable {
     private struct Job {
         let number: UInt64
         let run: () -> Void
+        /// Set for a commit that may share one write transaction with the commits queued with it.
+        let groupable: GroupableWrite?
         /// Signalled once the thread has finished the job and is free again.
         let done: DispatchSemaphore
     }
+
+    /// The most queued commits one write transaction takes (group commit).
+    static let groupLimit = 64
+
+    /// Runs several queued commits in one write transaction (set by the environment through
+    /// ``groupCommits(with:)``); nil runs every job alone. Guarded by `condition`.
+    private var runGroup: (([GroupableWrite]) -> Void)?
 
     /// Thrown by ``perform(until:_:)`` when the deadline passed before the writer thread took
     /// the job: the job was taken out of the queue and never runs.
@@ -48,16 +57,28 @@ final class LMDBWriterThread: @unchecked Sendable {
                 condition.unlock()
                 break
             }
-            let job = jobs.removeFirst()
+            var group = [jobs.removeFirst()]
+            // Group commit: commits queued behind a commit share its write transaction (and its
+            // one sync to disk); any other job runs alone.
+            let runGroup = runGroup
+            if runGroup != nil, group[0].groupable != nil {
+                while group.count < Self.groupLimit, let next = jobs.first, next.groupable != nil {
+                    group.append(jobs.removeFirst())
+                }
+            }
             running = true
             condition.unlock()
-            job.run()
-            // Free again before the caller wakes: its next write must not find the thread
-            // still marked busy with this one.
+            if group.count > 1, let runGroup {
+                runGroup(group.compactMap(\.groupable))
+            } else {
+                group[0].run()
+            }
+            // Free again before the callers wake: their next writes must not find the thread
+            // still marked busy with these.
             condition.lock()
             running = false
             condition.unlock()
-            job.done.signal()
+            for job in group { job.done.signal() }
         }
         finished.signal()
     }
@@ -70,8 +91,29 @@ final class LMDBWriterThread: @unchecked Sendable {
     ///   `body` itself must respect the deadline where it waits. Nil waits without bound.
     /// - Throws: whatever `body` throws; ``DeadlinePassed``; `StrataError.misuse` after ``stop()``.
     func perform<T>(until deadline: DispatchTime?, _ body: @escaping () throws -> T) throws -> T {
-        let done = DispatchSemaphore(value: 0)
         let box = ResultBox<T>()
+        return try enqueue(until: deadline, box: box, run: { box.result = Result { try body() } }, groupable: nil)
+    }
+
+    /// Like ``perform(until:_:)`` for a commit: alone, the thread runs `alone`; queued with other
+    /// commits, it runs `write.apply` in their shared transaction instead (``GroupableWrite``).
+    func performCommit<T>(
+        until deadline: DispatchTime, alone: @escaping () throws -> T,
+        grouped apply: @escaping (LMDBTransaction) throws -> T, context: String, bytes: Int
+    ) throws -> T {
+        let box = ResultBox<T>()
+        let write = GroupableWrite(
+            context: context, deadline: deadline, bytes: bytes,
+            apply: { txn in box.result = .success(try apply(txn)) },
+            fail: { error in box.result = .failure(error) })
+        return try enqueue(
+            until: deadline, box: box, run: { box.result = Result { try alone() } }, groupable: write)
+    }
+
+    private func enqueue<T>(
+        until deadline: DispatchTime?, box: ResultBox<T>, run: @escaping () -> Void, groupable: GroupableWrite?
+    ) throws -> T {
+        let done = DispatchSemaphore(value: 0)
         condition.lock()
         if stopping {
             condition.unlock()
@@ -80,7 +122,7 @@ final class LMDBWriterThread: @unchecked Sendable {
         }
         let number = nextJobNumber
         nextJobNumber &+= 1
-        jobs.append(Job(number: number, run: { box.result = Result { try body() } }, done: done))
+        jobs.append(Job(number: number, run: run, groupable: groupable, done: done))
         condition.signal()
         condition.unlock()
         if let deadline, done.wait(timeout: deadline) == .timedOut {
@@ -101,6 +143,13 @@ final class LMDBWriterThread: @unchecked Sendable {
         return try box.result!.get()
     }
 
+    /// From now on, two or more groupable commits queued together run through `runGroup`.
+    func groupCommits(with runGroup: @escaping ([GroupableWrite]) -> Void) {
+        condition.lock()
+        self.runGroup = runGroup
+        condition.unlock()
+    }
+
     /// Lets queued jobs finish, then ends the thread and waits for it. Idempotent.
     func stop() {
         condition.lock()
@@ -110,6 +159,18 @@ final class LMDBWriterThread: @unchecked Sendable {
         condition.unlock()
         if !already { finished.wait() }
     }
+}
+
+/// A commit that may run in a write transaction shared with the commits queued with it (group
+/// commit, ``LMDBEnvironment/runGroup(_:)``): `apply` runs its body in a nested transaction of
+/// the shared one and keeps the body's result; `fail` records the error the commit ends with.
+struct GroupableWrite {
+    let context: String
+    let deadline: DispatchTime
+    /// The commit's estimate of the bytes it adds (for growing the map ahead).
+    let bytes: Int
+    let apply: (LMDBTransaction) throws -> Void
+    let fail: (any Error) -> Void
 }
 
 /// Carries a job's result from the writer thread back to the caller.

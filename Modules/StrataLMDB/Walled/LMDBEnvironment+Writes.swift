@@ -32,11 +32,22 @@ extension LMDBEnvironment {
     /// map grows fourfold (up to `maximumMapSize`, at most `maxMapGrowthRetries` times) and `body`
     /// runs again (counted in ``rerunWrites``). Any other error aborts the transaction.
     /// - Throws: `StrataError` only: what `body` throws, `.busy`, `.storeFull`, `.io`, ...
+    ///
+    /// A `groupable` write (a commit) that finds other groupable writes of this process queued
+    /// with it shares one write transaction with them (group commit, ``runGroup(_:)``): `body`
+    /// then runs in a nested transaction, and the shared transaction's one commit (one sync to
+    /// disk) commits them all.
     func write<T>(
-        _ context: String, reserving bytes: Int = 0, _ body: @escaping (LMDBTransaction) throws -> T
+        _ context: String, reserving bytes: Int = 0, groupable: Bool = false,
+        _ body: @escaping (LMDBTransaction) throws -> T
     ) throws(StrataError) -> T {
         let deadline = DispatchTime.now() + options.busyTimeout.dispatchInterval
         do {
+            if groupable {
+                return try writer.performCommit(
+                    until: deadline, alone: { [self] in try writeOnWriterThread(context, deadline, bytes, body) },
+                    grouped: body, context: context, bytes: bytes)
+            }
             return try writer.perform(until: deadline) { [self] in
                 try writeOnWriterThread(context, deadline, bytes, body)
             }
@@ -67,17 +78,7 @@ extension LMDBEnvironment {
         var growths = 0
         var adoptions = 0
         while true {
-            var txn: OpaquePointer?
-            var rc = unsafe mdb_txn_begin(raw, nil, 0, &txn)
-            if rc == MDB_MAP_RESIZED, adoptions < 4 {
-                adoptions += 1
-                try replaceMap(size: 0)
-                continue
-            }
-            try lmdbCheck(rc)
-            guard let txn = unsafe txn else {
-                throw StrataError.io("\(context): mdb_txn_begin returned no transaction")
-            }
+            guard let txn = unsafe try beginWrite(context, adoptions: &adoptions) else { continue }
             let value: T
             do {
                 value = try body(unsafe LMDBTransaction(raw: txn))
@@ -90,7 +91,7 @@ extension LMDBEnvironment {
                 unsafe mdb_txn_abort(txn)
                 throw error
             }
-            rc = unsafe mdb_txn_commit(txn)
+            let rc = unsafe mdb_txn_commit(txn)
             if rc == MDB_MAP_FULL {
                 try grow(&growths, context, "mdb_txn_commit")
                 rerunWrites.add(1, ordering: .relaxed)
@@ -105,6 +106,134 @@ extension LMDBEnvironment {
             }
             try lmdbCheck(rc)
             return value
+        }
+    }
+
+    /// Group commit: runs `writes` (queued together on the writer thread) in one write
+    /// transaction, each in a nested transaction of its own, and commits them with one
+    /// `mdb_txn_commit` (one sync to disk). Each write stays all-or-nothing: a write whose body
+    /// throws has its nested transaction aborted and ends with that error, while the others
+    /// commit. When the shared commit fails, every write that had applied ends with its error
+    /// (nothing of any was written). `MDB_MAP_FULL` anywhere aborts the whole transaction, grows
+    /// the map and runs every body again, as ``writeOnWriterThread(_:_:_:_:)`` does for one.
+    /// Writer thread only.
+    func runGroup(_ writes: [GroupableWrite]) {
+        guard let first = writes.first else { return }
+        let context = "\(first.context) (with \(writes.count - 1) other commit(s) of this process)"
+        // Each write waits for another process's write lock only until its own deadline: when
+        // the earliest passes, the writes whose deadlines have passed end with `.busy` and the
+        // others wait on.
+        var pending = writes
+        while let deadline = pending.map(\.deadline).min() {
+            do {
+                try writeLock?.lock(
+                    until: deadline, timeout: options.busyTimeout, waitingFor: "another process writing the store")
+                break
+            } catch {
+                let now = DispatchTime.now()
+                let expired = pending.filter { $0.deadline <= now }
+                if expired.isEmpty {
+                    // A wait that ended a moment early: wait again. Any other error ends them all.
+                    if case StrataError.busy = error { continue }
+                    for write in pending { write.fail(error) }
+                    return
+                }
+                for write in expired { write.fail(error) }
+                pending = pending.filter { $0.deadline > now }
+            }
+        }
+        if pending.isEmpty { return }
+        defer { writeLock?.unlock() }
+        if writesSinceReaderCheck % Self.readerCheckInterval == 0 { clearDeadReaders() }
+        writesSinceReaderCheck &+= 1
+        do {
+            try growAhead(pending.reduce(0) { $0 &+ max($1.bytes, 0) }, context)
+            try commitGroup(pending, context)
+        } catch {
+            for write in pending { write.fail(error) }
+        }
+    }
+
+    /// Begins a top-level write transaction; nil after adopting a map another process grew
+    /// (`MDB_MAP_RESIZED`, at most four times), when the caller begins again.
+    private func beginWrite(_ context: String, adoptions: inout Int) throws -> OpaquePointer? {
+        var txn: OpaquePointer?
+        let rc = unsafe mdb_txn_begin(raw, nil, 0, &txn)
+        if rc == MDB_MAP_RESIZED, adoptions < 4 {
+            adoptions += 1
+            try replaceMap(size: 0)
+            return nil
+        }
+        try lmdbCheck(rc)
+        guard let txn = unsafe txn else { throw StrataError.io("\(context): mdb_txn_begin returned no transaction") }
+        return unsafe txn
+    }
+
+    /// The transactions of ``runGroup(_:)``: throws only what ends every write.
+    private func commitGroup(_ writes: [GroupableWrite], _ context: String) throws {
+        var growths = 0
+        var adoptions = 0
+        attempt: while true {
+            guard let parent = unsafe try beginWrite(context, adoptions: &adoptions) else { continue }
+            var rc: Int32
+            var applied: [Bool] = []
+            for write in writes {
+                var child: OpaquePointer?
+                rc = unsafe mdb_txn_begin(raw, parent, 0, &child)
+                guard rc == 0, let child = unsafe child else {
+                    unsafe mdb_txn_abort(parent)
+                    try lmdbCheck(rc)
+                    throw StrataError.io("\(context): mdb_txn_begin returned no nested transaction")
+                }
+                do {
+                    try write.apply(unsafe LMDBTransaction(raw: child))
+                } catch LMDBError.mapFull {
+                    unsafe mdb_txn_abort(child)
+                    unsafe mdb_txn_abort(parent)
+                    try grow(&growths, context, "mdb_put")
+                    rerunWrites.add(1, ordering: .relaxed)
+                    continue attempt
+                } catch {
+                    unsafe mdb_txn_abort(child)
+                    write.fail(error)
+                    applied.append(false)
+                    continue
+                }
+                rc = unsafe mdb_txn_commit(child)
+                if rc == MDB_MAP_FULL {
+                    unsafe mdb_txn_abort(parent)
+                    try grow(&growths, context, "mdb_txn_commit")
+                    rerunWrites.add(1, ordering: .relaxed)
+                    continue attempt
+                }
+                if rc != 0 {
+                    // A nested commit that fails leaves the parent unusable: end them all.
+                    unsafe mdb_txn_abort(parent)
+                    try lmdbCheck(rc)
+                }
+                applied.append(true)
+            }
+            rc = unsafe mdb_txn_commit(parent)
+            if rc == MDB_MAP_FULL {
+                try grow(&growths, context, "mdb_txn_commit")
+                rerunWrites.add(1, ordering: .relaxed)
+                continue
+            }
+            if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
+                let error = StrataError.storeFull(
+                    "\(context): \(exhausted); LMDB reported its short write as an I/O error and wrote nothing",
+                    native: LMDBError(code: rc).native("mdb_txn_commit"))
+                for (write, didApply) in zip(writes, applied) where didApply { write.fail(error) }
+                return
+            }
+            do {
+                try lmdbCheck(rc)
+            } catch {
+                for (write, didApply) in zip(writes, applied) where didApply { write.fail(error) }
+                return
+            }
+            groupedCommits.add(writes.count, ordering: .relaxed)
+            return
         }
     }
 

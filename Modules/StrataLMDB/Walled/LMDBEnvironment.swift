@@ -79,6 +79,9 @@ import Synchronization
     /// Times a write transaction hit `MDB_MAP_FULL`, was aborted and ran again on a grown map:
     /// its estimate was short (for tests and the benchmark; the re-run is the slow path).
     let rerunWrites = Atomic<Int>(0)
+    /// Commits that ran in a write transaction shared with other commits (group commit; for tests
+    /// and the benchmark).
+    let groupedCommits = Atomic<Int>(0)
     /// Write transactions since dead processes' reader slots were last cleared (writer thread only).
     var writesSinceReaderCheck = 0
     /// Every this many write transactions the writer clears reader slots left by dead processes:
@@ -111,6 +114,13 @@ import Synchronization
         writer = LMDBWriterThread(name: "strata.lmdb.writer")
         idleReadLimit = min(8, max(options.maxReaders / 8, 0))
         writeLock = LMDBFileLock(directory: directory, name: LMDBFileLock.writeLockName)
+        writer.groupCommits { [weak self] writes in
+            guard let self else {
+                for write in writes { write.fail(StrataError.misuse("\(write.context): the LMDB store was closed")) }
+                return
+            }
+            self.runGroup(writes)
+        }
     }
 
     /// The error of LMDB result `rc` for the store at `path`, or nil when `rc` is 0.
