@@ -1,4 +1,6 @@
+import Dispatch
 import StrataStorage
+import Synchronization
 
 extension SQLiteEngine {
     func commit(_ changes: ChangeSet) throws {
@@ -7,23 +9,89 @@ extension SQLiteEngine {
 
     /// Commits `changes` in one `BEGIN IMMEDIATE … COMMIT`, its set writes after its row writes
     /// (``write(_:laidOutBy:into:schema:)``), and returns the set writes' results.
+    ///
+    /// Group commit: commits of this process that queue for the writer connection meanwhile are
+    /// taken into the same transaction once its `BEGIN IMMEDIATE` holds the store's write lock,
+    /// each inside a `SAVEPOINT` of its own, so that one `COMMIT` (one sync to disk) commits them
+    /// all. Each stays all or nothing: one that fails is rolled back to its savepoint and gets its
+    /// own error while the others commit; when the `COMMIT` fails, every one in it gets that error
+    /// and none was written. A commit still queued when its busy timeout passes leaves the queue
+    /// and throws `.busy` having written nothing.
     /// - Throws: `.misuse` for set writes that do not fit the schema (before writing anything);
     ///   `.storeNewerThanModel`; the errors of ``write(_:laidOutBy:into:schema:)``.
     func commitChanges(_ changes: ChangeSet) throws(StrataError) -> [SetWriteResult] {
         try changes.checkSetWrites(against: schema)
         if changes.isEmpty { return [] }
-        return try withWriter { (connection) throws(StrataError) in
-            try connection.execute("BEGIN IMMEDIATE")
+        let request = SQLiteCommitQueue.Request(changes)
+        commitQueue.join(request)
+        do {
+            return try withWriter { (connection) throws(StrataError) in
+                // An earlier holder of the connection may have committed this one already.
+                if let result = request.result { return try result.get() }
+                try connection.execute("BEGIN IMMEDIATE")
+                let group = commitQueue.take(with: request)
+                commitGroup(group, on: connection)
+                return try request.result!.get()
+            }
+        } catch {
+            // Not taken by any transaction: nothing was written, the error stands.
+            if commitQueue.leave(request) { throw error }
+            request.done.wait()
+            return try request.result!.get()
+        }
+    }
+
+    /// Writes each of `group` in the transaction begun on `connection`, each in a savepoint, then
+    /// commits, and finishes every request with its result.
+    private func commitGroup(_ group: [SQLiteCommitQueue.Request], on connection: SQLiteConnection) {
+        do throws(StrataError) {
+            try checkSchemaVersion(connection)
+        } catch {
+            connection.rollbackQuietly()
+            for request in group { request.finish(.failure(error)) }
+            return
+        }
+        if group.count == 1, let only = group.first {
             do throws(StrataError) {
-                try checkSchemaVersion(connection)
-                let results = try Self.write(changes, laidOutBy: self, into: connection, schema: schema)
+                let results = try Self.write(only.changes, laidOutBy: self, into: connection, schema: schema)
                 try connection.execute("COMMIT")
-                return results
+                only.finish(.success(results))
             } catch {
                 connection.rollbackQuietly()
-                throw error
+                only.finish(.failure(error))
+            }
+            return
+        }
+        var written: [(SQLiteCommitQueue.Request, [SetWriteResult])] = []
+        for request in group {
+            do throws(StrataError) {
+                try connection.execute("SAVEPOINT strata_commit")
+                do throws(StrataError) {
+                    let results = try Self.write(request.changes, laidOutBy: self, into: connection, schema: schema)
+                    try connection.execute("RELEASE strata_commit")
+                    written.append((request, results))
+                } catch {
+                    try connection.execute("ROLLBACK TO strata_commit")
+                    try connection.execute("RELEASE strata_commit")
+                    request.finish(.failure(error))
+                }
+            } catch {
+                // The transaction itself failed: nothing of the group is written.
+                connection.rollbackQuietly()
+                for (done, _) in written { done.finish(.failure(error)) }
+                for rest in group where rest.result == nil { rest.finish(.failure(error)) }
+                return
             }
         }
+        do throws(StrataError) {
+            try connection.execute("COMMIT")
+        } catch {
+            connection.rollbackQuietly()
+            for (request, _) in written { request.finish(.failure(error)) }
+            return
+        }
+        groupedCommits.add(group.count, ordering: .relaxed)
+        for (request, results) in written { request.finish(.success(results)) }
     }
 
     /// Throws `.storeNewerThanModel` when the store's schema version is no longer this engine's:

@@ -19,6 +19,10 @@ final class SQLiteEngine: StorageEngine {
 
     /// The single writer connection, one write at a time (see ``withWriter(_:)``).
     let writer: SQLiteWriterLock
+    /// Commits waiting for the writer connection, taken together by the one that gets it.
+    let commitQueue = SQLiteCommitQueue()
+    /// Commits that ran in a transaction shared with other commits (group commit; for tests).
+    let groupedCommits = Atomic<Int>(0)
     /// Per entity: keys reserved in the store but not handed out yet. Apart from the writer, so
     /// that handing out reserved keys never waits for a write.
     let keyBlocks = Mutex<[Int: Range<Int64>]>([:])

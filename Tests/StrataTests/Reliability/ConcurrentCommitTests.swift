@@ -1,9 +1,10 @@
 import Foundation
-import Strata
 import Synchronization
 import Testing
 
+@testable import Strata
 @testable import StrataLMDB
+@testable import StrataSQLite
 
 /// Many saves at once, some of them doomed (a unique name already taken, a row changed since it
 /// was read), on every engine: each save is all or nothing on its own, whatever the saves it
@@ -28,7 +29,7 @@ struct ConcurrentCommitTests {
         let container = try store.open()
         defer { container.close() }
         let seeded = try await Account.insert(named: "seed", into: container)
-        let groupedBefore = try Self.groupedCommits(store)
+        let groupedBefore = Self.groupedCommits(container)
 
         let outcomes = try await withThrowingTaskGroup(of: [Outcome].self) { group in
             for task in 0..<Self.taskCount {
@@ -55,8 +56,8 @@ struct ConcurrentCommitTests {
         #expect(memos.allSatisfy { $0.hasPrefix("kept ") }, "\(memos.filter { !$0.hasPrefix("kept ") })")
         // Each stale save lost to a raise of the seed's balance by 1 that did commit.
         #expect(seedBalance == Int64(outcomes.filter { $0 == .refusedAsStale }.count))
-        if let grouped = try Self.groupedCommits(store), let groupedBefore {
-            print("concurrent saves lmdb: \(grouped - groupedBefore) commits shared a write transaction")
+        if let grouped = Self.groupedCommits(container), let groupedBefore {
+            print("concurrent saves \(kind): \(grouped - groupedBefore) commits shared a write transaction")
             #expect(grouped > groupedBefore, "no two saves shared a write transaction")
         }
         _ = store
@@ -99,12 +100,12 @@ struct ConcurrentCommitTests {
         return outcomes
     }
 
-    /// LMDB's count of commits that shared a write transaction; nil on the other engines.
-    static func groupedCommits(_ store: TestStore) throws -> Int? {
-        guard store.kind == .lmdb else { return nil }
-        let environment = try LMDBRegistry.acquire(
-            directory: store.directory.appendingPathComponent("store.lmdb"), options: LMDBOptions(), databases: 1)
-        defer { LMDBRegistry.release(environment) }
-        return environment.groupedCommits.load(ordering: .relaxed)
+    /// The embedded engine's count of commits that shared a write transaction; nil on the others.
+    static func groupedCommits(_ container: PersistentContainer) -> Int? {
+        switch container.engine {
+        case let engine as LMDBEngine: engine.environment.groupedCommits.load(ordering: .relaxed)
+        case let engine as SQLiteEngine: engine.groupedCommits.load(ordering: .relaxed)
+        default: nil
+        }
     }
 }
