@@ -8,11 +8,11 @@ import Synchronization
 /// (`.conflict` or `.busy`) asks to run alone: new units of work wait while the ones already
 /// running finish, then it runs with none beside it, so no unit of work of this container can
 /// change its rows between its reads and its commit. Within its own process a unit of work
-/// therefore loses at most twice, where eight tasks raising one counter used to lose up to dozens
-/// of times in a row. Going alone after the first loss bounded that at once, but draining the
-/// running attempts for every conflict cost 5–20% of the ledger's 8-task transfer rate on LMDB
-/// and PostgreSQL (Docs/Concurrency.md). Writers in other processes still conflict, and are
-/// retried with the policy's back-off.
+/// therefore loses at most twice, where eight tasks raising one counter used to lose three times or
+/// more in a row (and on a loaded machine could run out of 50 retries). Going alone after the first
+/// loss bounded that at once, but draining the running attempts for every conflict cost about a
+/// tenth of the ledger's 8-task transfer rate on LMDB and PostgreSQL (Docs/Concurrency.md). Writers
+/// in other processes still conflict, and are retried with the policy's back-off.
 ///
 /// The gate only orders attempts; correctness still comes from the commit's version checks. So
 /// no wait at the gate is unbounded: a unit of work that waits longer than its bound (the retry
