@@ -90,14 +90,20 @@ extension LMDBEngine: HistoryStore {
         return try withSnapshot { txn in
             var raw: [(Int64, [UInt8])] = []
             try txn.scan(dbi, from: IndexKeyCodec.primaryKey(max(token + 1, 0))) { key, value in
-                guard key.byteCount == 8, let found = IndexKeyCodec.readPrimaryKey(key) else {
-                    throw StrataError.storeCorrupt("strata.history holds a malformed key of \(key.byteCount) bytes")
-                }
-                raw.append((found, IndexKeyCodec.array(value)))
+                raw.append((try Self.historyToken(key), IndexKeyCodec.array(value)))
                 return limit.map { raw.count < $0 } ?? true
             }
             return try raw.map { try Self.decodeHistory($0.1, token: $0.0) }
         }
+    }
+
+    /// The token a key of `strata.history` holds.
+    /// - Throws: `.storeCorrupt` for a key that is not 8 bytes.
+    static func historyToken(_ key: RawSpan) throws(StrataError) -> Int64 {
+        guard key.byteCount == 8, let token = IndexKeyCodec.readPrimaryKey(key) else {
+            throw .storeCorrupt("strata.history holds a malformed key of \(key.byteCount) bytes")
+        }
+        return token
     }
 
     /// The metadata keys of cursors start with this; the byte after `.` bounds their range.

@@ -96,10 +96,7 @@ enum LMDBStoreInspection {
             }
             var oldest: Int64?
             try txn.scan(history) { key, _ in
-                guard key.byteCount == 8, let token = IndexKeyCodec.readPrimaryKey(key) else {
-                    throw StrataError.storeCorrupt("strata.history holds a malformed key of \(key.byteCount) bytes")
-                }
-                oldest = token
+                oldest = try LMDBEngine.historyToken(key)
                 return false
             }
             return HistorySummary(transactions: try txn.count(history), oldestToken: oldest)

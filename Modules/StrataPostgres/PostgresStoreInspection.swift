@@ -87,7 +87,11 @@ enum PostgresStoreInspection {
             let names = PostgresStoreNames(schema: schema)
             let result = try session.run("SELECT count(*), min(token) FROM \(names.history)", [])
             guard result.rowCount == 1, let count = result.int64(0, 0) else {
-                throw .storeCorrupt("\(session.store): counting \(names.history) returned no row")
+                throw .io(
+                    """
+                    \(session.store): the server answered SELECT count(*) on \(names.history) without a row; \
+                    check the server (or what stands between it and this process) and run the command again
+                    """)
             }
             return HistorySummary(transactions: Int(count), oldestToken: result.int64(0, 1))
         }

@@ -99,20 +99,13 @@ struct UnitOfWorkGateTests {
     }
 
     /// Runs `body` in a task and blocks the calling thread (a context's queue) until it ends, or
-    /// records an issue after 20 seconds.
+    /// records an issue after 20 seconds: bounded, so that a gate that never lets the inner unit
+    /// of work in fails the test instead of hanging it (the inner one's own bound is 20 ms).
     private static func runAndWait(_ body: @escaping @Sendable () async throws -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
-        Task {
-            do { try await body() } catch { failure.withLock { $0 = error } }
-            done.signal()
+        switch Blocking.awaitTask(timeout: .seconds(20), body) {
+        case .finished: break
+        case .failed(let error): Issue.record("the inner unit of work failed: \(error)")
+        case .timedOut: Issue.record("the inner unit of work did not run while the re-run waited for it")
         }
-        // Bounded, so that a gate that never lets the inner unit of work in fails the test
-        // instead of hanging it (the inner one's own bound is 20 ms).
-        if done.wait(timeout: .now() + .seconds(20)) == .timedOut {
-            Issue.record("the inner unit of work did not run while the re-run waited for it")
-            return
-        }
-        if let error = failure.withLock({ $0 }) { Issue.record("the inner unit of work failed: \(error)") }
     }
 }

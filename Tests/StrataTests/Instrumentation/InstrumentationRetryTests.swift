@@ -11,22 +11,14 @@ struct InstrumentationRetryTests {
     /// inside a unit of work's body (on its context's queue) after the body read the row, so the
     /// body's own save then conflicts.
     private static func saveBehindTheBody(_ container: PersistentContainer, _ id: ObjectID) {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(any Error)?>(nil)
-        Task {
-            do {
-                let other = container.newBackgroundContext()
-                try await other.perform {
-                    try other.existingObject(with: id, as: Account.self).balance += 1
-                    try other.save()
-                }
-            } catch {
-                outcome.withLock { $0 = error }
+        let outcome = Blocking.awaitTask {
+            let other = container.newBackgroundContext()
+            try await other.perform {
+                try other.existingObject(with: id, as: Account.self).balance += 1
+                try other.save()
             }
-            done.signal()
         }
-        done.wait()
-        if let error = outcome.withLock({ $0 }) { Issue.record("the other context's save failed: \(error)") }
+        if case .failed(let error) = outcome { Issue.record("the other context's save failed: \(error)") }
     }
 
     /// A store with one account, opened with `log`'s hook; the account's ID.
