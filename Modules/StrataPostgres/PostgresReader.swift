@@ -247,7 +247,9 @@ struct PostgresRowDecoder {
         }
     }
 
-    /// Decodes row `index` over `row`'s storage.
+    /// Decodes row `index` over `row`'s storage: its values array is written in place when
+    /// `row` holds the only reference to one of the right length (a loop that decodes row after
+    /// row into one `StoredRow` allocates no array per row).
     func decode(_ index: Int, into row: inout StoredRow) throws(StrataError) {
         guard let key = result.int64(index, 0), let version = result.int64(index, 1) else {
             throw .storeCorrupt("\(store): a row of \(table.entity.name) has a NULL id or version")
@@ -255,28 +257,19 @@ struct PostgresRowDecoder {
         row.key = key
         row.version = version
         let decoding = table.decoding
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(decoding.count)
-        do {
-            for column in decoding.indices {
-                let column2 = column + 2
-                let place = decoding[column]
-                if result.isNull(index, column2) {
-                    guard place.isOptional else {
-                        throw .storeCorrupt(
-                            """
-                            \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) is \
-                            NULL in a required column
-                            """
-                        )
-                    }
-                    values.append(.null)
-                    continue
-                }
-                let value: StoredValue
-                switch place.storageClass {
-                case .integer:
-                    guard let v = result.int64(index, column2) else { throw Self.bad(store, table, column, key) }
+        // Taken out of `row`, so that the array is uniquely referenced while it is written.
+        var values = row.values
+        row.values = []
+        if values.count != decoding.count { values = ContiguousArray(repeating: .null, count: decoding.count) }
+        for column in decoding.indices {
+            let column2 = column + 2
+            let place = decoding[column]
+            // Each accessor answers nil for NULL as for a value of the wrong form: NULL is told
+            // apart only then, so that a value costs one NULL check.
+            let decoded: StoredValue?
+            switch place.storageClass {
+            case .integer:
+                if let v = result.int64(index, column2) {
                     if place.isBool && v != 0 && v != 1 {
                         throw .storeCorrupt(
                             """
@@ -285,21 +278,31 @@ struct PostgresRowDecoder {
                             """
                         )
                     }
-                    value = .integer(v)
-                case .real:
-                    guard let v = result.double(index, column2), !v.isNaN else {
-                        throw Self.bad(store, table, column, key)
-                    }
-                    value = .real(v)
-                case .text:
-                    guard let v = result.text(index, column2) else { throw Self.bad(store, table, column, key) }
-                    value = .text(v)
-                case .blob:
-                    guard let v = result.data(index, column2) else { throw Self.bad(store, table, column, key) }
-                    value = .blob(v)
+                    decoded = .integer(v)
+                } else {
+                    decoded = nil
                 }
-                values.append(value)
+            case .real:
+                decoded = result.double(index, column2).flatMap { $0.isNaN ? nil : .real($0) }
+            case .text:
+                decoded = result.text(index, column2).map { .text($0) }
+            case .blob:
+                decoded = result.data(index, column2).map { .blob($0) }
             }
+            if let decoded {
+                values[column] = decoded
+                continue
+            }
+            guard result.isNull(index, column2) else { throw Self.bad(store, table, column, key) }
+            guard place.isOptional else {
+                throw .storeCorrupt(
+                    """
+                    \(store): \(table.entity.name).\(table.entity.columns[column].name) of row \(key) is \
+                    NULL in a required column
+                    """
+                )
+            }
+            values[column] = .null
         }
         row.values = values
     }
