@@ -53,11 +53,11 @@ import Foundation
         guard length == 8 || length == 4, let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else {
             return nil
         }
-        let raw = unsafe UnsafeRawBufferPointer(start: pointer, count: length)
-        var value: UInt64 = 0
-        for index in 0..<length { value = value << 8 | UInt64(unsafe raw[index]) }
-        if length == 4 { return Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: value))) }
-        return Int64(bitPattern: value)
+        // Network byte order; the length was checked above, so each load stays inside the value.
+        if length == 4 {
+            return Int64(Int32(bigEndian: unsafe UnsafeRawPointer(pointer).loadUnaligned(as: Int32.self)))
+        }
+        return Int64(bigEndian: unsafe UnsafeRawPointer(pointer).loadUnaligned(as: Int64.self))
     }
 
     /// A binary `float8` value; nil for NULL or another length (a NULL's length is 0).
@@ -66,10 +66,8 @@ import Foundation
         guard unsafe PQgetlength(result, Int32(row), Int32(column)) == 8,
             let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column))
         else { return nil }
-        let raw = unsafe UnsafeRawBufferPointer(start: pointer, count: 8)
-        var bits: UInt64 = 0
-        for index in 0..<8 { bits = bits << 8 | UInt64(unsafe raw[index]) }
-        return Double(bitPattern: bits)
+        // Network byte order; the length was checked above.
+        return Double(bitPattern: UInt64(bigEndian: unsafe UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self)))
     }
 
     /// The raw bytes of a value (binary `bytea`/`text`, or any text-format value); nil for NULL.
