@@ -31,16 +31,24 @@ enum LedgerWorkloads {
     }
 
     /// A ledger store with `count` accounts of one currency and a large opening balance.
+    /// The configuration of the ledger store at `location` (a SQLite store is the file
+    /// `location` + `.sqlite`; a PostgreSQL store is the schema named after `location`).
+    static func configuration(_ engine: EngineChoice, at location: URL) -> EngineConfiguration {
+        switch engine {
+        case .sqlite:
+            .sqlite(
+                at: location.deletingLastPathComponent().appendingPathComponent(
+                    location.lastPathComponent + ".sqlite"))
+        case .lmdb: .lmdb(at: location)
+        case .postgres: BenchmarkPostgres.configuration(for: location)
+        }
+    }
+
     static func makeLedger(
         _ engine: EngineChoice, in directory: URL, name: String, accounts count: Int
     ) async throws -> (PersistentContainer, [String]) {
-        let configuration: EngineConfiguration =
-            switch engine {
-            case .sqlite: .sqlite(at: directory.appendingPathComponent("\(name).sqlite"))
-            case .lmdb: .lmdb(at: directory.appendingPathComponent(name))
-            case .postgres: BenchmarkPostgres.configuration(for: directory.appendingPathComponent(name))
-            }
-        let container = try PersistentContainer(schema: .ledger, engine: configuration)
+        let container = try PersistentContainer(
+            schema: .ledger, engine: configuration(engine, at: directory.appendingPathComponent(name)))
         let service = AccountService(contexts: container)
         var ids: [String] = []
         for index in 0..<count {

@@ -7,6 +7,7 @@
 //   swift run -c release strata-bench --hook-cost [ROWS] [R]  (workloads 1 and 3 without and with a no-op hook)
 //   swift run -c release strata-bench --aggregate [ROWS]  (aggregate(_:) against the reference fold)
 //   strata-bench --history-writer ENGINE DIR COMMITS   (workload 12's second process; not for people)
+//   strata-bench --transfer-child ENGINE DIR TRANSFERS SEED [SCHEMA]   (workload 7's processes; not for people)
 //   strata-bench --peak-memory ENGINE strata|raw ROWS   (workload 14's child processes; not for people)
 //   strata-bench --bulk-writes ROWS   (one save of ROWS updates, one of ROWS deletes, on STRATA_POSTGRES_URL)
 //   strata-bench --stream-rows ROWS   (peak memory of forEachRow over ROWS rows on STRATA_POSTGRES_URL)
@@ -77,6 +78,15 @@ if arguments.first == SetBasedMemory.flag {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-bench \(SetBasedMemory.flag): \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == TransferProcesses.flag {
+    do {
+        try await TransferProcesses.main(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-bench \(TransferProcesses.flag): \(error)\n".utf8))
         exit(1)
     }
 }
