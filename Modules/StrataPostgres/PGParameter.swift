@@ -58,24 +58,16 @@ enum PGParameter: Sendable {
         case .text(let value): bytes = PostgresTextEscape.encode(value)
         case .rawText(let value): bytes = Array(value.utf8)
         case .bytea(let value): bytes = Array(value)
+        // Arrays are built in one buffer, element by element (`PGArrayEncoder`): a key list of
+        // a large commit has tens of thousands of elements.
         case .int8Array(let values):
-            bytes = Self.array(
-                elementOID: Self.int8OID,
-                values.map { value in
-                    var element: [UInt8] = []
-                    Self.append(UInt64(bitPattern: value), to: &element)
-                    return element
-                })
+            bytes = Self.array(elementOID: Self.int8OID, values.lazy.map { .int8($0) }, count: values.count)
         case .float8Array(let values):
-            bytes = Self.array(
-                elementOID: Self.float8OID,
-                values.map { value in
-                    var element: [UInt8] = []
-                    Self.append(value.bitPattern, to: &element)
-                    return element
-                })
-        case .textArray(let values): bytes = Self.array(elementOID: Self.textOID, values.map(PostgresTextEscape.encode))
-        case .byteaArray(let values): bytes = Self.array(elementOID: Self.byteaOID, values.map { Array($0) })
+            bytes = Self.array(elementOID: Self.float8OID, values.lazy.map { .float8($0) }, count: values.count)
+        case .textArray(let values):
+            bytes = Self.array(elementOID: Self.textOID, values.lazy.map { .text($0) }, count: values.count)
+        case .byteaArray(let values):
+            bytes = Self.array(elementOID: Self.byteaOID, values.lazy.map { .bytea($0) }, count: values.count)
         case .encodedArray(_, let encoded): bytes = encoded
         }
         return bytes
@@ -87,31 +79,14 @@ enum PGParameter: Sendable {
         }
     }
 
-    private static func append32(_ value: Int32, to bytes: inout [UInt8]) {
-        let bits = UInt32(bitPattern: value)
-        for shift in stride(from: 24, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift)))
-        }
-    }
-
+    /// The binary array of `elements` (`count` of them), all of type `elementOID`, in
     /// `array_send`'s layout: dimensions, null flag, element type, (length, lower bound), elements.
-    private static func array(elementOID: UInt32, _ elements: [[UInt8]]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        guard !elements.isEmpty else {
-            append32(0, to: &bytes)
-            append32(0, to: &bytes)
-            append32(Int32(bitPattern: elementOID), to: &bytes)
-            return bytes
-        }
-        append32(1, to: &bytes)
-        append32(0, to: &bytes)
-        append32(Int32(bitPattern: elementOID), to: &bytes)
-        append32(Int32(elements.count), to: &bytes)
-        append32(1, to: &bytes)
-        for element in elements {
-            append32(Int32(element.count), to: &bytes)
-            bytes.append(contentsOf: element)
-        }
+    private static func array(
+        elementOID: UInt32, _ elements: some Sequence<PGParameter>, count: Int
+    ) -> [UInt8] {
+        var array = PGArrayEncoder(elementOID: elementOID, reservingElements: count)
+        for element in elements { array.append(element) }
+        guard case .encodedArray(_, let bytes) = array.finish() else { return [] }
         return bytes
     }
 }

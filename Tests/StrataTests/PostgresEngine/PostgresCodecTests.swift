@@ -49,6 +49,17 @@ struct PostgresCodecTests {
                 == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 2, 0, 0, 0, 1]
                 + [0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 8])
         #expect(PGParameter.int8Array([]).encoded() == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20])
+        // Texts escaped as one text is; reals and bytes as their own types (701, 17).
+        #expect(
+            PGParameter.textArray(["a", "\u{0}"]).encoded()
+                == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 2, 0, 0, 0, 1] + [0, 0, 0, 1, 0x61, 0, 0, 0, 2, 1, 1])
+        #expect(
+            PGParameter.float8Array([1.5]).encoded()
+                == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2, 189, 0, 0, 0, 1, 0, 0, 0, 1]
+                + [0, 0, 0, 8, 0x3F, 0xF8, 0, 0, 0, 0, 0, 0])
+        #expect(
+            PGParameter.byteaArray([Data([0, 255])]).encoded()
+                == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 1, 0, 0, 0, 1] + [0, 0, 0, 2, 0, 255])
     }
 
     @Test("SQLSTATEs pack into distinct integers as PostgreSQL's MAKE_SQLSTATE does")
