@@ -28,9 +28,9 @@ import Foundation
     /// The rows a command affected (`PQcmdTuples`), 0 when it does not say.
     var affectedRows: Int { Int(unsafe String(cString: PQcmdTuples(result))) ?? 0 }
 
-    /// Whether a value is NULL. Every value read starts here, so this is where a row or column
-    /// outside the result stops the program (in release builds too) instead of reading libpq's
-    /// memory out of bounds.
+    /// Whether a value is NULL. Like every value read here, it checks its cell first
+    /// (``checkCell(_:_:)``): a row or column outside the result stops the program (in release
+    /// builds too) instead of reading libpq's memory out of bounds.
     func isNull(_ row: Int, _ column: Int) -> Bool {
         checkCell(row, column)
         return unsafe PQgetisnull(result, Int32(row), Int32(column)) == 1
