@@ -30,7 +30,6 @@ enum LedgerWorkloads {
         return results
     }
 
-    /// A ledger store with `count` accounts of one currency and a large opening balance.
     /// The configuration of the ledger store at `location` (a SQLite store is the file
     /// `location` + `.sqlite`; a PostgreSQL store is the schema named after `location`).
     static func configuration(_ engine: EngineChoice, at location: URL) -> EngineConfiguration {
@@ -44,6 +43,7 @@ enum LedgerWorkloads {
         }
     }
 
+    /// A ledger store with `count` accounts of one currency and a large opening balance.
     static func makeLedger(
         _ engine: EngineChoice, in directory: URL, name: String, accounts count: Int
     ) async throws -> (PersistentContainer, [String]) {
