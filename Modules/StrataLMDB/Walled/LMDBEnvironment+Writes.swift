@@ -85,7 +85,6 @@ extension LMDBEnvironment {
             } catch LMDBError.mapFull {
                 unsafe mdb_txn_abort(txn)
                 try grow(&growths, context, "mdb_put")
-                rerunWrites.add(1, ordering: .relaxed)
                 continue
             } catch {
                 unsafe mdb_txn_abort(txn)
@@ -94,17 +93,9 @@ extension LMDBEnvironment {
             let rc = unsafe mdb_txn_commit(txn)
             if rc == MDB_MAP_FULL {
                 try grow(&growths, context, "mdb_txn_commit")
-                rerunWrites.add(1, ordering: .relaxed)
                 continue
             }
-            // LMDB turns a short `pwrite` while flushing a commit's pages (what a full disk or the
-            // file-size limit gives) into `EIO`; the files and the file system tell which it was.
-            if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
-                throw StrataError.storeFull(
-                    "\(context): \(exhausted); LMDB reported its short write as an I/O error and wrote nothing",
-                    native: LMDBError(code: rc).native("mdb_txn_commit"))
-            }
-            try lmdbCheck(rc)
+            try checkCommit(rc, context)
             return value
         }
     }
@@ -191,7 +182,6 @@ extension LMDBEnvironment {
                     unsafe mdb_txn_abort(child)
                     unsafe mdb_txn_abort(parent)
                     try grow(&growths, context, "mdb_put")
-                    rerunWrites.add(1, ordering: .relaxed)
                     continue attempt
                 } catch {
                     unsafe mdb_txn_abort(child)
@@ -203,7 +193,6 @@ extension LMDBEnvironment {
                 if rc == MDB_MAP_FULL {
                     unsafe mdb_txn_abort(parent)
                     try grow(&growths, context, "mdb_txn_commit")
-                    rerunWrites.add(1, ordering: .relaxed)
                     continue attempt
                 }
                 if rc != 0 {
@@ -216,18 +205,10 @@ extension LMDBEnvironment {
             rc = unsafe mdb_txn_commit(parent)
             if rc == MDB_MAP_FULL {
                 try grow(&growths, context, "mdb_txn_commit")
-                rerunWrites.add(1, ordering: .relaxed)
                 continue
             }
-            if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
-                let error = StrataError.storeFull(
-                    "\(context): \(exhausted); LMDB reported its short write as an I/O error and wrote nothing",
-                    native: LMDBError(code: rc).native("mdb_txn_commit"))
-                for (write, didApply) in zip(writes, applied) where didApply { write.fail(error) }
-                return
-            }
             do {
-                try lmdbCheck(rc)
+                try checkCommit(rc, context)
             } catch {
                 for (write, didApply) in zip(writes, applied) where didApply { write.fail(error) }
                 return
@@ -259,8 +240,9 @@ extension LMDBEnvironment {
         grownAhead.add(1, ordering: .relaxed)
     }
 
-    /// Grows the map fourfold, or throws `.storeFull` (with `MDB_MAP_FULL` from `operation` as its
-    /// native cause) when it may not grow any more.
+    /// Grows the map fourfold for a write transaction that hit `MDB_MAP_FULL` to run again
+    /// (counted in ``rerunWrites``), or throws `.storeFull` (with `MDB_MAP_FULL` from `operation` as
+    /// its native cause) when it may not grow any more.
     private func grow(_ growths: inout Int, _ context: String, _ operation: String) throws {
         var info = unsafe MDB_envinfo()
         unsafe try lmdbCheck(mdb_env_info(raw, &info))
@@ -276,6 +258,20 @@ extension LMDBEnvironment {
         }
         try replaceMap(size: current > limit / 4 ? limit : current * 4)
         growths += 1
+        rerunWrites.add(1, ordering: .relaxed)
+    }
+
+    /// Throws the error of a top-level `mdb_txn_commit` that returned `rc` (nothing when 0).
+    /// LMDB turns a short `pwrite` while flushing a commit's pages (what a full disk or the
+    /// file-size limit gives) into `EIO`; the files and the file system tell which it was, and
+    /// that is `.storeFull`.
+    private func checkCommit(_ rc: Int32, _ context: String) throws {
+        if rc == EIO, let exhausted = StoreRoom.exhaustion(files: [path + "/data.mdb"], directory: path) {
+            throw StrataError.storeFull(
+                "\(context): \(exhausted); LMDB reported its short write as an I/O error and wrote nothing",
+                native: LMDBError(code: rc).native("mdb_txn_commit"))
+        }
+        try lmdbCheck(rc)
     }
 
     /// Calls `mdb_env_set_mapsize` once no read operation is in flight. Writer thread only,
