@@ -91,14 +91,19 @@ struct PostgresFaultLoadTests {
             // 3: the whole server stops for 7 s while 4 probes time their calls.
             let probes = try Probes(url: server.url, path: path)
             defer { probes.container.close() }
-            let probing = Task { await probes.run(for: .seconds(12)) }
-            try await Task.sleep(for: .seconds(2))
-            let (whole, _) = await runOnOwnThread { () -> Int in
+            // Both timed from one origin on threads of their own, so a busy task pool delays neither.
+            let origin = ContinuousClock.now
+            let probing = Task { await probes.run(for: .seconds(12), from: origin) }
+            let (stop, _) = await runOnOwnThread { () -> (processes: Int, at: Duration, resumed: Duration) in
+                let wait = (origin + .seconds(2) - ContinuousClock.now).components
+                Thread.sleep(forTimeInterval: Double(wait.seconds) + Double(wait.attoseconds) * 1e-18)
                 let stopped = processes.stopServer()
+                let at = ContinuousClock.now - origin
                 Thread.sleep(forTimeInterval: 7)
                 processes.resume(stopped)
-                return stopped.count
+                return (stopped.count, at, ContinuousClock.now - origin)
             }
+            let whole = stop.processes
             let probeReport = await probing.value
             // The load goes on after the server is back, then stops.
             let resumedAt = acks()
@@ -122,7 +127,8 @@ struct PostgresFaultLoadTests {
                 faults under load: \(schedule.joined(separator: "; ")); whole server stopped (\(whole) processes) \
                 for 7 s; \(acknowledged.count / 2) transfers acknowledged, failed by type \(failures); writers: \
                 \(once); probes: \(probeReport.calls.count) calls, longest \(longest) (bound \(Self.bound)), \
-                outcomes \(probeReport.kinds), \(probeOnce); longest writer call (with retries) \(writerLongest) ms
+                outcomes \(probeReport.kinds), \(probeOnce); longest writer call (with retries) \(writerLongest) ms; \
+                server stopped at +\(stop.at), resumed at +\(stop.resumed); slowest probe calls: \(probeReport.slowest)
                 """)
             print("faults under load, failures: \(writers.flatMap(\.failureLines).prefix(6))")
             #expect(ended.allSatisfy { $0 }, "a writer did not stop within 120 s: \(writers.map(\.diagnostics))")
@@ -132,7 +138,9 @@ struct PostgresFaultLoadTests {
             #expect(once.isClean, "\(once)")
             #expect(probeOnce.isEmpty, "\(probeOnce)")
             #expect(problems.isEmpty, "\(problems)")
-            #expect(longest <= Self.bound, "a probe call took \(longest); the bound is \(Self.bound)")
+            #expect(
+                longest <= Self.bound,
+                "a probe call took \(longest); the bound is \(Self.bound); slowest: \(probeReport.slowest)")
             #expect(probeReport.calls.contains { $0.duration > Self.statementTimeout }, "no probe call met the stop")
         }
         await server.stop()
@@ -147,10 +155,20 @@ struct PostgresFaultLoadTests {
             var number: Int
             var outcome: String
             var duration: Duration
+            /// When the call started, after the probes' start.
+            var started: Duration
+            /// The error's message, for a failed call.
+            var message: String
         }
 
         struct Report: Sendable {
             var calls: [Call] = []
+            /// The calls that took longest, with when they started and how they ended.
+            var slowest: [String] {
+                calls.sorted { $0.duration > $1.duration }.prefix(3).map {
+                    "probe \($0.number) at +\($0.started) took \($0.duration): \($0.outcome) \($0.message.prefix(300))"
+                }
+            }
             var kinds: [String: Int] {
                 calls.reduce(into: [:]) { $0[$1.outcome, default: 0] += 1 }
             }
@@ -168,9 +186,17 @@ struct PostgresFaultLoadTests {
             container = try PersistentContainer(ledger: configuration)
         }
 
-        /// 4 probes, each calling one after another for `duration`.
-        func run(for duration: Duration) async -> Report {
-            let end = ContinuousClock.now + duration
+        /// 4 probes, each calling one after another for `duration` after `origin`, on a thread of
+        /// their own (the suite's task pool may be busy with other tests, and its wait is not the
+        /// call's).
+        func run(for duration: Duration, from origin: ContinuousClock.Instant) async -> Report {
+            let executor = OwnThreadExecutor(name: "strata-probes")
+            defer { executor.finish() }
+            return await withTaskExecutorPreference(executor) { await self.probe(for: duration, from: origin) }
+        }
+
+        private func probe(for duration: Duration, from origin: ContinuousClock.Instant) async -> Report {
+            let end = origin + duration
             return await withTaskGroup(of: [Call].self) { group in
                 for probe in 0..<4 {
                     group.addTask {
@@ -179,9 +205,11 @@ struct PostgresFaultLoadTests {
                         while ContinuousClock.now < end {
                             number += 1
                             let started = ContinuousClock.now
-                            let outcome = await self.transfer(number)
+                            let (outcome, message) = await self.transfer(number)
                             calls.append(
-                                Call(number: number, outcome: outcome, duration: ContinuousClock.now - started))
+                                Call(
+                                    number: number, outcome: outcome, duration: ContinuousClock.now - started,
+                                    started: started - origin, message: message))
                             if outcome != "ack" { try? await Task.sleep(for: .milliseconds(100)) }
                         }
                         return calls
@@ -193,7 +221,7 @@ struct PostgresFaultLoadTests {
             }
         }
 
-        private func transfer(_ number: Int) async -> String {
+        private func transfer(_ number: Int) async -> (outcome: String, message: String) {
             do {
                 try await container.performUnitOfWork(retries: .none) { context in
                     let accounts = try context.fetch(FetchRequest<Ledger.Account>(sortBy: [SortDescriptor(\.name)]))
@@ -205,9 +233,9 @@ struct PostgresFaultLoadTests {
                     }
                     try context.save()
                 }
-                return "ack"
+                return ("ack", "")
             } catch {
-                return failureKind(error)
+                return (failureKind(error), "\(error)")
             }
         }
 
