@@ -36,24 +36,29 @@ enum Workload: Int, CaseIterable, Codable, Sendable {
         }
     }
 
-    /// The target issues 5, 15, 16 and 17 set, for this workload on this engine, if any.
+    /// The target for this workload on this engine, if any: issue 27's where it set one (its
+    /// PostgreSQL targets are for the client's CPU, so they hold with `--clock cpu`; "no worse
+    /// than today" is the ratio issue 27 measured), else the one issues 5, 15 and 16 set.
     func target(on engine: EngineChoice) -> Target? {
         switch (self, engine) {
         case (.batchInsert, _), (.upsert, _), (.batchUpdate, _), (.batchDelete, _), (.groupedSum, _), (.streaming, _):
             setBasedTarget
-        case (.insert, .postgres): .ratio(1.5)
-        case (.fetchAll, .postgres): .ratio(2)
-        case (.lookup, .postgres): .ratio(1.5)
+        case (.insert, .postgres), (.fetchAll, .postgres), (.lookup, .postgres): .ratio(1.5)
+        case (.predicate, .postgres), (.toMany, .postgres), (.toManyPrefetched, .postgres): .ratio(2)
         case (_, .postgres): nil
-        case (.insert, .sqlite): .ratio(1.5)
+        case (.insert, .sqlite): .ratio(1.3)
         case (.fetchAll, .sqlite): .ratio(1.3)
-        case (.lookup, .sqlite): .ratio(1.5)
+        case (.lookup, .sqlite): .ratio(1.52)
+        case (.predicate, .sqlite): .ratio(1.1)
+        case (.toMany, .sqlite): .ratio(1.19)
+        case (.toManyPrefetched, .sqlite): .ratio(1.2)
         case (.insert, .lmdb): .ratio(2)
         case (.fetchAll, .lmdb): .ratio(2)
-        case (.lookup, .lmdb): .ratio(2)
+        case (.lookup, .lmdb): .ratio(1.5)
+        case (.predicate, .lmdb): .ratio(2)
         case (.toMany, _): .ratio(2)
         case (.toManyPrefetched, _): .ratio(1.5)
-        case (.freshContext, _): .extraMicroseconds(2)
+        case (.freshContext, _): .extraMicroseconds(1)
         case (.migration, .lmdb): .ratio(2)
         case (.historyInsert, _): .ratio(1.15)
         case (.peakMemory, _): .ratio(1.5)

@@ -116,7 +116,7 @@ final class LMDBReader: StoreReader {
                 return true
             }
         }
-        if !plan.sort.isEmpty { matches.sort(by: plan.rowPrecedes) }
+        plan.sortRows(&matches)
         if window.offset == 0 && window.end == nil { return matches }
         return Array(window.apply(to: matches))
     }

@@ -40,7 +40,7 @@ struct MemoryScan {
         }
         if plan.allowsAnyOrder { return rows }
         if !plan.sort.isEmpty {
-            rows.sort(by: plan.rowPrecedes)
+            plan.sortRows(&rows)
         } else if !inKeyOrder {
             rows.sort { $0.key < $1.key }
         }

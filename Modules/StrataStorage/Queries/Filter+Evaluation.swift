@@ -91,7 +91,7 @@ extension FetchPlan {
     public func apply(to rows: [StoredRow]) -> [StoredRow] {
         var result = rows
         if let filter { result = result.filter { filter.matches($0.values, key: $0.key) } }
-        result.sort(by: rowPrecedes)
+        if sort.isEmpty { result.sort { $0.key < $1.key } } else { sortRows(&result) }
         return Array(window(of: result))
     }
 
