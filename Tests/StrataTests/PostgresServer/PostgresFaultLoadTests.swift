@@ -93,7 +93,9 @@ struct PostgresFaultLoadTests {
             defer { probes.container.close() }
             // Both timed from one origin on threads of their own, so a busy task pool delays neither.
             let origin = ContinuousClock.now
-            let probing = Task { await probes.run(for: .seconds(12), from: origin) }
+            let executor = OwnThreadExecutor(name: "strata-probes")
+            defer { executor.finish() }
+            let probing = Task(executorPreference: executor) { await probes.run(for: .seconds(12), from: origin) }
             let (stop, _) = await runOnOwnThread { () -> (processes: Int, at: Duration, resumed: Duration) in
                 let wait = (origin + .seconds(2) - ContinuousClock.now).components
                 Thread.sleep(forTimeInterval: Double(wait.seconds) + Double(wait.attoseconds) * 1e-18)
@@ -186,16 +188,10 @@ struct PostgresFaultLoadTests {
             container = try PersistentContainer(ledger: configuration)
         }
 
-        /// 4 probes, each calling one after another for `duration` after `origin`, on a thread of
-        /// their own (the suite's task pool may be busy with other tests, and its wait is not the
-        /// call's).
+        /// 4 probes, each calling one after another for `duration` after `origin`. The test runs
+        /// them on a thread of their own (``OwnThreadExecutor``): the suite's task pool may be busy
+        /// with other tests, and its wait is not the call's.
         func run(for duration: Duration, from origin: ContinuousClock.Instant) async -> Report {
-            let executor = OwnThreadExecutor(name: "strata-probes")
-            defer { executor.finish() }
-            return await withTaskExecutorPreference(executor) { await self.probe(for: duration, from: origin) }
-        }
-
-        private func probe(for duration: Duration, from origin: ContinuousClock.Instant) async -> Report {
             let end = origin + duration
             return await withTaskGroup(of: [Call].self) { group in
                 for probe in 0..<4 {

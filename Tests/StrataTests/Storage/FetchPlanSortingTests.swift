@@ -47,6 +47,24 @@ struct FetchPlanSortingTests {
         }
     }
 
+    @Test("extremes: -0.0 and 0.0 tie, infinities, Int64.min and Int64.max")
+    func extremes() {
+        let reals: [Double] = [0.0, -0.0, .infinity, -.infinity, 1, -1, 0.0, -0.0, .greatestFiniteMagnitude]
+        let integers: [Int64] = [.max, .min, 0, -1, 1, .max, .min, 0]
+        let columns: [[StoredValue]] = [reals.map { .real($0) }, integers.map { .integer($0) }]
+        for values in columns {
+            for ascending in [true, false] {
+                let plan = FetchPlan(entity: 0, sort: [SortKey(column: 0, ascending: ascending)])
+                var rows = values.enumerated().map {
+                    StoredRow(key: Int64(values.count - $0), version: 1, values: [$1])
+                }
+                let expected = rows.sorted(by: plan.rowPrecedes)
+                plan.sortRows(&rows)
+                #expect(rows.map(\.key) == expected.map(\.key), "\(values), ascending \(ascending)")
+            }
+        }
+    }
+
     @Test("two keys take the reference comparison", arguments: [Column.integers, .reals])
     func twoKeys(_ column: Column) {
         let plan = FetchPlan(

@@ -6,12 +6,15 @@ import Synchronization
 /// Swift-concurrency pool, which the parallel suite shares (two threads on CI, which tests
 /// blocked in child processes or sleeps can hold for seconds).
 ///
-/// For tests that time calls: what they measure is then the call, not the pool's queue.
-/// ``finish()`` ends the thread once nothing prefers the executor any more.
+/// For tests that time calls: what they measure is then the call and its hops (a `perform`
+/// body still runs on its context's queue), not the pool's queue. The thread holds the executor
+/// until ``finish()``, which ends it after the jobs already enqueued; call it once no task that
+/// prefers the executor is left. A job enqueued after that stops the test with a message.
 final class OwnThreadExecutor: TaskExecutor {
     private struct State {
         var jobs: [UnownedJob] = []
         var finished = false
+        var exited = false
     }
 
     private let state = Mutex(State())
@@ -25,7 +28,12 @@ final class OwnThreadExecutor: TaskExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        state.withLock { $0.jobs.append(job) }
+        let accepted = state.withLock { state -> Bool in
+            guard !state.exited else { return false }
+            state.jobs.append(job)
+            return true
+        }
+        precondition(accepted, "a job was enqueued on an OwnThreadExecutor after finish() ended its thread")
         ready.signal()
     }
 
@@ -40,6 +48,7 @@ final class OwnThreadExecutor: TaskExecutor {
             ready.wait()
             let next = state.withLock { state -> UnownedJob?? in
                 if !state.jobs.isEmpty { return .some(state.jobs.removeFirst()) }
+                if state.finished { state.exited = true }
                 return state.finished ? .none : .some(nil)
             }
             switch next {
