@@ -25,40 +25,39 @@ extension FetchPlan {
     private func sortByNumbers(_ rows: inout [StoredRow], _ key: SortKey) -> Bool {
         switch rows[0].values[key.column] {
         case .integer:
-            var entries: [NumberSortEntry<Int64>] = []
-            entries.reserveCapacity(rows.count)
-            for (index, row) in rows.enumerated() {
-                guard case .integer(let number) = row.values[key.column] else { return false }
-                entries.append(NumberSortEntry(number: number, key: row.key, index: index))
+            return Self.sort(&rows, key) { value -> Int64? in
+                guard case .integer(let number) = value else { return nil }
+                return number
             }
-            rows = Self.ordered(rows, entries, ascending: key.ascending)
-            return true
         case .real:
-            var entries: [NumberSortEntry<Double>] = []
-            entries.reserveCapacity(rows.count)
-            for (index, row) in rows.enumerated() {
-                guard case .real(let number) = row.values[key.column], !number.isNaN else { return false }
-                entries.append(NumberSortEntry(number: number, key: row.key, index: index))
+            return Self.sort(&rows, key) { value -> Double? in
+                guard case .real(let number) = value, !number.isNaN else { return nil }
+                return number
             }
-            rows = Self.ordered(rows, entries, ascending: key.ascending)
-            return true
         default:
             return false
         }
     }
 
-    /// `rows` in the order of their sorted entries: by number (ascending or descending), then by
-    /// primary key ascending, as ``rowPrecedes(_:_:)`` orders them.
-    private static func ordered<Number: Comparable>(
-        _ rows: [StoredRow], _ entries: [NumberSortEntry<Number>], ascending: Bool
-    ) -> [StoredRow] {
-        var entries = entries
-        if ascending {
+    /// Sorts `rows` by the number `number` reads from each one's `key` column, then by primary
+    /// key ascending, as ``rowPrecedes(_:_:)`` orders them; false (rows untouched) as soon as a
+    /// value has no number.
+    private static func sort<Number: Comparable>(
+        _ rows: inout [StoredRow], _ key: SortKey, number: (StoredValue) -> Number?
+    ) -> Bool {
+        var entries: [NumberSortEntry<Number>] = []
+        entries.reserveCapacity(rows.count)
+        for (index, row) in rows.enumerated() {
+            guard let number = number(row.values[key.column]) else { return false }
+            entries.append(NumberSortEntry(number: number, key: row.key, index: index))
+        }
+        if key.ascending {
             entries.sort { $0.number != $1.number ? $0.number < $1.number : $0.key < $1.key }
         } else {
             entries.sort { $0.number != $1.number ? $0.number > $1.number : $0.key < $1.key }
         }
-        return entries.map { rows[$0.index] }
+        rows = entries.map { rows[$0.index] }
+        return true
     }
 }
 
