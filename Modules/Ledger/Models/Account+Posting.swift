@@ -25,12 +25,7 @@ extension Account {
     public func post(_ transaction: Transaction) throws {
         transaction.account = self
         guard let context = managedObjectContext else { return try recalculateBalances() }
-        let accountID = objectID
-        let date = transaction.date
-        let later = try context.count(
-            for: FetchRequest<Transaction>(
-                predicate: #Predicate { $0.$account == accountID && $0.date > date }))
-        guard later == 0 else { return try recalculateBalances() }
+        guard try !hasTransactions(datedAfter: transaction.date, in: context) else { return try recalculateBalances() }
 
         let (newBalance, overflow) = balance.addingReportingOverflow(transaction.amount)
         guard !overflow else {
@@ -44,5 +39,32 @@ extension Account {
         }
         transaction.runningBalance = newBalance
         balance = newBalance
+    }
+
+    /// The most transactions dated after a posting that ``hasTransactions(datedAfter:in:)`` reads
+    /// to see whether one is this account's, before it asks the store about this account alone.
+    static let laterTransactionsReadDirectly = 32
+
+    /// Whether a transaction of this account is dated after `date`.
+    ///
+    /// The store is asked first how many transactions of *any* account are dated after it, which
+    /// the date index answers by reading only those. A new money movement is dated now, so the
+    /// answer is almost always none, and the check costs the same however long the account's
+    /// history. Asked about this account directly (`account == self && date > d`), engines read
+    /// the account's index and every one of its transactions to compare their dates: a transfer
+    /// then cost more with every transaction the account had, and concurrent transfers ran longer
+    /// and conflicted more (Docs/Benchmarks.md, workload 7). Only when some transaction is later
+    /// is this account's own question asked: by reading those few, or, when there are many
+    /// (a back-dated posting), of the store.
+    private func hasTransactions(datedAfter date: Date, in context: ObjectContext) throws -> Bool {
+        let laterAnywhere = FetchRequest<Transaction>(predicate: #Predicate { $0.date > date })
+        let count = try context.count(for: laterAnywhere)
+        guard count > 0 else { return false }
+        let accountID = objectID
+        if count <= Self.laterTransactionsReadDirectly {
+            return try context.fetch(laterAnywhere).contains { $0.$account == accountID }
+        }
+        let later = FetchRequest<Transaction>(predicate: #Predicate { $0.$account == accountID && $0.date > date })
+        return try context.count(for: later) > 0
     }
 }

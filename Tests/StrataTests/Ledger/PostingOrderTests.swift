@@ -1,0 +1,83 @@
+import Foundation
+import Ledger
+import Strata
+import Testing
+
+extension LedgerTests {
+    /// `Account.post` on every engine, where transactions dated after the posting exist: in the
+    /// posting's account or only in others, fewer or more of them than the check reads one by one
+    /// (`Account.laterTransactionsReadDirectly`, 32). A posting with a later transaction of its own
+    /// account recalculates that account's running balances; one whose later transactions are all
+    /// other accounts' takes the cheap path. Either way every running balance must come out right.
+    @Suite("ledger: postings among later transactions")
+    struct PostingOrderTests {
+        static let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+        /// `count` transactions of 1 minor unit each on `account`, dated one a day from `firstDay`
+        /// days after `start`.
+        static func addDaily(_ ledger: LedgerFixture, to account: String, count: Int, firstDay: Int) async throws {
+            for day in firstDay..<(firstDay + count) {
+                try await ledger.transactions.add(
+                    to: account, amount: 1, note: "Day \(day)", date: start + Double(day) * 86_400)
+            }
+        }
+
+        @Test(
+            "a back-dated posting among a few later transactions, some its account's, recalculates",
+            arguments: EngineKind.allCases)
+        func fewLaterSomeOwn(kind: EngineKind) async throws {
+            let ledger = try LedgerFixture(kind)
+            let chart = try await ledger.seedChart()
+            try await Self.addDaily(ledger, to: chart.savings.id, count: 3, firstDay: 1)
+            try await Self.addDaily(ledger, to: chart.checking.id, count: 2, firstDay: 4)
+
+            let posted = try await ledger.transactions.add(
+                to: chart.checking.id, amount: 500, note: "Back-dated", date: Self.start)
+            #expect(posted.runningBalance == 100_500)
+            let history = try await ledger.transactions.transactions(for: chart.checking.id)
+            #expect(history.map(\.runningBalance) == [100_502, 100_501, 100_500])
+            #expect(try await ledger.accounts.balance(of: chart.checking.id) == 100_502)
+            #expect(try await ledger.audit().isConsistent)
+        }
+
+        @Test(
+            "a back-dated posting among more later transactions than are read one by one recalculates",
+            arguments: EngineKind.allCases)
+        func manyLaterSomeOwn(kind: EngineKind) async throws {
+            let ledger = try LedgerFixture(kind)
+            let chart = try await ledger.seedChart()
+            try await Self.addDaily(ledger, to: chart.savings.id, count: 30, firstDay: 1)
+            try await Self.addDaily(ledger, to: chart.checking.id, count: 5, firstDay: 31)
+
+            let posted = try await ledger.transactions.add(
+                to: chart.checking.id, amount: 500, note: "Back-dated", date: Self.start)
+            #expect(posted.runningBalance == 100_500)
+            let history = try await ledger.transactions.transactions(for: chart.checking.id)
+            #expect(history.map(\.runningBalance) == [100_505, 100_504, 100_503, 100_502, 100_501, 100_500])
+            #expect(try await ledger.audit().isConsistent)
+        }
+
+        @Test(
+            "a posting whose later transactions are all other accounts' keeps every running balance right",
+            arguments: EngineKind.allCases)
+        func laterOnlyElsewhere(kind: EngineKind) async throws {
+            let ledger = try LedgerFixture(kind)
+            let chart = try await ledger.seedChart()
+            try await ledger.transactions.add(to: chart.checking.id, amount: -1_000, note: "Rent", date: Self.start)
+            try await Self.addDaily(ledger, to: chart.savings.id, count: 3, firstDay: 10)
+            // A few later transactions elsewhere: read one by one.
+            let few = try await ledger.transactions.add(
+                to: chart.checking.id, amount: 200, note: "Refund", date: Self.start + 86_400)
+            #expect(few.runningBalance == 99_200)
+            try await Self.addDaily(ledger, to: chart.savings.id, count: 40, firstDay: 20)
+            // Many later transactions elsewhere: the store is asked about this account alone.
+            let many = try await ledger.transactions.add(
+                to: chart.checking.id, amount: 300, note: "Refund", date: Self.start + 2 * 86_400)
+            #expect(many.runningBalance == 99_500)
+            let history = try await ledger.transactions.transactions(for: chart.checking.id)
+            #expect(history.map(\.runningBalance) == [99_500, 99_200, 99_000])
+            #expect(try await ledger.accounts.balance(of: chart.savings.id) == 43)
+            #expect(try await ledger.audit().isConsistent)
+        }
+    }
+}
