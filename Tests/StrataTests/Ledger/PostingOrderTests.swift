@@ -22,38 +22,25 @@ extension LedgerTests {
             }
         }
 
+        /// Later transactions before a back-dated posting into checking: `elsewhere` in savings,
+        /// then `own` in checking. Together 5 (read one by one) or 35 (more than are).
+        static let laterCounts: [(elsewhere: Int, own: Int)] = [(3, 2), (30, 5)]
+
         @Test(
-            "a back-dated posting among a few later transactions, some its account's, recalculates",
-            arguments: EngineKind.allCases)
-        func fewLaterSomeOwn(kind: EngineKind) async throws {
+            "a back-dated posting among later transactions, some its account's, recalculates",
+            arguments: EngineKind.allCases, laterCounts)
+        func backDated(kind: EngineKind, later: (elsewhere: Int, own: Int)) async throws {
             let ledger = try LedgerFixture(kind)
             let chart = try await ledger.seedChart()
-            try await Self.addDaily(ledger, to: chart.savings.id, count: 3, firstDay: 1)
-            try await Self.addDaily(ledger, to: chart.checking.id, count: 2, firstDay: 4)
+            try await Self.addDaily(ledger, to: chart.savings.id, count: later.elsewhere, firstDay: 1)
+            try await Self.addDaily(ledger, to: chart.checking.id, count: later.own, firstDay: later.elsewhere + 1)
 
             let posted = try await ledger.transactions.add(
                 to: chart.checking.id, amount: 500, note: "Back-dated", date: Self.start)
             #expect(posted.runningBalance == 100_500)
             let history = try await ledger.transactions.transactions(for: chart.checking.id)
-            #expect(history.map(\.runningBalance) == [100_502, 100_501, 100_500])
-            #expect(try await ledger.accounts.balance(of: chart.checking.id) == 100_502)
-            #expect(try await ledger.audit().isConsistent)
-        }
-
-        @Test(
-            "a back-dated posting among more later transactions than are read one by one recalculates",
-            arguments: EngineKind.allCases)
-        func manyLaterSomeOwn(kind: EngineKind) async throws {
-            let ledger = try LedgerFixture(kind)
-            let chart = try await ledger.seedChart()
-            try await Self.addDaily(ledger, to: chart.savings.id, count: 30, firstDay: 1)
-            try await Self.addDaily(ledger, to: chart.checking.id, count: 5, firstDay: 31)
-
-            let posted = try await ledger.transactions.add(
-                to: chart.checking.id, amount: 500, note: "Back-dated", date: Self.start)
-            #expect(posted.runningBalance == 100_500)
-            let history = try await ledger.transactions.transactions(for: chart.checking.id)
-            #expect(history.map(\.runningBalance) == [100_505, 100_504, 100_503, 100_502, 100_501, 100_500])
+            #expect(history.map(\.runningBalance) == (0...later.own).reversed().map { 100_500 + Int64($0) })
+            #expect(try await ledger.accounts.balance(of: chart.checking.id) == 100_500 + Int64(later.own))
             #expect(try await ledger.audit().isConsistent)
         }
 
