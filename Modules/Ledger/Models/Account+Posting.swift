@@ -49,18 +49,22 @@ extension Account {
     ///
     /// The store is asked first how many transactions of *any* account are dated after it, which
     /// the date index answers by reading only those. A new money movement is dated now, so the
-    /// answer is almost always none, and the check costs the same however long the account's
-    /// history. Asked about this account directly (`account == self && date > d`), engines read
-    /// the account's index and every one of its transactions to compare their dates: a transfer
-    /// then cost more with every transaction the account had, and concurrent transfers ran longer
-    /// and conflicted more (Docs/Benchmarks.md, workload 7). Only when some transaction is later
-    /// is this account's own question asked: by reading those few, or, when there are many
-    /// (a back-dated posting), of the store.
+    /// answer is almost always none, and then the check costs the same however long the account's
+    /// history. Asked about this account directly (`account == self && date > d`), SQLite and LMDB
+    /// read the account's index and every one of its transactions to compare their dates: a
+    /// transfer cost more with every transaction the account had, and concurrent transfers ran
+    /// longer and conflicted more (Docs/Benchmarks.md, workload 7). Only when some transaction is
+    /// later is this account's own question asked: by reading those few, or, when there are more
+    /// than ``laterTransactionsReadDirectly``, of the store. That last case (a back-dated posting,
+    /// or any posting while many transactions are dated in the future) pays for both counts.
+    ///
+    /// An account not saved yet has no stored transactions: its own, in memory, are looked at.
     private func hasTransactions(datedAfter date: Date, in context: ObjectContext) throws -> Bool {
+        let accountID = objectID
+        if accountID.isTemporary { return transactions.allObjects.contains { $0.date > date } }
         let laterAnywhere = FetchRequest<Transaction>(predicate: #Predicate { $0.date > date })
         let count = try context.count(for: laterAnywhere)
         guard count > 0 else { return false }
-        let accountID = objectID
         if count <= Self.laterTransactionsReadDirectly {
             return try context.fetch(laterAnywhere).contains { $0.$account == accountID }
         }

@@ -66,5 +66,36 @@ extension LedgerTests {
             #expect(try await ledger.accounts.balance(of: chart.savings.id) == 43)
             #expect(try await ledger.audit().isConsistent)
         }
+
+        @Test(
+            "postings into an account saved in the same unit of work look at its transactions in memory",
+            arguments: EngineKind.allCases)
+        func unsavedAccount(kind: EngineKind) async throws {
+            let ledger = try LedgerFixture(kind)
+            let chart = try await ledger.seedChart()
+            // More later transactions elsewhere than are read one by one: a stored account would be
+            // asked about of the store, which cannot answer for an account it does not hold yet.
+            try await Self.addDaily(ledger, to: chart.savings.id, count: 40, firstDay: 10)
+            let context = ledger.container.newBackgroundContext()
+            let start = Self.start
+            try await context.perform {
+                let account = LedgerAccount(context: context)
+                account.name = "New"
+                account.openingBalance = 1_000
+                account.balance = 1_000
+                let newer = LedgerTransaction(context: context)
+                newer.amount = 20
+                newer.date = start + 86_400
+                try account.post(newer)
+                let older = LedgerTransaction(context: context)
+                older.amount = 300
+                older.date = start
+                try account.post(older)
+                #expect(older.runningBalance == 1_300 && newer.runningBalance == 1_320)
+                #expect(account.balance == 1_320)
+                try context.save()
+            }
+            #expect(try await ledger.audit().isConsistent)
+        }
     }
 }
