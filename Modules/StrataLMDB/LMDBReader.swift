@@ -147,26 +147,40 @@ final class LMDBReader: StoreReader {
     }
 
     func forEachRow(for plan: FetchPlan, _ body: (StoredRow) throws -> Void) throws {
-        // Sorted or windowed plans need every row first; the rest stream in primary-key order.
-        guard plan.sort.isEmpty, plan.limit == nil, plan.offset <= 0 else {
+        // Sorted plans need every row first; the rest stream in primary-key order, a window's
+        // rows counted off as they come (a batched read's pages among them).
+        guard plan.sort.isEmpty else {
             for row in try rows(for: plan) { try body(row) }
             return
         }
         let entity = try entity(plan.entity)
         try Self.checkColumns(of: plan, in: entity)
+        let window = Window(plan)
+        // How many rows the window passes on after its offset (the end is never below the offset).
+        let limit = window.end.map { $0 - window.offset }
+        if limit == 0 { return }
         let filter = plan.filter
+        // (A window keeps primary-key order: `allowsAnyOrder` is false for one.)
         let anyOrder = plan.allowsAnyOrder
+        var skipped = 0
+        var passed = 0
         // The body's own error stops the scan and reaches the caller as it was thrown, not
         // wrapped as an engine read failure.
         var bodyError: (any Error)?
         try reading { txn in
             try Self.forEachMatch(txn, entity, filter, anyOrder: anyOrder) { row in
+                if skipped < window.offset {
+                    skipped += 1
+                    return true
+                }
                 do {
                     try body(row)
                 } catch {
                     bodyError = error
                     return false
                 }
+                passed += 1
+                if let limit, passed >= limit { return false }
                 return true
             }
         }

@@ -57,6 +57,10 @@ extension ObjectContext {
             var batch: [Model] = []
             var fresh: [ManagedObject] = []
             batch.reserveCapacity(min(size, remaining))
+            // The batch's values go in blocks of their own, not the context's arena, so that they
+            // go with the batch's objects: each object holds its block.
+            var block: DetachedValues?
+            let rowsPerBlock = min(size, remaining, Self.streamedRowsPerBlock)
             try reader.forEachRow(for: plan) { row in
                 try Self.checkShape(row, of: model)
                 let object = registry[number].object(
@@ -67,8 +71,8 @@ extension ObjectContext {
                         made.link = link
                         made.key = row.key
                         made.version = row.version
-                        // Values of their own, not the context's arena, so that they go with the object.
-                        made.detach(row.values)
+                        Self.place(
+                            row.values, of: made, columns: model.columnCount, in: &block, rowsPerBlock: rowsPerBlock)
                         fresh.append(made)
                         return made
                     })
@@ -86,5 +90,27 @@ extension ObjectContext {
             try body(batch)
             if batch.count < plan.limit ?? Int.max { return }
         }
+    }
+
+    /// The most rows of a batched read whose values share one block (see ``DetachedValues``).
+    static let streamedRowsPerBlock = 1_024
+
+    /// Gives a streamed object its values in slots of `block`, starting a new block (for
+    /// `rowsPerBlock` rows) when there is none or it is full.
+    private static func place(
+        _ values: ContiguousArray<StoredValue>, of object: ManagedObject, columns: Int, in block: inout DetachedValues?,
+        rowsPerBlock: Int
+    ) {
+        if let current = block, let slots = current.claim(values, count: columns) {
+            object.detachedValues = current
+            object.slots = slots
+            return
+        }
+        let next = DetachedValues(capacity: max(rowsPerBlock, 1) * columns)
+        block = next
+        // A new block holds at least one row; its own slots otherwise.
+        guard let slots = next.claim(values, count: columns) else { return object.detach(values) }
+        object.detachedValues = next
+        object.slots = slots
     }
 }

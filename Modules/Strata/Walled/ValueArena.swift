@@ -149,22 +149,51 @@ struct ValueSlot {
     }
 }
 
-/// The column values of an object that belongs to no context: a prototype, or an object made
-/// with `init()` and used before it was inserted. It frees its slots with the object.
+/// Column values kept apart from a context's arena, freed when their last owner goes: the values
+/// of an object that belongs to no context (a prototype, or an object made with `init()` and used
+/// before it was inserted), or a block of a batched read's objects (``ObjectContext/forEachBatch(of:size:_:)``),
+/// which every object of the block holds, so that the block goes when they all have.
 @safe final class DetachedValues {
     private let base: UnsafeMutablePointer<StoredValue>
-    private let count: Int
+    private let capacity: Int
+    /// Slots initialized so far (`0..<used`). Exempt from dynamic exclusivity checks: only
+    /// ``claim(_:count:)`` writes it, reading and writing it once, and it calls out to nothing that
+    /// could reach this object.
+    @exclusivity(unchecked) private var used: Int
 
+    /// One object's values, in slots of their own.
     init(_ values: ContiguousArray<StoredValue>) {
-        count = values.count
-        unsafe base = .allocate(capacity: max(count, 1))
-        unsafe ValueArena.initialize(base, count: count, from: values)
+        capacity = values.count
+        unsafe base = .allocate(capacity: max(capacity, 1))
+        unsafe ValueArena.initialize(base, count: capacity, from: values)
+        unsafe used = capacity
     }
 
-    /// The slots, valid as long as this owner lives (see ``ValueSlots``).
-    var slots: ValueSlots { unsafe ValueSlots(base: base, count: count) }
+    /// An empty block with room for `capacity` values, handed out by ``claim(_:count:)``.
+    init(capacity: Int) {
+        precondition(capacity >= 0, "negative block capacity")
+        self.capacity = capacity
+        unsafe base = .allocate(capacity: max(capacity, 1))
+        unsafe used = 0
+    }
+
+    /// All the slots of a block made for one object's values (see ``ValueSlots``; valid as long
+    /// as this owner lives).
+    var slots: ValueSlots { unsafe ValueSlots(base: base, count: used) }
+
+    /// Copies `values` into `count` fresh slots of the block (`.null` past the end of `values`)
+    /// and returns them, valid as long as this owner lives; nil when the block has no room left.
+    func claim(_ values: ContiguousArray<StoredValue>, count: Int) -> ValueSlots? {
+        precondition(count >= 0, "negative slot count")
+        let start = unsafe used
+        guard count <= capacity &- start else { return nil }
+        let slots = unsafe base + start
+        unsafe ValueArena.initialize(slots, count: count, from: values)
+        unsafe used = start &+ count
+        return unsafe ValueSlots(base: slots, count: count)
+    }
 
     deinit {
-        unsafe ValueArena.free(base, used: count)
+        unsafe ValueArena.free(base, used: used)
     }
 }

@@ -101,7 +101,7 @@ enum ProjectionChecks {
         let container = try kit.open()
         try await seed(container, count: 200)
         let context = container.newBackgroundContext(named: "stream")
-        let (firstGone, changedKept) = try await context.perform {
+        let (firstGone, changedKept, keptValues) = try await context.perform {
             weak var first: KitAccount?
             weak var changed: KitAccount?
             var batches = 0
@@ -115,11 +115,14 @@ enum ProjectionChecks {
             }
             let gone = first == nil
             let kept = changed != nil
+            // Its batch's other objects are gone: its values must still read as they were.
+            let values = changed.map { "\($0.name) \($0.balance) \($0.note ?? "nil")" }
             try context.save()
-            return (gone, kept)
+            return (gone, kept, values)
         }
         try kit.expect(firstGone, "an unchanged object of a finished batch was let go")
         try kit.expect(changedKept, "a changed object stays until it is saved")
+        try kit.expectEqual(keptValues, "p0001 37 changed in a batch", "the kept object's values, after its batch went")
         let notes = try await container.read { context in
             try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.note == "changed in a batch" })).count
         }
