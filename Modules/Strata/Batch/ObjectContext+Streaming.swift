@@ -3,7 +3,9 @@ import StrataStorage
 extension ObjectContext {
     /// Reads the objects a request selects in batches of `size`, in primary-key order, in memory
     /// bounded by the batch: each batch's objects are built, passed to `body`, and let go when
-    /// `body` returns (those `body` changed stay, to be saved).
+    /// `body` returns. Those `body` changed stay in the context, to be saved, each with a copy of
+    /// its own values (as does an object something else still holds), so no batch's memory
+    /// outlives it for one object's sake.
     ///
     /// Every batch reads the same snapshot as the rest of the `perform`, so a long read sees one
     /// consistent store however many commits land meanwhile. The request's predicate, limit and
@@ -61,6 +63,17 @@ extension ObjectContext {
             // go with the batch's objects: each object holds its block.
             var block: DetachedValues?
             let rowsPerBlock = min(size, remaining, Self.streamedRowsPerBlock)
+            defer {
+                // The batch's unchanged objects leave the identity map; those still held after
+                // that (by the context, changed, or by a cache or the caller) get values of their
+                // own, so that a block never outlives its batch for one object's sake.
+                batch = []
+                for object in fresh
+                where object.state.isDisjoint(with: [.updated, .deleted, .touched, .relationDirty]) {
+                    _ = registry[number].removeValue(forKey: object.key)
+                }
+                Self.detachSurvivors(&fresh)
+            }
             try reader.forEachRow(for: plan) { row in
                 try Self.checkShape(row, of: model)
                 let object = registry[number].object(
@@ -80,20 +93,23 @@ extension ObjectContext {
             }
             guard let last = batch.last else { return }
             after = last.key
-            remaining -= batch.count
-            defer {
-                for object in fresh
-                where object.state.isDisjoint(with: [.updated, .deleted, .touched, .relationDirty]) {
-                    _ = registry[number].removeValue(forKey: object.key)
-                }
-            }
+            let count = batch.count
+            remaining -= count
             try body(batch)
-            if batch.count < plan.limit ?? Int.max { return }
+            if count < plan.limit ?? Int.max { return }
         }
     }
 
     /// The most rows of a batched read whose values share one block (see ``DetachedValues``).
     static let streamedRowsPerBlock = 1_024
+
+    /// Empties `objects`, giving each object that something other than the array still holds
+    /// values of its own (a copy out of its batch's block).
+    private static func detachSurvivors(_ objects: inout [ManagedObject]) {
+        while var object = objects.popLast() {
+            if !isKnownUniquelyReferenced(&object) { object.detach(object.values.array) }
+        }
+    }
 
     /// Gives a streamed object its values in slots of `block`, starting a new block (for
     /// `rowsPerBlock` rows) when there is none or it is full.

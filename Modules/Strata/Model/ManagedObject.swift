@@ -37,9 +37,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var link: ContextLink?
     /// The object's column values in ``EntityModel`` column order, in place: slots in its
     /// context's ``ValueArena`` (kept alive by ``link``), or in ``detachedValues`` for an object
-    /// used before it was inserted. Empty until the object has a model, and set together with it.
+    /// used before it was inserted and for the objects of a batched read
+    /// (``ObjectContext/forEachBatch(of:size:_:)``). Empty until the object has a model, and set
+    /// together with it.
     final var slots: ValueSlots = .empty
-    /// Owns the slots of an object that got its model outside a context (see ``slots``).
+    /// Owns the slots when they are not in the context's arena (see ``slots``): the object's own,
+    /// or its batch's block, shared with the other objects of the batch.
     final var detachedValues: DetachedValues?
     /// Values as last loaded or saved, kept from the first change until save or rollback.
     final var committedValues: ContiguousArray<StoredValue>?

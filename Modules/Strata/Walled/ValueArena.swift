@@ -151,14 +151,16 @@ struct ValueSlot {
 
 /// Column values kept apart from a context's arena, freed when their last owner goes: the values
 /// of an object that belongs to no context (a prototype, or an object made with `init()` and used
-/// before it was inserted), or a block of a batched read's objects (``ObjectContext/forEachBatch(of:size:_:)``),
-/// which every object of the block holds, so that the block goes when they all have.
+/// before it was inserted), or a block of a batched read's objects
+/// (``ObjectContext/forEachBatch(of:size:_:)``), which every object of the block holds, so that
+/// the block goes when they all have (the read gives an object still held after its batch a copy
+/// of its own values).
 @safe final class DetachedValues {
     private let base: UnsafeMutablePointer<StoredValue>
     private let capacity: Int
-    /// Slots initialized so far (`0..<used`). Exempt from dynamic exclusivity checks: only
-    /// ``claim(_:count:)`` writes it, reading and writing it once, and it calls out to nothing that
-    /// could reach this object.
+    /// Slots initialized so far (`0..<used`). Exempt from dynamic exclusivity checks: the
+    /// initializers set it, and ``claim(_:count:)`` reads and writes it once each, calling out to
+    /// nothing that could reach this object in between.
     @exclusivity(unchecked) private var used: Int
 
     /// One object's values, in slots of their own.
