@@ -101,22 +101,23 @@ final class LMDBReader: StoreReader {
     }
 
     func rows(for plan: FetchPlan) throws -> [StoredRow] {
+        var matches: [StoredRow] = []
+        // Without a sort, the rows stream in primary-key order, their window counted off as they
+        // come (``forEachRow(for:_:)``).
+        guard !plan.sort.isEmpty else {
+            try forEachRow(for: plan) { matches.append($0) }
+            return matches
+        }
         let entity = try entity(plan.entity)
         try Self.checkColumns(of: plan, in: entity)
-        let filter = plan.filter
-        let window = Window(plan)
-        // Without a sort, candidates arrive in primary-key order: stop once the window is full.
-        let needed: Int? = plan.sort.isEmpty ? window.end : nil
-        if needed == 0 { return [] }
-        var matches: [StoredRow] = []
         try reading { txn in
-            try Self.forEachMatch(txn, entity, filter, anyOrder: plan.allowsAnyOrder) { row in
+            try Self.forEachMatch(txn, entity, plan.filter, anyOrder: plan.allowsAnyOrder) { row in
                 matches.append(row)
-                if let needed, matches.count >= needed { return false }
                 return true
             }
         }
         plan.sortRows(&matches)
+        let window = Window(plan)
         if window.offset == 0 && window.end == nil { return matches }
         return Array(window.apply(to: matches))
     }
