@@ -63,17 +63,40 @@ extension ObjectContext {
         for (number, group) in groups.enumerated() where group.count > 1 {
             let entity = entities[number]
             for index in entity.indexes where index.isUnique {
-                var seen = Set<[StoredValue]>()
-                for object in group {
-                    let values = index.columns.map { object.values[$0] }
-                    if values.contains(where: \.isNull) { continue }
-                    if !seen.insert(values).inserted {
-                        throw StrataError.constraintViolation(
-                            entity: group[0].model!.name, attributes: index.columns.map { entity.columns[$0].name })
-                    }
+                let isRepeated =
+                    index.columns.count == 1
+                    ? Self.repeatsValue(ofColumn: index.columns[0], in: group)
+                    : Self.repeatsValues(ofColumns: index.columns, in: group)
+                if isRepeated {
+                    throw StrataError.constraintViolation(
+                        entity: group[0].model!.name, attributes: index.columns.map { entity.columns[$0].name })
                 }
             }
         }
+    }
+
+    /// Whether two of `objects` hold the same non-null value in `column`: a one-column unique
+    /// index, checked with a set of single values (no array per object).
+    private static func repeatsValue(ofColumn column: Int, in objects: [ManagedObject]) -> Bool {
+        var seen = Set<StoredValue>(minimumCapacity: objects.count)
+        for object in objects {
+            let value = object.values[column]
+            if value.isNull { continue }
+            if !seen.insert(value).inserted { return true }
+        }
+        return false
+    }
+
+    /// Whether two of `objects` hold the same values in `columns`, none of them null: a unique
+    /// index over several columns.
+    private static func repeatsValues(ofColumns columns: [Int], in objects: [ManagedObject]) -> Bool {
+        var seen = Set<[StoredValue]>(minimumCapacity: objects.count)
+        for object in objects {
+            let values = columns.map { object.values[$0] }
+            if values.contains(where: \.isNull) { continue }
+            if !seen.insert(values).inserted { return true }
+        }
+        return false
     }
 
     /// Gives every inserted object without a key (and not marked for deletion) a permanent key,

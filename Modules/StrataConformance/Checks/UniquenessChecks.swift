@@ -17,6 +17,10 @@ enum UniquenessChecks {
         ConformanceCheck(
             "Uniqueness and indexes", "nil values never conflict; a freed value can be reused", nilsAndReuse),
         ConformanceCheck(
+            "Uniqueness and indexes",
+            "unsaved objects that share a unique value are refused before the engine is asked, nils aside",
+            amongUnsaved),
+        ConformanceCheck(
             "Uniqueness and indexes", "indexed attributes filter and sort like unindexed ones", indexedQueries),
     ]
 
@@ -135,6 +139,63 @@ enum UniquenessChecks {
             try context.fetch(FetchRequest<KitSeat>(sortBy: [SortDescriptor(\.number)])).map { $0.code ?? "nil" }
         }
         try kit.expectEqual(codes, ["nil", "nil", "nil", "X"], "codes after reusing X")
+    }
+
+    /// Duplicates among one save's own inserts are caught before anything is written, for a
+    /// one-column unique index (a name; a code beside many nil codes) and for a compound one,
+    /// without an engine error; many unsaved objects with nil codes save.
+    static func amongUnsaved(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let cases: [(what: String, entity: String, attributes: [String], insert: @Sendable (ObjectContext) -> Void)] = [
+            (
+                "two unsaved accounts named Twin", "Account", ["name"],
+                { context in
+                    for name in ["Twin", "Other", "Twin"] { KitAccount(context: context).name = name }
+                }
+            ),
+            (
+                "two unsaved seats coded Q among nil codes", "Seat", ["code"],
+                { context in
+                    for number in 1...40 {
+                        let seat = KitSeat(context: context)
+                        seat.number = number
+                        seat.code = number == 7 || number == 31 ? "Q" : nil
+                    }
+                }
+            ),
+            (
+                "two unsaved seats at (D, 2)", "Seat", ["row", "number"],
+                { context in
+                    for row in ["D", "E", "D"] {
+                        let seat = KitSeat(context: context)
+                        seat.row = row
+                        seat.number = 2
+                    }
+                }
+            ),
+        ]
+        for clash in cases {
+            let context = container.newBackgroundContext()
+            let error = try await kit.expectStrataError(clash.what) {
+                try await context.perform {
+                    clash.insert(context)
+                    try context.save()
+                }
+            }
+            try kit.expectEqual(
+                error.withoutNative, .constraintViolation(entity: clash.entity, attributes: clash.attributes),
+                "the error for \(clash.what)")
+            try kit.expect(error.native == nil, "\(clash.what): found before the engine was asked, got \(error)")
+        }
+        try await container.performUnitOfWork { context in
+            for number in 1...40 { KitSeat(context: context).number = number }
+            try context.save()
+        }
+        let stored = try await container.read { context in
+            (try context.count(for: FetchRequest<KitAccount>()), try context.count(for: FetchRequest<KitSeat>()))
+        }
+        try kit.expect(
+            stored == (0, 40), "stored accounts and seats: \(stored), expected none and the 40 nil-coded seats")
     }
 
     static func indexedQueries(_ kit: ConformanceHarness) async throws {
