@@ -43,7 +43,7 @@ extension LMDBCommitter {
         let count = entity.layout.classes.count
         try LMDBReader.checkColumns(of: filter, count: count, entity: entity.name)
         let planner = LMDBFilterPlanner(entity: entity)
-        let plan = planner.plan(filter)
+        let plan = try planner.plan(filter, in: txn)
         if case .indexes(let scans) = plan, plan.isExact || planner.isExactEquality(filter, scans) {
             // Every entry of the ranges matches: the keys come from the index alone.
             for scan in scans {

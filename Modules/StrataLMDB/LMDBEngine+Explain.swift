@@ -20,11 +20,13 @@ enum LMDBQueryPlan: Equatable, CustomStringConvertible {
 }
 
 extension LMDBEngine {
-    /// How a reader would find the candidate rows of `plan` (internal; for tests).
-    /// - Throws: `.misuse` for an entity number outside the schema.
-    func explain(_ plan: FetchPlan) throws(StrataError) -> LMDBQueryPlan {
+    /// How a reader would find the candidate rows of `plan` now (internal; for tests): the
+    /// candidate scans of a conjunction are raced in a snapshot, as a read races them.
+    /// - Throws: `.misuse` for an entity number outside the schema; LMDB errors of the snapshot.
+    func explain(_ plan: FetchPlan) throws -> LMDBQueryPlan {
         let entity = try entity(plan.entity)
-        switch LMDBFilterPlanner(entity: entity).plan(plan.filter) {
+        let chosen = try withSnapshot { txn in try LMDBFilterPlanner(entity: entity).plan(plan.filter, in: txn) }
+        switch chosen {
         case .nothing: return .nothing
         case .scan(let lower, let upper): return .keyScan(lower: lower, upper: upper)
         case .indexes(let scans): return .indexScan(indexes: scans.map(\.index.name))

@@ -51,14 +51,37 @@ struct LMDBFilterPlanner {
 
     let entity: LMDBCatalog.Entity
 
+    /// The plan of `filter` without looking at the store: a conjunction takes its best-ranked
+    /// candidate scan.
     func plan(_ filter: Filter?) -> Plan {
+        plan(filter) { (_: [IndexScan]) throws(Never) -> Int? in nil }
+    }
+
+    /// The plan of `filter`.
+    ///
+    /// A conjunction that several index scans could serve takes one of them: the one `fewest`
+    /// names among the candidates (given best rank first), or the best-ranked when it names none
+    /// or the best is a unique equality. A reader passes a race of the candidates' ranges in its
+    /// transaction (``LMDBTransaction/fewestEntries(_:limit:)``), so `account == x && date > d`
+    /// reads the few rows dated after `d` rather than every row of the account.
+    func plan<Failure: Error>(
+        _ filter: Filter?, fewest: ([IndexScan]) throws(Failure) -> Int?
+    ) throws(Failure) -> Plan {
         guard let filter else { return .scan(lower: 1, upper: .max) }
         switch filter {
         case .constant(false):
             return .nothing
         case .and(let parts):
-            let best = Self.intersectingRanges(parts.compactMap(indexScan)).min { $0.rank < $1.rank }
-            if let best { return .indexes([best]) }
+            let candidates = Self.intersectingRanges(parts.compactMap(indexScan)).enumerated()
+                .sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
+            if let best = candidates.first {
+                if candidates.count > 1, best.rank > 0, let pick = try fewest(candidates),
+                    candidates.indices.contains(pick)
+                {
+                    return .indexes([candidates[pick]])
+                }
+                return .indexes([best])
+            }
             var lower: Int64 = 1
             var upper: Int64 = .max
             for case .primaryKey(let op, let key) in parts {
@@ -70,7 +93,7 @@ struct LMDBFilterPlanner {
         case .or(let parts):
             var scans: [IndexScan] = []
             for part in parts {
-                switch plan(part) {
+                switch try plan(part, fewest: fewest) {
                 case .nothing: continue
                 case .indexes(let found): scans += found
                 case .scan: return .scan(lower: 1, upper: .max)
@@ -258,6 +281,22 @@ struct LMDBFilterPlanner {
                 index: index, ranges: [KeyRange(start: start, end: IndexKeyCodec.successor(ofPrefix: start))], rank: 3)
         default:
             return nil
+        }
+    }
+}
+
+extension LMDBFilterPlanner {
+    /// The most entries a race reads of each candidate scan before it gives up and the
+    /// best-ranked candidate is taken: every candidate then holds at least this many, and a race
+    /// costs at most this many cursor steps per candidate.
+    static let raceLimit = 512
+
+    /// The plan of `filter` for a read in `txn`: the candidate scans of a conjunction are raced
+    /// in `txn` (``LMDBTransaction/fewestEntries(_:limit:)``) and the smallest is taken.
+    /// - Throws: the LMDB error of a cursor the race opens or steps.
+    func plan(_ filter: Filter?, in txn: LMDBTransaction) throws(LMDBError) -> Plan {
+        try plan(filter) { (candidates: [IndexScan]) throws(LMDBError) -> Int? in
+            try txn.fewestEntries(candidates.map { ($0.index.dbi, $0.ranges) }, limit: Self.raceLimit)
         }
     }
 }

@@ -273,7 +273,7 @@ final class LMDBReader: StoreReader {
         _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, anyOrder: Bool = false,
         wanted: ContiguousArray<Bool>? = nil, _ body: (StoredRow) throws -> Bool
     ) throws {
-        let plan = LMDBFilterPlanner(entity: entity).plan(filter)
+        let plan = try LMDBFilterPlanner(entity: entity).plan(filter, in: txn)
         // An exact index scan finds only matches (a fault's `fk == key`, a batch's `fk IN keys`):
         // nothing to check again. Otherwise prepared once per scan: membership constants are
         // hashed instead of compared one by one.

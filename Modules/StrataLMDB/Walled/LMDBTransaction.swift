@@ -213,6 +213,61 @@ struct LMDBDatabase: Hashable, Sendable {
         }
     }
 
+    /// Which of several sets of key ranges holds the fewest entries, found by stepping one cursor
+    /// per set in turn, one entry at a time, until a set runs out: its position in `sets` (the
+    /// earlier set on a tie), or nil when every set holds at least `limit` entries. Reads at most
+    /// `limit` entries of each set, and only as many of each as the smallest set holds. Each
+    /// set's ranges must be in ascending order, as ``scan(_:ranges:_:)`` walks them.
+    func fewestEntries(
+        _ sets: [(dbi: LMDBDatabase, ranges: [LMDBFilterPlanner.KeyRange])], limit: Int
+    ) throws(LMDBError) -> Int? {
+        var cursors: [OpaquePointer?] = unsafe []
+        defer { for index in unsafe cursors.indices { unsafe mdb_cursor_close(cursors[index]) } }
+        for set in sets {
+            var cursor: OpaquePointer?
+            try unsafe lmdbCheck(mdb_cursor_open(raw, set.dbi.handle, &cursor))
+            unsafe cursors.append(cursor)
+        }
+        // Per set: the range its cursor is in, and whether the cursor is on an entry of it.
+        var rangeIndex = [Int](repeating: 0, count: sets.count)
+        var positioned = [Bool](repeating: false, count: sets.count)
+        var key = unsafe MDB_val()
+        var data = unsafe MDB_val()
+        for _ in 0..<max(limit, 0) {
+            for (position, set) in sets.enumerated() {
+                // Steps this set's cursor to its next entry in range; false when there is none.
+                var found = false
+                while rangeIndex[position] < set.ranges.count {
+                    let range = set.ranges[rangeIndex[position]]
+                    let rc: Int32
+                    if positioned[position] {
+                        rc = unsafe mdb_cursor_get(cursors[position], &key, &data, MDB_NEXT)
+                    } else {
+                        rc = unsafe range.start.withUnsafeBytes { startBytes in
+                            unsafe key = MDB_val(
+                                mv_size: startBytes.count,
+                                mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
+                            return unsafe mdb_cursor_get(cursors[position], &key, &data, MDB_SET_RANGE)
+                        }
+                    }
+                    if rc == MDB_NOTFOUND { break }
+                    try lmdbCheck(rc)
+                    let keyBytes = unsafe UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+                    if let end = range.end, unsafe Self.compare(keyBytes, end) >= 0 {
+                        rangeIndex[position] += 1
+                        positioned[position] = false
+                        continue
+                    }
+                    positioned[position] = true
+                    found = true
+                    break
+                }
+                if !found { return position }
+            }
+        }
+        return nil
+    }
+
     /// Deletes the entries from the first one up to (not including) the first key at or after
     /// `end`, walking one cursor (`mdb_cursor_del`, then `MDB_NEXT`, which after a delete lands on
     /// the entry that followed), without collecting keys. Returns how many it deleted.
