@@ -22,7 +22,8 @@ enum LMDBQueryPlan: Equatable, CustomStringConvertible {
 extension LMDBEngine {
     /// How a reader would find the candidate rows of `plan` now (internal; for tests): the
     /// candidate scans of a conjunction are raced in a snapshot, as a read races them.
-    /// - Throws: `.misuse` for an entity number outside the schema; LMDB errors of the snapshot.
+    /// - Throws: `.misuse` for an entity number outside the schema; the snapshot's errors, as
+    ///   `StrataError`s (a closed engine, an LMDB failure).
     func explain(_ plan: FetchPlan) throws -> LMDBQueryPlan {
         let entity = try entity(plan.entity)
         let chosen = try withSnapshot { txn in try LMDBFilterPlanner(entity: entity).plan(plan.filter, in: txn) }

@@ -51,12 +51,6 @@ struct LMDBFilterPlanner {
 
     let entity: LMDBCatalog.Entity
 
-    /// The plan of `filter` without looking at the store: a conjunction takes its best-ranked
-    /// candidate scan.
-    func plan(_ filter: Filter?) -> Plan {
-        plan(filter) { (_: [IndexScan]) throws(Never) -> Int? in nil }
-    }
-
     /// The plan of `filter`.
     ///
     /// A conjunction that several index scans could serve takes one of them: the one `fewest`

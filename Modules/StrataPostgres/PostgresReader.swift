@@ -119,22 +119,14 @@ final class PostgresReader: StoreReader {
         // guards are re-read after its rollback (``PostgresEngine/rereadConflicts(_:session:)``).
         let inTransaction = session.connection.transactionState == .inTransaction
         if !inTransaction || plan.limit.map({ $0 <= Self.streamBatch }) == true {
+            let result = try session.run(sql, parameters)
+            let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
             var row = StoredRow(key: 0, version: 0, values: [])
-            try deliver(try session.run(sql, parameters), table: table, through: &row, body)
-            return
-        }
-        if plan.filter != nil && plan.limit == nil && plan.offset == 0 {
-            // A filtered read is usually small. One statement asks for a row more than a batch:
-            // a result that fits is the whole answer, in one round trip instead of a cursor's
-            // three (DECLARE, FETCH, CLOSE). A larger one is read again from the start through
-            // the cursor, its probe dropped before any row reaches `body`: one batch more on a
-            // read of more than a batch. Unfiltered reads (whole tables) go straight to the cursor.
-            let probe = try session.run(sql + " LIMIT \(Self.streamBatch + 1)", parameters)
-            if probe.rowCount <= Self.streamBatch {
-                var row = StoredRow(key: 0, version: 0, values: [])
-                try deliver(probe, table: table, through: &row, body)
-                return
+            for index in 0..<result.rowCount {
+                try decoder.decode(index, into: &row)
+                try body(row)
             }
+            return
         }
         try stream(sql, parameters, table: table, session: session, body)
     }
@@ -156,20 +148,12 @@ final class PostgresReader: StoreReader {
         var row = StoredRow(key: 0, version: 0, values: [])
         while true {
             let result = try session.run(fetch)
-            try deliver(result, table: table, through: &row, body)
+            let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
+            for index in 0..<result.rowCount {
+                try decoder.decode(index, into: &row)
+                try body(row)
+            }
             if result.rowCount < Self.streamBatch { return }
-        }
-    }
-
-    /// Decodes every row of `result` into `row`, one after another, and passes each to `body`.
-    /// - Throws: `.storeCorrupt` for a result whose columns are not the table's; what `body` throws.
-    private func deliver(
-        _ result: PGResult, table: PostgresTableLayout, through row: inout StoredRow, _ body: (StoredRow) throws -> Void
-    ) throws {
-        let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
-        for index in 0..<result.rowCount {
-            try decoder.decode(index, into: &row)
-            try body(row)
         }
     }
 

@@ -78,7 +78,12 @@ extension ObjectContext {
     /// Whether two of `objects` hold the same non-null value in `column`: a one-column unique
     /// index, checked with a set of single values (no array per object).
     private static func repeatsValue(ofColumn column: Int, in objects: [ManagedObject]) -> Bool {
-        var seen = Set<StoredValue>(minimumCapacity: objects.count)
+        // Reserved for the values there are, not the objects: an optional unique attribute may
+        // be nil in most of them.
+        var present = 0
+        for object in objects where !object.values[column].isNull { present += 1 }
+        guard present > 1 else { return false }
+        var seen = Set<StoredValue>(minimumCapacity: present)
         for object in objects {
             let value = object.values[column]
             if value.isNull { continue }
@@ -90,7 +95,7 @@ extension ObjectContext {
     /// Whether two of `objects` hold the same values in `columns`, none of them null: a unique
     /// index over several columns.
     private static func repeatsValues(ofColumns columns: [Int], in objects: [ManagedObject]) -> Bool {
-        var seen = Set<[StoredValue]>(minimumCapacity: objects.count)
+        var seen = Set<[StoredValue]>()
         for object in objects {
             let values = columns.map { object.values[$0] }
             if values.contains(where: \.isNull) { continue }

@@ -25,6 +25,7 @@ struct LMDBIndexRaceTests {
 
     static func equal(_ text: String) -> Filter { .compare(column: t, .equal, .text(text)) }
     static func above(_ real: Double) -> Filter { .compare(column: r, .greaterThan, .real(real)) }
+    static func below(_ real: Double) -> Filter { .compare(column: r, .lessThan, .real(real)) }
 
     /// Filters with the index a read should scan, and why.
     static let cases: [(filter: Filter, indexes: [String], why: String)] = [
@@ -38,8 +39,13 @@ struct LMDBIndexRaceTests {
             "a membership of 2,000 rows against 5 above 1,995"
         ),
         (
-            .or([.and([equal("common"), above(1_998)]), equal("rare")]), ["i.Sample_r", "i.Sample_t"],
-            "each side of an or raced on its own"
+            .and([.isIn(column: t, values: [.text("absent"), .text("rare")]), below(2.5)]), ["i.Sample_r"],
+            "a membership whose first range holds nothing, then 3 rows, against 2"
+        ),
+        (.and([equal("rare"), below(3.5)]), ["i.Sample_t"], "a tie, 3 against 3: the better rank"),
+        (
+            .or([.and([equal("common"), above(1_998)]), .and([equal("rare"), above(0)])]),
+            ["i.Sample_r", "i.Sample_t"], "each and of an or raced on its own"
         ),
     ]
 
