@@ -5,9 +5,9 @@ import Testing
 
 @testable import StrataPostgres
 
-/// A filtered read comes in one statement when it holds at most one streamed batch (2,000 rows)
-/// and through a cursor, from the start, when it holds more: either way exactly the reference
-/// rows, in order, each once, and a read that stops part-way leaves the reader usable.
+/// A filtered read of 0 to 4,500 rows, around the streamed batch (2,000 rows a `FETCH`), gives
+/// exactly the reference rows, in order, each once, and a read that stops part-way leaves the
+/// reader usable.
 @Suite("PostgresEngine filtered reads around the streamed batch")
 struct PostgresFilteredReadTests {
     static let rowCount: Int64 = 4_500
