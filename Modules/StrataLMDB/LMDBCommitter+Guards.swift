@@ -3,7 +3,7 @@ import StrataStorage
 extension LMDBCommitter {
     /// Checks a result guard (``ChangeSet/resultGuards``) inside the write transaction, before any
     /// write of the change set: the rows matching its filter are read as a fetch reads them
-    /// (``LMDBReader/forEachMatch(_:_:_:anyOrder:_:)`` on this transaction) and compared with the
+    /// (``LMDBReader/forEachMatch(_:_:_:anyOrder:wanted:planned:_:)`` on this transaction) and compared with the
     /// expected keys and versions; each difference is recorded as a conflict. LMDB has one writer
     /// at a time, so nothing can change the set between this check and the commit.
     mutating func check(_ guarded: ResultSetGuard) throws {

@@ -58,7 +58,7 @@ extension LMDBCommitter {
         // Only the filter's columns are made into values (texts and blobs of the others read as null).
         var wanted = ContiguousArray(repeating: false, count: count)
         for column in filter.columns { wanted[column] = true }
-        try LMDBReader.forEachMatch(txn, entity, filter, anyOrder: true, wanted: wanted) { row in
+        try LMDBReader.forEachMatch(txn, entity, filter, anyOrder: true, wanted: wanted, planned: plan) { row in
             keys.append(row.key)
             return true
         }

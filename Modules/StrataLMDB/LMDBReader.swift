@@ -269,11 +269,14 @@ final class LMDBReader: StoreReader {
     ///   - anyOrder: the rows may come in any order (``FetchPlan/allowsAnyOrder``).
     ///   - wanted: the columns `body` reads, one flag per column (they must include the filter's);
     ///     texts and blobs of the others read as `.null` (``RowCodec``). Nil for every column.
+    ///   - planned: the plan of `filter` when the caller made it already, in `txn` (its index race
+    ///     is not run twice); nil to make it here.
     static func forEachMatch(
         _ txn: LMDBTransaction, _ entity: LMDBCatalog.Entity, _ filter: Filter?, anyOrder: Bool = false,
-        wanted: ContiguousArray<Bool>? = nil, _ body: (StoredRow) throws -> Bool
+        wanted: ContiguousArray<Bool>? = nil, planned: LMDBFilterPlanner.Plan? = nil,
+        _ body: (StoredRow) throws -> Bool
     ) throws {
-        let plan = try LMDBFilterPlanner(entity: entity).plan(filter, in: txn)
+        let plan = try planned ?? LMDBFilterPlanner(entity: entity).plan(filter, in: txn)
         // An exact index scan finds only matches (a fault's `fk == key`, a batch's `fk IN keys`):
         // nothing to check again. Otherwise prepared once per scan: membership constants are
         // hashed instead of compared one by one.

@@ -161,11 +161,7 @@ struct LMDBDatabase: Hashable, Sendable {
         var data = unsafe MDB_val()
         var rc: Int32
         if let start {
-            rc = unsafe start.withUnsafeBytes { startBytes in
-                unsafe key = MDB_val(
-                    mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
-                return unsafe mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
-            }
+            rc = unsafe Self.seek(cursor, to: start, &key, &data)
         } else {
             rc = unsafe mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
         }
@@ -195,11 +191,7 @@ struct LMDBDatabase: Hashable, Sendable {
         var key = unsafe MDB_val()
         var data = unsafe MDB_val()
         for range in ranges {
-            var rc = unsafe range.start.withUnsafeBytes { startBytes in
-                unsafe key = MDB_val(
-                    mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
-                return unsafe mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
-            }
+            var rc = unsafe Self.seek(cursor, to: range.start, &key, &data)
             while rc == 0 {
                 let keyBytes = unsafe UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
                 if let end = range.end, unsafe Self.compare(keyBytes, end) >= 0 { break }
@@ -239,17 +231,10 @@ struct LMDBDatabase: Hashable, Sendable {
                 var found = false
                 while rangeIndex[position] < set.ranges.count {
                     let range = set.ranges[rangeIndex[position]]
-                    let rc: Int32
-                    if positioned[position] {
-                        rc = unsafe mdb_cursor_get(cursors[position], &key, &data, MDB_NEXT)
-                    } else {
-                        rc = unsafe range.start.withUnsafeBytes { startBytes in
-                            unsafe key = MDB_val(
-                                mv_size: startBytes.count,
-                                mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
-                            return unsafe mdb_cursor_get(cursors[position], &key, &data, MDB_SET_RANGE)
-                        }
-                    }
+                    let rc =
+                        positioned[position]
+                        ? unsafe mdb_cursor_get(cursors[position], &key, &data, MDB_NEXT)
+                        : unsafe Self.seek(cursors[position], to: range.start, &key, &data)
                     if rc == MDB_NOTFOUND { break }
                     try lmdbCheck(rc)
                     let keyBytes = unsafe UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
@@ -266,6 +251,19 @@ struct LMDBDatabase: Hashable, Sendable {
             }
         }
         return nil
+    }
+
+    /// Puts `cursor` on the first entry at or after `start` (`MDB_SET_RANGE`), its key and value
+    /// in `key` and `data`; returns LMDB's result code.
+    @unsafe @inline(__always)
+    private static func seek(
+        _ cursor: OpaquePointer?, to start: [UInt8], _ key: inout MDB_val, _ data: inout MDB_val
+    ) -> Int32 {
+        unsafe start.withUnsafeBytes { startBytes in
+            unsafe key = MDB_val(
+                mv_size: startBytes.count, mv_data: UnsafeMutableRawPointer(mutating: startBytes.baseAddress))
+            return unsafe mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
+        }
     }
 
     /// Deletes the entries from the first one up to (not including) the first key at or after
