@@ -18,10 +18,17 @@ struct BenchmarkOptions: Sendable {
     }
     /// Timed repetitions per measurement; the median is reported. One warm-up run precedes them.
     var repetitions = 5
-    /// Timed repetitions of the set-based workloads 15–20: 1 (after the warm-up), so that a run of
-    /// all six on three engines at 1,000,000 rows stays near 10 minutes, unless `--repetitions`
-    /// is given.
+    /// Timed repetitions of the set-based workloads 15 and 20, which write or read all N rows: 1
+    /// (after the warm-up), so that a run of all six on three engines at 1,000,000 rows stays near
+    /// 10 minutes, unless `--repetitions` is given.
     var setRepetitions = 1
+    /// Timed repetitions of the shorter set-based workloads 16–19 (a tenth of N written, or one
+    /// aggregate): 5 (18 at most 4), unless `--repetitions` is given. One run is not enough: an LMDB
+    /// commit that rewrites a tenth of the rows takes one of two times, whether LMDB's page
+    /// allocator reuses the pages an earlier commit freed (scattered writes) or appends, and a
+    /// single run's ratio then depends on which of the two each side's one commit met
+    /// (Docs/Benchmarks.md, "LMDB's writes at 1,000,000 rows").
+    var setShortRepetitions = 5
     var jsonPath: String?
     var svgPath: String?
     var markdownPath: String?
@@ -48,7 +55,8 @@ struct BenchmarkOptions: Sendable {
                             every store is a schema strata_bench_<run>_…, dropped at the end.
                             Workloads 12 and 14 (child processes) are not run on postgres
           --repetitions R   timed repetitions after one warm-up; the median is reported (default 5;
-                            1 for the set-based workloads 15–20, which follow R when it is given)
+                            for the set-based workloads, 1 for 15 and 20 and 5 for 16–19 (18: at
+                            most 4); all follow R when it is given)
           --workloads LIST  measure only these workloads, e.g. 2,3 (default all; for profiling).
                             14 is the memory of fetching all N rows and holding them, each side
                             in a child process of its own: growth of anonymous memory (the
@@ -112,6 +120,7 @@ struct BenchmarkOptions: Sendable {
                 }
                 repetitions = count
                 setRepetitions = count
+                setShortRepetitions = count
             case "--workloads":
                 let list = try value(for: flag)
                 let chosen = list.split(separator: ",").map { Int($0).flatMap(Workload.init(rawValue:)) }

@@ -7,9 +7,11 @@ struct BenchmarkReport: Codable, Sendable {
     /// When the run started, ISO 8601.
     var date: String
     var rows: Int
-    /// Rows and timed repetitions of the set-based workloads 15–20, when any was measured.
+    /// Rows and timed repetitions of the set-based workloads 15–20, when any was measured:
+    /// `setRepetitions` of 15 and 20, `setShortRepetitions` of 16–19 (18: at most 4).
     var setRows: Int?
     var setRepetitions: Int?
+    var setShortRepetitions: Int?
     var repetitions: Int
     var warmUps: Int
     var machine: MachineInfo
@@ -19,9 +21,15 @@ struct BenchmarkReport: Codable, Sendable {
     var seconds: Double
     var results: [WorkloadResult]
 
-    /// "100000 rows", with the set-based workloads' count when they ran.
+    /// "100000 rows", with the set-based workloads' count and repetitions when they ran.
     var rowsLabel: String {
-        "\(rows) rows" + (setRows.map { " (15–20: \($0), median of \(setRepetitions ?? repetitions))" } ?? "")
+        guard let setRows else { return "\(rows) rows" }
+        let long = setRepetitions ?? repetitions
+        let short = setShortRepetitions ?? long
+        let medians =
+            long == short
+            ? "median of \(long)" : "15 and 20 median of \(long), 16–19 of \(short) (18: \(min(short, 4)))"
+        return "\(rows) rows (15–20: \(setRows), \(medians))"
     }
 
     func json() throws -> Data {

@@ -41,6 +41,8 @@ struct BenchmarkRun {
             command: command, date: date, rows: options.rows,
             setRows: options.workloads.isDisjoint(with: Workload.setBased) ? nil : options.setRows,
             setRepetitions: options.workloads.isDisjoint(with: Workload.setBased) ? nil : options.setRepetitions,
+            setShortRepetitions: options.workloads.isDisjoint(with: Workload.setBased)
+                ? nil : options.setShortRepetitions,
             repetitions: options.repetitions, warmUps: 1,
             machine: .current(), clock: options.clock,
             seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, results: results)

@@ -18,7 +18,10 @@ import Strata
 struct SetBasedBenchmark {
     let engine: EngineChoice
     let data: SetDataset
+    /// Timed runs of 15 and 20.
     let repetitions: Int
+    /// Timed runs of 16–19 (18: at most 4).
+    let shortRepetitions: Int
     let workloads: Set<Workload>
     /// Whether the Strata stores record persistent history (`--history`, default on).
     let recordsHistory: Bool
@@ -32,7 +35,8 @@ struct SetBasedBenchmark {
         var results: [WorkloadResult] = []
         for engine in options.engines {
             let benchmark = SetBasedBenchmark(
-                engine: engine, data: data, repetitions: options.setRepetitions, workloads: options.workloads,
+                engine: engine, data: data, repetitions: options.setRepetitions,
+                shortRepetitions: options.setShortRepetitions, workloads: options.workloads,
                 recordsHistory: options.recordsHistory,
                 scratch: scratch.appendingPathComponent("set-\(engine.rawValue)"))
             results += try await benchmark.run()
@@ -107,7 +111,7 @@ struct SetBasedBenchmark {
         if workloads.contains(.groupedSum) {
             step(.groupedSum)
             let samples = try await measureTriple(
-                .groupedSum, repetitions: repetitions,
+                .groupedSum, repetitions: shortRepetitions,
                 batch: { _ in try await SetBasedWorkloads.groupedSum(store) },
                 objectGraph: { _ in try await SetBasedWorkloads.objectGroupedSum(store) },
                 raw: { _ in
@@ -135,7 +139,7 @@ struct SetBasedBenchmark {
         if workloads.contains(.upsert) {
             step(.upsert)
             let samples = try await measureTriple(
-                .upsert, repetitions: repetitions,
+                .upsert, repetitions: shortRepetitions,
                 batch: { round in try await SetBasedWorkloads.batchUpsert(store, data.upsert(serial: 2 * round)) },
                 objectGraph: { round in
                     try await SetBasedWorkloads.objectUpsert(store, data.upsert(serial: 2 * round + 1))
@@ -152,7 +156,7 @@ struct SetBasedBenchmark {
         if workloads.contains(.batchUpdate) {
             step(.batchUpdate)
             let samples = try await measureTriple(
-                .batchUpdate, repetitions: repetitions,
+                .batchUpdate, repetitions: shortRepetitions,
                 batch: { _ in try await SetBasedWorkloads.batchUpdate(store, category: first) },
                 objectGraph: { _ in try await SetBasedWorkloads.objectUpdate(store, category: first) },
                 raw: { _ in
@@ -164,8 +168,8 @@ struct SetBasedBenchmark {
         }
         if workloads.contains(.batchDelete) {
             step(.batchDelete)
-            let rounds = min(repetitions, SetDataset.categories.count / 2 - 1)
-            if rounds < repetitions {
+            let rounds = min(shortRepetitions, SetDataset.categories.count / 2 - 1)
+            if rounds < shortRepetitions {
                 progress("\(engine.displayName): 18. \(rounds) timed runs (ten categories, two deleted a run)")
             }
             let category = { (index: Int) in SetDataset.categories[index % SetDataset.categories.count] }

@@ -13,6 +13,19 @@ extension LMDBCommitter {
         var columnCount: Int
     }
 
+    /// Which of an entity's databases a run of inserts still reaches in key order. Each new entry
+    /// is first tried as an append (``LMDBTransaction/putNew(_:primaryKey:buffer:append:)``):
+    /// new rows come with keys from a counter, past every stored one, so their pages fill instead
+    /// of splitting in half; a database where an append was refused once (a key below its last,
+    /// as most index keys are) is put the ordinary way for the rest of the run.
+    struct AppendHints {
+        var rows = true
+        /// One per ``IndexPlan``, in the same order.
+        var indexes: [Bool]
+
+        init(indexCount: Int) { indexes = Array(repeating: true, count: indexCount) }
+    }
+
     /// Inserts rows, one run of same-entity rows at a time: the entity, its column classes and
     /// its indexes are looked up once per run, not once per row.
     mutating func insertAll(_ writes: [RowWrite]) throws {
@@ -24,9 +37,10 @@ extension LMDBCommitter {
             let entity = try entity(number)
             let (plans, columns) = Self.indexPlans(entity)
             let classes = entity.layout.classes
+            var hints = AppendHints(indexCount: plans.count)
             for position in start..<end {
                 try insert(
-                    writes[position], entity, classes: classes, indexes: plans, columns: columns)
+                    writes[position], entity, classes: classes, indexes: plans, columns: columns, hints: &hints)
             }
             start = end
         }
@@ -47,10 +61,10 @@ extension LMDBCommitter {
     }
 
     /// Writes a new row, refusing a key that is taken (a conflict: none of the row's index
-    /// entries are written), then its index entries.
+    /// entries are written), then its index entries, each tried as an append while `hints` allow.
     mutating func insert(
         _ write: RowWrite, _ entity: LMDBCatalog.Entity,
-        classes: ContiguousArray<StorageClass>, indexes: [IndexPlan], columns: [Int]
+        classes: ContiguousArray<StorageClass>, indexes: [IndexPlan], columns: [Int], hints: inout AppendHints
     ) throws {
         try checkKey(write.key)
         guard write.values.count == classes.count,
@@ -64,7 +78,9 @@ extension LMDBCommitter {
             ])
         }
         do {
-            try txn.put(entity.dbi, primaryKey: write.key, buffer: rowBytes, noOverwrite: true)
+            if try !txn.putNew(entity.dbi, primaryKey: write.key, buffer: rowBytes, append: hints.rows) {
+                hints.rows = false
+            }
         } catch .keyExists {
             conflicts.append(
                 VersionConflict(
@@ -73,7 +89,7 @@ extension LMDBCommitter {
                     expectedVersion: write.expectedVersion, storedVersion: nil))
             return
         }
-        for index in indexes {
+        for (position, index) in indexes.enumerated() {
             // Encoded column values, then the primary key unless the index is unique and no
             // value is null (nulls never conflict).
             keyBytes.reset()
@@ -91,7 +107,9 @@ extension LMDBCommitter {
                 throw Self.keyTooLong(
                     entity.indexes[index.ordinal], entity, size: keyBytes.count, maxKeySize: maxKeySize)
             }
-            try putIndex(index.dbi, index.isUnique, entity, keyBytes, write.key) { entity.indexes[index.ordinal] }
+            try putIndex(
+                index.dbi, index.isUnique, entity, keyBytes, write.key, append: &hints.indexes[position]
+            ) { entity.indexes[index.ordinal] }
         }
     }
 }

@@ -20,12 +20,13 @@ extension LMDBCommitter {
         var changes = ColumnChanges()
         let updated: [Int] = if case .update(let columns) = upsert.onClash { columns } else { [] }
         let plan = Self.rewritePlan(entity, columns: updated)
+        var hints = AppendHints(indexCount: plans.count)
         for (position, values) in upsert.rows.enumerated() {
             let key = upsert.keys[position]
             guard let owner = try owner(of: values, in: unique, entity, probe: &probe) else {
                 try insert(
                     RowWrite(entity: number, key: key, expectedVersion: 0, values: values), entity, classes: classes,
-                    indexes: plans, columns: columns)
+                    indexes: plans, columns: columns, hints: &hints)
                 result.insertedKeys.append(key)
                 continue
             }

@@ -211,15 +211,16 @@ struct LMDBCommitter {
         }
     }
 
-    /// Adds an index entry whose key is in `indexKey`; an entry already there is a uniqueness
+    /// Adds an index entry whose key is in `indexKey`, first as an append while `append` holds
+    /// (cleared when LMDB refuses one: ``AppendHints``); an entry already there is a uniqueness
     /// violation when the index is unique and the entry belongs to another row (`index` is read
     /// only then).
     mutating func putIndex(
         _ dbi: LMDBDatabase, _ isUnique: Bool, _ entity: LMDBCatalog.Entity, _ indexKey: ByteBuffer, _ key: Int64,
-        index: () -> LMDBCatalog.Index
+        append: inout Bool, index: () -> LMDBCatalog.Index
     ) throws {
         do {
-            try txn.put(dbi, key: indexKey, primaryKeyValue: key, noOverwrite: true)
+            if try !txn.putNew(dbi, key: indexKey, primaryKeyValue: key, append: append) { append = false }
         } catch .keyExists {
             try recordDuplicate(dbi, isUnique, entity, indexKey.array, key, index: index)
         }

@@ -112,6 +112,56 @@ struct LMDBDatabase: Hashable, Sendable {
         return unsafe mdb_put(raw, dbi.handle, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
     }
 
+    /// Adds a new entry under an 8-byte big-endian primary key, never over one, first as an
+    /// append when `append` is set (see ``putNew(_:bytes:_:append:)``).
+    /// - Returns: whether it went in as an append.
+    /// - Throws: `.keyExists` when the key is taken; LMDB's other errors.
+    @inline(__always)
+    func putNew(
+        _ dbi: LMDBDatabase, primaryKey: Int64, buffer value: ByteBuffer, append: Bool
+    ) throws(LMDBError)
+        -> Bool
+    {
+        let (rc, appended) = unsafe withUnsafeBytes(of: primaryKey.bigEndian) {
+            unsafe putNew(dbi, bytes: $0, value.bytes, append: append)
+        }
+        try lmdbCheck(rc)
+        return appended
+    }
+
+    /// Adds a new entry with the bytes of `key` as its key and an 8-byte big-endian primary key
+    /// as its value, never over one, first as an append when `append` is set.
+    /// - Returns: whether it went in as an append.
+    /// - Throws: `.keyExists` when the key is taken; LMDB's other errors.
+    @inline(__always)
+    func putNew(_ dbi: LMDBDatabase, key: ByteBuffer, primaryKeyValue: Int64, append: Bool) throws(LMDBError) -> Bool {
+        let (rc, appended) = unsafe withUnsafeBytes(of: primaryKeyValue.bigEndian) {
+            unsafe putNew(dbi, bytes: key.bytes, $0, append: append)
+        }
+        try lmdbCheck(rc)
+        return appended
+    }
+
+    /// A put that never overwrites. With `append`, it is first tried as `MDB_APPEND`: LMDB then
+    /// goes straight to the last page instead of searching, and when that page is full starts the
+    /// next one instead of splitting it in half, so entries added in key order (new primary keys,
+    /// which come from a counter) fill their pages instead of leaving them half empty. A key that
+    /// is not past the database's last one makes LMDB refuse the append with `MDB_KEYEXIST`
+    /// before it changes anything (the transaction stays usable); the entry is then put the
+    /// ordinary way, which alone tells whether the key is really taken.
+    @unsafe @inline(__always)
+    private func putNew(
+        _ dbi: LMDBDatabase, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, append: Bool
+    ) -> (rc: Int32, appended: Bool) {
+        var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = unsafe MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        if append {
+            let rc = unsafe mdb_put(raw, dbi.handle, &k, &v, UInt32(MDB_APPEND | MDB_NOOVERWRITE))
+            if rc != MDB_KEYEXIST { return (rc, rc == 0) }
+        }
+        return (unsafe mdb_put(raw, dbi.handle, &k, &v, UInt32(MDB_NOOVERWRITE)), false)
+    }
+
     /// Deletes `key`; returns false when it was not there.
     @discardableResult
     func delete(_ dbi: LMDBDatabase, _ key: [UInt8]) throws(LMDBError) -> Bool {
