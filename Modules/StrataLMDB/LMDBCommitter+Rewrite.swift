@@ -39,22 +39,24 @@ extension LMDBCommitter {
 
     /// Reads the row `key` into `row` (the `wanted` columns made into values), lets `change` change
     /// its values in place through `changes`, and, when any changed, writes it at the next version
-    /// with new entries in the `indexes` on a changed column (unique ones checked as a row update's).
-    /// Returns whether the row was written, or nil when there is no such row.
+    /// where it stands (through `rewriter`, a cursor on the entity's database: one search for the
+    /// read and the write) with new entries in the `indexes` on a changed column (unique ones
+    /// checked as a row update's). Returns whether the row was written, or nil when there is no
+    /// such row.
     /// - Throws: what `change` throws; `.validation` for a value its column cannot hold (NaN) or an
     ///   index key too long; `.storeFull` at the highest version; `.storeCorrupt`; LMDB errors.
     mutating func rewrite(
         _ entity: LMDBCatalog.Entity, _ key: Int64, wanted: ContiguousArray<Bool>?, indexes: [LMDBCatalog.Index],
-        row: inout StoredRow, changes: inout ColumnChanges,
+        row: inout StoredRow, changes: inout ColumnChanges, rewriter: inout LMDBRowRewriter,
         _ change: (inout ContiguousArray<StoredValue>, inout ColumnChanges) throws -> Void
     ) throws -> Bool? {
         changes.removeAll()
         let layout = entity.layout
         let out = rowBytes
-        let found: Bool? = try txn.get(entity.dbi, primaryKey: key) { bytes in
+        let found = try rewriter.rewrite(primaryKey: key) { bytes -> ByteBuffer? in
             try RowCodec.decode(bytes, key: key, layout: layout, wanted: wanted, into: &row)
             try change(&row.values, &changes)
-            if changes.columns.isEmpty { return false }
+            if changes.columns.isEmpty { return nil }
             let next = try Self.nextVersion(after: row.version, entity, key)
             guard
                 RowCodec.splice(
@@ -66,7 +68,7 @@ extension LMDBCommitter {
                     ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")
                 ])
             }
-            return true
+            return out
         }
         guard let found else { return nil }
         guard found else { return false }
@@ -83,7 +85,6 @@ extension LMDBCommitter {
             try txn.delete(index.dbi, oldKey)
             try putIndex(index, entity, newKey, key)
         }
-        try txn.put(entity.dbi, primaryKey: key, buffer: out)
         return true
     }
 }

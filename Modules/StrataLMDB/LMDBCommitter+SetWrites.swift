@@ -51,20 +51,23 @@ extension LMDBCommitter {
         var row = StoredRow(key: 0, version: 0, values: [])
         var changes = ColumnChanges()
         let storeIdentifier = storeIdentifier
-        for key in keys {
-            let written = try rewrite(
-                entity, key, wanted: plan.wanted, indexes: plan.indexes, row: &row, changes: &changes
-            ) { values, changes in
-                for item in assignments {
-                    guard let value = item.assignment.applied(to: values[item.column]) else {
-                        throw SetWrite.overflow(
-                            entityName: entity.name, column: entity.columns[item.column].name, key: key,
-                            storeIdentifier: storeIdentifier)
+        try txn.withRowRewriter(entity.dbi) { rewriter in
+            for key in keys {
+                let written = try rewrite(
+                    entity, key, wanted: plan.wanted, indexes: plan.indexes, row: &row, changes: &changes,
+                    rewriter: &rewriter
+                ) { values, changes in
+                    for item in assignments {
+                        guard let value = item.assignment.applied(to: values[item.column]) else {
+                            throw SetWrite.overflow(
+                                entityName: entity.name, column: entity.columns[item.column].name, key: key,
+                                storeIdentifier: storeIdentifier)
+                        }
+                        changes.set(item.column, to: value, in: &values)
                     }
-                    changes.set(item.column, to: value, in: &values)
                 }
+                if written == true { result.keys.append(key) }
             }
-            if written == true { result.keys.append(key) }
         }
         return result
     }

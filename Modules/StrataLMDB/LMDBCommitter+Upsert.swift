@@ -21,32 +21,36 @@ extension LMDBCommitter {
         let updated: [Int] = if case .update(let columns) = upsert.onClash { columns } else { [] }
         let plan = Self.rewritePlan(entity, columns: updated)
         var hints = AppendHints(indexCount: plans.count)
-        for (position, values) in upsert.rows.enumerated() {
-            let key = upsert.keys[position]
-            guard let owner = try owner(of: values, in: unique, entity, probe: &probe) else {
-                try insert(
-                    RowWrite(entity: number, key: key, expectedVersion: 0, values: values), entity, classes: classes,
-                    indexes: plans, columns: columns, hints: &hints)
-                result.insertedKeys.append(key)
-                continue
+        try txn.withRowRewriter(entity.dbi) { rewriter in
+            for (position, values) in upsert.rows.enumerated() {
+                let key = upsert.keys[position]
+                guard let owner = try owner(of: values, in: unique, entity, probe: &probe) else {
+                    try insert(
+                        RowWrite(entity: number, key: key, expectedVersion: 0, values: values), entity,
+                        classes: classes,
+                        indexes: plans, columns: columns, hints: &hints)
+                    result.insertedKeys.append(key)
+                    continue
+                }
+                guard case .update = upsert.onClash else {
+                    result.ignoredCount += 1
+                    continue
+                }
+                let written = try rewrite(
+                    entity, owner, wanted: plan.wanted, indexes: plan.indexes, row: &row, changes: &changes,
+                    rewriter: &rewriter
+                ) { stored, changes in
+                    for column in updated { changes.set(column, to: values[column], in: &stored) }
+                }
+                guard let written else {
+                    throw StrataError.storeCorrupt("index \(unique.name) points at row \(owner), which does not exist")
+                }
+                guard written else {
+                    result.ignoredCount += 1
+                    continue
+                }
+                result.keys.append(owner)
             }
-            guard case .update = upsert.onClash else {
-                result.ignoredCount += 1
-                continue
-            }
-            let written = try rewrite(
-                entity, owner, wanted: plan.wanted, indexes: plan.indexes, row: &row, changes: &changes
-            ) { stored, changes in
-                for column in updated { changes.set(column, to: values[column], in: &stored) }
-            }
-            guard let written else {
-                throw StrataError.storeCorrupt("index \(unique.name) points at row \(owner), which does not exist")
-            }
-            guard written else {
-                result.ignoredCount += 1
-                continue
-            }
-            result.keys.append(owner)
         }
         return result
     }

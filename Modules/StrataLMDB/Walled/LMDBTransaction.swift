@@ -429,6 +429,16 @@ struct LMDBDatabase: Hashable, Sendable {
         if rc != MDB_NOTFOUND { try lmdbCheck(rc) }
     }
 
+    /// Calls `body` with a ``LMDBRowRewriter`` on `dbi`: one cursor for many point rewrites,
+    /// closed when `body` returns (inside the transaction, as LMDB requires).
+    func withRowRewriter<T>(_ dbi: LMDBDatabase, _ body: (inout LMDBRowRewriter) throws -> T) throws -> T {
+        var cursor: OpaquePointer?
+        try unsafe lmdbCheck(mdb_cursor_open(raw, dbi.handle, &cursor))
+        var rewriter = unsafe LMDBRowRewriter(cursor: cursor)
+        defer { unsafe mdb_cursor_close(cursor) }
+        return try body(&rewriter)
+    }
+
     /// Copies every entry of `source` into the empty database `target`, in key order
     /// (`MDB_APPEND`); returns how many it copied. `progress` is called with the count so far
     /// every `every` entries.
@@ -484,4 +494,50 @@ struct LMDBDatabase: Hashable, Sendable {
 /// LMDB's text for a result code (`mdb_strerror`, which also knows errno values).
 func lmdbMessage(_ code: Int32) -> String {
     unsafe String(cString: mdb_strerror(code))
+}
+
+/// Rewrites rows under their 8-byte primary keys with one search each: the cursor finds the row
+/// (`MDB_SET_KEY`) and replaces its value where it stands (`mdb_cursor_put` with `MDB_CURRENT`),
+/// where a get and a put would search the B-tree twice.
+///
+/// Lifetime rule: only ``LMDBTransaction/withRowRewriter(_:_:)`` makes one, and lends it to its
+/// closure; it cannot be copied out (`~Copyable`), so its cursor is never used after it closes.
+///
+/// ```swift
+/// try txn.withRowRewriter(entity.dbi) { rewriter in
+///     _ = try rewriter.rewrite(primaryKey: 7) { stored in changed(stored) }
+/// }
+/// ```
+@safe struct LMDBRowRewriter: ~Copyable {
+    private let cursor: OpaquePointer?
+
+    @unsafe fileprivate init(cursor: OpaquePointer?) { unsafe self.cursor = cursor }
+
+    /// Calls `body` with the value stored under `primaryKey`; when it returns bytes, they
+    /// replace the value (copied at once; the stored bytes `body` saw are not valid after).
+    /// - Returns: nil when there is no such key; otherwise whether the value was replaced.
+    /// - Throws: what `body` throws; LMDB's errors (the transaction is then unusable).
+    mutating func rewrite(primaryKey: Int64, _ body: (RawSpan) throws -> ByteBuffer?) throws -> Bool? {
+        var stableKey = primaryKey.bigEndian
+        return try unsafe withUnsafeMutableBytes(of: &stableKey) { keyBytes in
+            var key = unsafe MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+            var data = unsafe MDB_val()
+            let found = unsafe mdb_cursor_get(cursor, &key, &data, MDB_SET_KEY)
+            if found == MDB_NOTFOUND { return nil }
+            try lmdbCheck(found)
+            let stored = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+            guard let replacement = try body(stored) else { return false }
+            // The key given back is the caller's copy, not the page's (MDB_SET_KEY pointed `key`
+            // at the page): a value of another size is replaced by a delete and an insert.
+            var ownKey = unsafe MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+            let put = withExtendedLifetime(replacement) {
+                let bytes = unsafe replacement.bytes
+                var value = unsafe MDB_val(
+                    mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                return unsafe mdb_cursor_put(cursor, &ownKey, &value, UInt32(MDB_CURRENT))
+            }
+            try lmdbCheck(put)
+            return true
+        }
+    }
 }
