@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 /// The committing side of workload 12, in a second process: `strata-bench` started again as
 ///
@@ -37,7 +38,7 @@ enum HistoryWriter {
     /// Starts the child on the store in `directory`, waits for it, and returns its save times
     /// by commit index.
     static func spawn(_ engine: EngineChoice, directory: URL, commits: Int) async throws -> [SaveTimes] {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = [flag, engine.rawValue, directory.path, String(commits)]
         let output = Pipe()

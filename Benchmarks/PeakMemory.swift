@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 /// 14. The memory of fetching all N rows and holding them, Strata against the raw baseline.
 ///
@@ -91,7 +92,7 @@ enum PeakMemory {
 
     /// Runs one side in a child process and decodes the line it prints.
     private static func child(_ engine: EngineChoice, _ side: String, rows: Int) throws -> Side {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = [flag, engine.rawValue, side, String(rows)]
         let output = Pipe()

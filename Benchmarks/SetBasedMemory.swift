@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 /// The memory figures of workloads 19 and 20 (issue 25): the grouped sum (memory at most the
 /// raw query's + 10 MB) and the stream (peak resident set at most 50 MB), each measured in a
@@ -121,7 +122,7 @@ enum SetBasedMemory {
     private static func child(
         _ engine: EngineChoice, _ side: String, _ phase: Phase, _ directory: URL
     ) throws -> Output {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let schema = engine == .postgres ? BenchmarkPostgres.schema(for: directory) : "-"
         process.arguments = [flag, engine.rawValue, side, phase.rawValue, directory.path, schema]

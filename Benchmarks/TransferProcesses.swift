@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Strata
 import StrataPostgres
+import StrataTestSupport
 
 /// Workload 7 across processes: ledger transfers per second from ``processes`` processes of
 /// ``tasks`` tasks each on one store (issue 27), against the same tasks in one process. Each
@@ -83,7 +84,7 @@ enum TransferProcesses {
 
     /// One child process and its pipes.
     private final class Child: @unchecked Sendable {
-        let process = Process()
+        let process = SpawnedProcess()
         private let input = Pipe()
         private let output = Pipe()
         private let errors = Pipe()

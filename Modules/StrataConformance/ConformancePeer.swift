@@ -1,5 +1,6 @@
 public import Foundation
 public import Strata
+import StrataTestSupport
 
 /// A second process for the cross-process checks: an executable of yours whose `main` calls
 /// ``StrataConformance/peerMain(arguments:engine:)``, with the arguments it needs first.
@@ -95,7 +96,7 @@ extension ConformanceHarness {
 
 /// A started peer process.
 final class RunningPeer: Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let output = Pipe()
     private let errors = Pipe()
     private let exited: AsyncStream<Int32>
@@ -103,7 +104,7 @@ final class RunningPeer: Sendable {
     init(executable: URL, arguments: [String]) throws {
         let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
         self.exited = exited
-        process = Process()
+        process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = output

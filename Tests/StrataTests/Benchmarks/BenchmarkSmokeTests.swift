@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 /// Runs the built `strata-bench` executable at N = 1,000 with one repetition and 10 commits for
@@ -242,7 +243,7 @@ enum BenchmarkBinary {
     static func runBlocking(
         _ binary: URL, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> (status: Int32, output: String, errorOutput: String) {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = binary
         process.arguments = arguments
         if !environment.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataStorage
+import StrataTestSupport
 import Testing
 
 @Suite("LMDB damaged and foreign files give typed errors")
@@ -122,7 +123,7 @@ struct LMDBBadFileTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: install lmdb-utils (CI does)")
         let directory = try Self.closedStore()
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = ["-a", directory.path]
         let pipe = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 extension LedgerTests {
@@ -115,7 +116,7 @@ extension LedgerTests {
 /// ends the wait (the reads reach the end of the output) and the test fails with the transcript
 /// instead of hanging. That bound asserts nothing about speed.
 final class WatchProcess {
-    private let process = Process()
+    private let process = SpawnedProcess()
     private let output = Pipe()
     private let errorLog: URL
     private let watchdog: DispatchWorkItem
@@ -180,7 +181,7 @@ final class WatchProcess {
     }
 
     /// Reads the output to its end and waits for the process to exit by itself.
-    func finish() async -> (reason: Process.TerminationReason, status: Int32) {
+    func finish() async -> (reason: SpawnedProcess.TerminationReason, status: Int32) {
         _ = await waitForLine { _ in false }
         await Blocking.waitForExit(process)
         watchdog.cancel()
@@ -189,7 +190,7 @@ final class WatchProcess {
 
     /// Sends `signal`, reads the output up to the watcher's last line ("Stopped. …", or the end of
     /// the output if it never says it) and waits for the process to end.
-    func stop(signal: Int32) async -> (reason: Process.TerminationReason, status: Int32) {
+    func stop(signal: Int32) async -> (reason: SpawnedProcess.TerminationReason, status: Int32) {
         kill(process.processIdentifier, signal)
         _ = await waitForLine { $0.hasPrefix("Stopped.") }
         await Blocking.waitForExit(process)

@@ -232,7 +232,7 @@ final class LineStream: Sendable {
 /// One writer process of the bank (`strata-crash-writer --mode bank`) and its output.
 final class BankWriter: @unchecked Sendable {
     // `process` is configured in init and then only read.
-    let process = Process()
+    let process = SpawnedProcess()
     private let output: LineStream
     private let errorOutput: LineStream
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 /// A PostgreSQL cluster of one test's own, started with `Scripts/with-postgres.sh` (so set up
@@ -6,7 +7,7 @@ import Testing
 /// must not cut off the rest of the suite running on the shared one.
 final class PrivatePostgresServer: @unchecked Sendable {
     // Configured in init, then only read.
-    private let process = Process()
+    private let process = SpawnedProcess()
     private let output: LineStream
     /// The file whose creation tells the script to stop the cluster.
     private let stopFile: URL

@@ -90,7 +90,7 @@ struct ConsumerCrashTests {
     static func runConsumer(
         kind: EngineKind, location: URL, killAfter delay: Duration = .seconds(120), until: Int64? = nil
     ) async throws -> (status: Int32, count: Int) {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = CrashSafetyTests.writerURL
         process.arguments =
             ["--mode", "consume", "--api", api, "--engine", kind.rawValue, "--store", location.path]

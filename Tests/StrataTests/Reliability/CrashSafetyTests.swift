@@ -85,7 +85,7 @@ struct CrashSafetyTests {
     @Test("the leftover-session check reports a server session of a dead writer")
     func leftoverSessionCheckSeesADeadWritersSession() async throws {
         let url = try #require(TestPostgres.url, "\(TestPostgres.variable) is not set: run with Scripts/test.sh")
-        let exited = Process()
+        let exited = SpawnedProcess()
         exited.executableURL = URL(fileURLWithPath: "/bin/true")
         try exited.run()
         exited.waitUntilExit()
@@ -101,7 +101,7 @@ struct CrashSafetyTests {
     static func runAndKill(
         kind: EngineKind, location: URL, writerSeed: UInt64, after delay: Duration
     ) async throws -> Int64 {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = writerURL
         process.arguments = ["--engine", kind.rawValue, "--store", location.path, "--seed", String(writerSeed)]
         let output = Pipe()
@@ -231,7 +231,7 @@ struct CrashSafetyTests {
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/mdb_stat") else {
                 return ["mdb_stat is missing (install lmdb-utils)"]
             }
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/mdb_stat")
             process.arguments = ["-r", location.path]
             let output = Pipe()

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// A store on a full disk (a 2 MiB tmpfs) reports `.storeFull`, writes nothing of the failed
@@ -20,7 +21,7 @@ struct FullDiskTests {
     }
 
     static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 /// Runs `strata-probe` (built next to the test binary) for the store-lifetime tests: creation
@@ -16,7 +17,7 @@ final class LifetimeProbe: @unchecked Sendable {
         )
     }
 
-    let process = Process()
+    let process = SpawnedProcess()
     private let output = Pipe()
     private var buffered = Data()
 
@@ -73,7 +74,7 @@ final class LifetimeProbe: @unchecked Sendable {
 
     /// The reader slots of an LMDB store as `mdb_stat -r` lists them: (pid, transaction or "-").
     static func readerSlots(_ store: URL) throws -> [(pid: Int32, txn: String)] {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mdb_stat")
         process.arguments = ["-r", store.path]
         let pipe = Pipe()

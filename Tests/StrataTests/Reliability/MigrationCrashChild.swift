@@ -1,6 +1,7 @@
 import CrashModels
 import Foundation
 import StrataStorage
+import StrataTestSupport
 
 /// Runs the crash writer's migration modes (`Tests/HelperPrograms/CrashWriter/MigrationModes.swift`) for
 /// ``MigrationCrashTests`` and ``MigrationRaceTests``.
@@ -38,7 +39,7 @@ enum MigrationCrashChild {
     /// Runs the crash writer with `arguments` to its exit and collects what it printed. The reads
     /// and the wait for the exit block threads of their own (``Blocking``), not the test's.
     static func run(kind: EngineKind, store: TestStore, arguments: [String]) async throws -> Run {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = CrashSafetyTests.writerURL
         process.arguments =
             arguments + ["--engine", kind.rawValue, "--store", store.configuration.location.path]

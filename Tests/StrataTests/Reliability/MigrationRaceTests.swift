@@ -1,6 +1,7 @@
 import CrashModels
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// Two processes open the same version-1 store with version 2 at once, as two copies of an
@@ -51,7 +52,7 @@ struct MigrationRaceTests {
         let rows = 300
         let store = try TestStore(kind)
         try await MigrationCrashStore.makeVersion1(store, rows: rows)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = CrashSafetyTests.writerURL
         process.arguments = [
             "--mode", "hold-old", "--engine", kind.rawValue, "--store", store.configuration.location.path,

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataConformance
+import StrataTestSupport
 import Testing
 
 /// Issue 24, item 3: "insert an admin only if there is none", raced by 8 processes over 100 orgs.
@@ -93,11 +94,11 @@ struct PhantomRaceTests {
 
     /// A started conformance peer whose output is collected in files.
     final class Peer: Sendable {
-        let process: Process
+        let process: SpawnedProcess
         let outputFile: URL
         let errorFile: URL
 
-        init(process: Process, outputFile: URL, errorFile: URL) {
+        init(process: SpawnedProcess, outputFile: URL, errorFile: URL) {
             self.process = process
             self.outputFile = outputFile
             self.errorFile = errorFile
@@ -122,7 +123,7 @@ struct PhantomRaceTests {
         let errorFile = directory.appendingPathComponent("peer-\(name).err")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = conformance.executable
         process.arguments = conformance.arguments + arguments
         process.standardOutput = try FileHandle(forWritingTo: outputFile)

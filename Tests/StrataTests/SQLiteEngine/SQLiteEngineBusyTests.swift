@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// Another process holds the store's write lock (`strata-probe sqlite-hold-write`): a write that
@@ -15,8 +16,8 @@ struct SQLiteEngineBusyTests {
     }
 
     /// Starts `sqlite-hold-write` on the store and returns once the probe holds the lock.
-    static func holdWriteLock(_ store: TemporarySQLiteStore, millis: Int) throws -> Process {
-        let process = Process()
+    static func holdWriteLock(_ store: TemporarySQLiteStore, millis: Int) throws -> SpawnedProcess {
+        let process = SpawnedProcess()
         process.executableURL = probeURL
         process.arguments = ["sqlite-hold-write", "--store", store.path, "--millis", String(millis)]
         let output = Pipe()

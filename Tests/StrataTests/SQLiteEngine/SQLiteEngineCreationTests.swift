@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataSQLite
 import StrataStorage
+import StrataTestSupport
 import Synchronization
 import Testing
 
@@ -18,7 +19,7 @@ struct SQLiteEngineCreationTests {
 
     /// The process ID of a process that has exited.
     private static func deadProcessID() throws -> Int32 {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/true")
         try process.run()
         process.waitUntilExit()

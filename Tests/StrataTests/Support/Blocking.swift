@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Synchronization
 
 /// Blocking work of a test — reading a child process's pipe, waiting for it to exit — run on a
@@ -45,7 +46,7 @@ enum Blocking {
     }
 
     /// Waits for `process` to exit, off the test's thread.
-    static func waitForExit(_ process: Process) async {
+    static func waitForExit(_ process: SpawnedProcess) async {
         _ = try? await run { process.waitUntilExit() }
     }
 }

@@ -158,7 +158,7 @@ extension PostgresSQL {
     static func copySchema(from source: String, to destination: String, url: String? = TestPostgres.url) throws {
         guard let url else { throw PostgresSQLError(message: "\(TestPostgres.variable) is not set") }
         try PostgresSQL(url: url).execute("DROP SCHEMA IF EXISTS \(identifier(destination)) CASCADE")
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         // Schema names are `s_` and 16 hex digits, so the textual rename touches nothing else.
         process.arguments = [

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Synchronization
 
 /// A child process run to its end, with all it printed.
@@ -17,7 +18,7 @@ struct ChildProcess: Sendable {
     static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil
     ) throws -> ChildProcess {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }

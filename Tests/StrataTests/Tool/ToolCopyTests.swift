@@ -170,7 +170,7 @@ struct ToolCopyTests {
         let target = try TestStore(kind)
         let sourceArgument = try StrataCommandRun.argument(for: source)
         let targetArgument = try StrataCommandRun.argument(for: target)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = StrataCommandRun.url
         process.arguments = ["copy", sourceArgument, targetArgument, "--batch-rows", "1"]
         process.standardOutput = FileHandle.nullDevice

@@ -1,13 +1,14 @@
 import CrashModels
 import Foundation
 import Strata
+import StrataTestSupport
 import Synchronization
 import Testing
 
 /// A `strata-crash-writer` process saving transfers into a store while a `strata` command runs:
 /// each acknowledged save prints its sequence, read here as it comes.
 final class ToolWriterProcess: Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let printed = Mutex<String>("")
 
     /// The writer built next to the test binary.
@@ -21,7 +22,7 @@ final class ToolWriterProcess: Sendable {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.url.path),
             "build the strata-crash-writer product first (swift build)")
-        process = Process()
+        process = SpawnedProcess()
         process.executableURL = Self.url
         process.arguments = ["--engine", kind.rawValue, "--store", location.path, "--seed", "28"]
         let output = Pipe()
