@@ -1,6 +1,9 @@
 public import Foundation
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A child process started with `posix_spawn`: the part of Foundation's `Process` that the tests,
 /// the conformance peer and the benchmark's children use, without Foundation's scan of
@@ -15,10 +18,14 @@ import Synchronization
 /// and closes every descriptor above 2 in the child (`posix_spawn_file_actions_addclosefrom_np`),
 /// as Foundation does, without looking at them.
 ///
-/// The child gets the standard streams set (a `Pipe`, whose far end the parent closes once the
-/// child runs, a `FileHandle`, or nil for the parent's own), a new process group (as Foundation
-/// gives it, so that a terminal's signals to the parent do not reach it), no blocked signals and
-/// every signal's default action. A thread of its own waits for it to end.
+/// The child gets the standard streams set, as Foundation gives them: a `Pipe` (whose far end the
+/// parent closes once the child runs), a `FileHandle` (`FileHandle.nullDevice` and nil mean
+/// `/dev/null`), or, when left alone, the parent's own. It gets a new process group (so that a
+/// terminal's signals to the parent do not reach it), no blocked signals and every signal's
+/// default action. A thread of its own waits for it to end.
+///
+/// Needs glibc 2.34 or later (for `posix_spawn_file_actions_addclosefrom_np`); elsewhere
+/// ``run()`` throws ``SpawnError``.
 ///
 /// ```swift
 /// let child = SpawnedProcess()
@@ -48,6 +55,7 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// Why a child could not be started.
     public struct SpawnError: Error, CustomStringConvertible {
+        /// What went wrong, naming the program.
         public let description: String
     }
 
@@ -57,14 +65,20 @@ public final class SpawnedProcess: @unchecked Sendable {
     public var arguments: [String] = []
     /// Its whole environment; nil gives it the parent's.
     public var environment: [String: String]?
-    /// Standard input: a `Pipe` (the child reads its reading end), a `FileHandle`, or nil.
-    public var standardInput: Any?
-    /// Standard output: a `Pipe` (the child writes its writing end), a `FileHandle`, or nil.
-    public var standardOutput: Any?
+    /// Standard input: a `Pipe` (the child reads its reading end), a `FileHandle`, or nil for
+    /// `/dev/null`; the parent's by default.
+    public var standardInput: Any? = FileHandle.standardInput
+    /// Standard output: a `Pipe` (the child writes its writing end), a `FileHandle`, or nil for
+    /// `/dev/null`; the parent's by default.
+    public var standardOutput: Any? = FileHandle.standardOutput
     /// Standard error, as ``standardOutput``.
-    public var standardError: Any?
-    /// Called once, on the waiting thread, when the child has ended.
-    public var terminationHandler: (@Sendable (SpawnedProcess) -> Void)?
+    public var standardError: Any? = FileHandle.standardError
+    /// Called once, on the waiting thread, when the child has ended; read when it ends, so it may
+    /// be set after ``run()``.
+    public var terminationHandler: (@Sendable (SpawnedProcess) -> Void)? {
+        get { state.withLock { $0.handler } }
+        set { state.withLock { $0.handler = newValue } }
+    }
 
     private struct State {
         var pid: pid_t = 0
@@ -72,6 +86,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         var ended = false
         var status: Int32 = 0
         var reason = TerminationReason.exit
+        var handler: (@Sendable (SpawnedProcess) -> Void)?
     }
 
     private let state = Mutex(State())
@@ -87,7 +102,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     public var isRunning: Bool { state.withLock { $0.started && !$0.ended } }
 
     /// The exit status, or the number of the signal that ended it (see ``terminationReason``);
-    /// 0 while it runs.
+    /// 0 while it runs, and -1 when waiting for it failed.
     public var terminationStatus: Int32 { state.withLock { $0.status } }
 
     /// Whether the child exited or a signal ended it.
@@ -102,17 +117,18 @@ public final class SpawnedProcess: @unchecked Sendable {
             throw SpawnError(description: "SpawnedProcess.run(): \(executableURL.path) was already started")
         }
         var farEnds: [FileHandle] = []
-        var descriptors: [(source: Int32, target: Int32)] = []
+        var streams: [(source: Int32?, target: Int32)] = []
         for (target, stream) in [(Int32(0), standardInput), (1, standardOutput), (2, standardError)] {
             switch stream {
             case nil:
-                continue
+                streams.append((nil, target))
             case let pipe as Pipe:
                 let end = target == 0 ? pipe.fileHandleForReading : pipe.fileHandleForWriting
                 farEnds.append(end)
-                descriptors.append((end.fileDescriptor, target))
+                streams.append((end.fileDescriptor, target))
             case let handle as FileHandle:
-                descriptors.append((handle.fileDescriptor, target))
+                // `FileHandle.nullDevice` has no descriptor (-1): /dev/null, as Foundation gives.
+                streams.append((handle.fileDescriptor >= 0 ? handle.fileDescriptor : nil, target))
             default:
                 throw SpawnError(
                     description: "SpawnedProcess.run(): stream \(target) must be a Pipe, a FileHandle or nil")
@@ -120,9 +136,18 @@ public final class SpawnedProcess: @unchecked Sendable {
         }
         let path = executableURL.path
         let environment = self.environment ?? ProcessInfo.processInfo.environment
-        let pid = try unsafe Self.spawn(
-            path: path, arguments: [path] + arguments,
-            environment: environment.map { "\($0.key)=\($0.value)" }, descriptors: descriptors)
+        // Entered before the child is published as started, so that a `waitUntilExit` on another
+        // thread never finds it started and the group empty.
+        ended.enter()
+        let pid: pid_t
+        do {
+            pid = try unsafe Self.spawn(
+                path: path, arguments: [path] + arguments,
+                environment: environment.map { "\($0.key)=\($0.value)" }, streams: streams)
+        } catch {
+            ended.leave()
+            throw error
+        }
         state.withLock {
             $0.pid = pid
             $0.started = true
@@ -130,18 +155,31 @@ public final class SpawnedProcess: @unchecked Sendable {
         // The child holds its own copies now; the parent's copies of the child's ends would keep
         // the pipes open (no end of file for the reader) until this object went away.
         for end in farEnds { try? end.close() }
-        ended.enter()
-        let handler = terminationHandler
         let waiter = Thread { [self] in
-            var status: Int32 = 0
-            while unsafe waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            state.withLock {
-                // The wait status's layout (<sys/wait.h>): the low 7 bits are the signal that
-                // ended the child, 0 when it exited, its status then in the next 8 bits.
-                let signal = status & 0x7f
-                $0.reason = signal == 0 ? .exit : .uncaughtSignal
-                $0.status = signal == 0 ? (status >> 8) & 0xff : signal
-                $0.ended = true
+            // Wait without reaping first, so that the process ID stays the child's (no signal can
+            // reach a reused ID) until `ended` is set under the lock; then reap.
+            var info = unsafe siginfo_t()
+            var waited: Int32
+            repeat {
+                waited = unsafe waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT)
+            } while waited == -1
+                && errno == EINTR
+            let handler = state.withLock { state -> (@Sendable (SpawnedProcess) -> Void)? in
+                var status: Int32 = 0
+                var reaped: pid_t
+                repeat { reaped = unsafe waitpid(pid, &status, 0) } while reaped == -1 && errno == EINTR
+                if waited == -1 || reaped == -1 {
+                    state.reason = .exit
+                    state.status = -1
+                } else {
+                    // The wait status's layout (<sys/wait.h>): the low 7 bits are the signal that
+                    // ended the child, 0 when it exited, its status then in the next 8 bits.
+                    let signal = status & 0x7f
+                    state.reason = signal == 0 ? .exit : .uncaughtSignal
+                    state.status = signal == 0 ? (status >> 8) & 0xff : signal
+                }
+                state.ended = true
+                return state.handler
             }
             handler?(self)
             ended.leave()
@@ -184,33 +222,50 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// every other descriptor above 2 closed in the child.
     @unsafe
     private static func spawn(
-        path: String, arguments: [String], environment: [String], descriptors: [(source: Int32, target: Int32)]
+        path: String, arguments: [String], environment: [String], streams: [(source: Int32?, target: Int32)]
     ) throws -> pid_t {
+        func check(_ result: Int32, _ call: String) throws {
+            guard result == 0 else {
+                throw SpawnError(
+                    description: "cannot start \(path): \(call): \(unsafe String(cString: strerror(result)))")
+            }
+        }
         var actions = unsafe posix_spawn_file_actions_t()
-        unsafe posix_spawn_file_actions_init(&actions)
+        try check(unsafe posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
         defer { unsafe posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in descriptors {
-            unsafe posix_spawn_file_actions_adddup2(&actions, descriptor.source, descriptor.target)
+        for stream in streams {
+            if let source = stream.source {
+                try check(
+                    unsafe posix_spawn_file_actions_adddup2(&actions, source, stream.target),
+                    "posix_spawn_file_actions_adddup2")
+            } else {
+                let flags = stream.target == 0 ? O_RDONLY : O_WRONLY
+                try check(
+                    unsafe posix_spawn_file_actions_addopen(&actions, stream.target, "/dev/null", flags, 0),
+                    "posix_spawn_file_actions_addopen")
+            }
         }
         guard let closeFrom = unsafe Self.closeFrom else {
             throw SpawnError(
                 description: "cannot start \(path): this C library has no posix_spawn_file_actions_addclosefrom_np "
                     + "(glibc 2.34 or later has it)")
         }
-        unsafe _ = closeFrom(&actions, 3)
+        try check(unsafe closeFrom(&actions, 3), "posix_spawn_file_actions_addclosefrom_np")
 
         var attributes = posix_spawnattr_t()
-        unsafe posix_spawnattr_init(&attributes)
+        try check(unsafe posix_spawnattr_init(&attributes), "posix_spawnattr_init")
         defer { unsafe posix_spawnattr_destroy(&attributes) }
         var noSignals = sigset_t()
         unsafe sigemptyset(&noSignals)
         var allSignals = sigset_t()
         unsafe sigfillset(&allSignals)
-        unsafe posix_spawnattr_setsigmask(&attributes, &noSignals)
-        unsafe posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        unsafe posix_spawnattr_setpgroup(&attributes, 0)
-        unsafe posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        try check(unsafe posix_spawnattr_setsigmask(&attributes, &noSignals), "posix_spawnattr_setsigmask")
+        try check(unsafe posix_spawnattr_setsigdefault(&attributes, &allSignals), "posix_spawnattr_setsigdefault")
+        try check(unsafe posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
+        try check(
+            unsafe posix_spawnattr_setflags(
+                &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)),
+            "posix_spawnattr_setflags")
 
         let argv = unsafe arguments.map { unsafe strdup($0) } + [nil]
         let envp = unsafe environment.map { unsafe strdup($0) } + [nil]
@@ -219,10 +274,7 @@ public final class SpawnedProcess: @unchecked Sendable {
             for index in unsafe envp.indices { unsafe free(envp[index]) }
         }
         var pid = pid_t()
-        let result = unsafe posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw SpawnError(description: "cannot start \(path): \(unsafe String(cString: strerror(result)))")
-        }
+        try check(unsafe posix_spawn(&pid, path, &actions, &attributes, argv, envp), "posix_spawn")
         return pid
     }
 }
