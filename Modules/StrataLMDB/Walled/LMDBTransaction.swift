@@ -107,9 +107,17 @@ struct LMDBDatabase: Hashable, Sendable {
     private func put(
         _ dbi: LMDBDatabase, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool
     ) -> Int32 {
+        unsafe put(dbi, bytes: key, value, flags: noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
+    }
+
+    /// `mdb_put` of `key` and `value` with `flags`; returns LMDB's result code.
+    @unsafe @inline(__always)
+    private func put(
+        _ dbi: LMDBDatabase, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, flags: UInt32
+    ) -> Int32 {
         var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = unsafe MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        return unsafe mdb_put(raw, dbi.handle, &k, &v, noOverwrite ? UInt32(MDB_NOOVERWRITE) : 0)
+        return unsafe mdb_put(raw, dbi.handle, &k, &v, flags)
     }
 
     /// Adds a new entry under an 8-byte big-endian primary key, never over one, first as an
@@ -153,13 +161,11 @@ struct LMDBDatabase: Hashable, Sendable {
     private func putNew(
         _ dbi: LMDBDatabase, bytes key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, append: Bool
     ) -> (rc: Int32, appended: Bool) {
-        var k = unsafe MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var v = unsafe MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         if append {
-            let rc = unsafe mdb_put(raw, dbi.handle, &k, &v, UInt32(MDB_APPEND | MDB_NOOVERWRITE))
+            let rc = unsafe put(dbi, bytes: key, value, flags: UInt32(MDB_APPEND | MDB_NOOVERWRITE))
             if rc != MDB_KEYEXIST { return (rc, rc == 0) }
         }
-        return (unsafe mdb_put(raw, dbi.handle, &k, &v, UInt32(MDB_NOOVERWRITE)), false)
+        return (unsafe put(dbi, bytes: key, value, flags: UInt32(MDB_NOOVERWRITE)), false)
     }
 
     /// Deletes `key`; returns false when it was not there.
@@ -413,14 +419,8 @@ struct LMDBDatabase: Hashable, Sendable {
                 // insert, which moves the page bytes `key` points into.
                 keyCopy.reset()
                 unsafe keyCopy.append(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
-                let put = withExtendedLifetime((replacement, keyCopy)) {
-                    let bytes = unsafe replacement.bytes
-                    let keyBytes = unsafe keyCopy.bytes
-                    var value = unsafe MDB_val(
-                        mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-                    var stableKey = unsafe MDB_val(
-                        mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-                    return unsafe mdb_cursor_put(cursor, &stableKey, &value, UInt32(MDB_CURRENT))
+                let put = withExtendedLifetime(keyCopy) {
+                    unsafe Self.replaceCurrent(cursor, key: keyCopy.bytes, with: replacement)
                 }
                 try lmdbCheck(put)
             }
@@ -491,6 +491,26 @@ struct LMDBDatabase: Hashable, Sendable {
     }
 }
 
+extension LMDBTransaction {
+    /// Replaces the value at `cursor`'s position with `replacement` (`mdb_cursor_put` with
+    /// `MDB_CURRENT`); `key` must be the entry's key in memory of the caller's, not the page's: a
+    /// value of another size is replaced by a delete and an insert, which moves the page's bytes.
+    /// Returns LMDB's result code.
+    @unsafe @inline(__always)
+    fileprivate static func replaceCurrent(
+        _ cursor: OpaquePointer?, key: UnsafeRawBufferPointer, with replacement: ByteBuffer
+    ) -> Int32 {
+        withExtendedLifetime(replacement) {
+            let bytes = unsafe replacement.bytes
+            var keyValue = unsafe MDB_val(
+                mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+            var value = unsafe MDB_val(
+                mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            return unsafe mdb_cursor_put(cursor, &keyValue, &value, UInt32(MDB_CURRENT))
+        }
+    }
+}
+
 /// LMDB's text for a result code (`mdb_strerror`, which also knows errno values).
 func lmdbMessage(_ code: Int32) -> String {
     unsafe String(cString: mdb_strerror(code))
@@ -528,15 +548,9 @@ func lmdbMessage(_ code: Int32) -> String {
             let stored = unsafe RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
             guard let replacement = try body(stored) else { return false }
             // The key given back is the caller's copy, not the page's (MDB_SET_KEY pointed `key`
-            // at the page): a value of another size is replaced by a delete and an insert.
-            var ownKey = unsafe MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
-            let put = withExtendedLifetime(replacement) {
-                let bytes = unsafe replacement.bytes
-                var value = unsafe MDB_val(
-                    mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-                return unsafe mdb_cursor_put(cursor, &ownKey, &value, UInt32(MDB_CURRENT))
-            }
-            try lmdbCheck(put)
+            // at the page).
+            try lmdbCheck(
+                unsafe LMDBTransaction.replaceCurrent(cursor, key: UnsafeRawBufferPointer(keyBytes), with: replacement))
             return true
         }
     }
