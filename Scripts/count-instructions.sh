@@ -11,10 +11,11 @@
 #   BENCH=/other/checkout/.build/release/strata-bench Scripts/count-instructions.sh 1 sqlite
 #   HISTORY=off Scripts/count-instructions.sh 1 lmdb    # workload 1 on stores without history
 #   Scripts/count-instructions.sh 10 sqlite 10000       # workload 10: history on against off
+#   Scripts/count-instructions.sh 6 lmdb                # workload 6: making and freeing a context
 #
 # Prints instructions per row for Strata's unit of work (the body inside `perform`), for the
 # context's teardown (its objects freed), for the raw baseline, and the ratio
-# (body + teardown) / raw. Needs valgrind; workloads 1 to 5, 9 and 13. Takes 20–60 seconds. "Per row"
+# (body + teardown) / raw. Needs valgrind; workloads 1 to 5, 9 and 13 (6 and 10: below). Takes 20–60 seconds. "Per row"
 # always divides by the rows in the store, also for workload 4 (predicate), whose windows
 # select only part of them: the numbers compare builds, and the ratio does not depend on it.
 #
@@ -50,11 +51,19 @@
 # (`noteToManyChange`), the engine's append (`appendHistory`) and, inside that, JSON encoding
 # (`JSONEncoder.encode`).
 #
+# Workload 6 (a fresh context per operation) counts what one context costs to make
+# (`PersistentContainer.newBackgroundContext`) and to free with its one looked-up object
+# (`ObjectContext.deinit`): each call is dumped on its own (`--dump-after`, 1,000 rows: about
+# 2,000 of each) and the medians are printed, so that the few contexts holding many objects (the
+# reused context, the store's setup) do not count. This is the fixed cost a fresh context adds
+# to an operation; its wall-clock figure is noisy on this VM ("Fresh contexts: the floor" in
+# Docs/Benchmarks.md).
+#
 # valgrind 3.19 stops with an internal error when a program calls `sigsuspend` with a mask in
 # read-only memory, as libdispatch does; a tiny preloaded wrapper passes it a copy instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=${1:?workload 1, 2, 3, 4, 5, 9, 10 or 13}
+workload=${1:?workload 1, 2, 3, 4, 5, 6, 9, 10 or 13}
 engine=${2:?sqlite or lmdb}
 rows=${3:-10000}
 bench=${BENCH:-.build/release/strata-bench}
@@ -81,7 +90,8 @@ case "$workload" in
        if [ "$engine" = lmdb ]; then raw="*${raw_type}C10insertRows*Tf4nnnd_n"; else raw="*${raw_type}C10insertRowsyyAA7DatasetVKF"; fi ;;
     9) if [ "$engine" = lmdb ]; then body='*LMDBCatalogV4open_*'; else body='*MigrationWorkloadO13openMigrating*'; fi
        raw="*${raw_type}CAA0C8BaselineA2aDP11migrateRows*" ;;
-    *) echo "workload must be 1, 2, 3, 4, 5, 9, 10 or 13" >&2; exit 1 ;;
+    6) body='*no-body-toggle*'; raw='*no-raw-toggle*' ;;
+    *) echo "workload must be 1, 2, 3, 4, 5, 6, 9, 10 or 13" >&2; exit 1 ;;
 esac
 teardown='*ObjectContextCfD'
 # The writer thread's write transaction (workload 1 on LMDB); the pattern leaves out its `$defer`.
@@ -101,6 +111,24 @@ int sigsuspend(const sigset_t *mask) {
 }
 C
 cc -O2 -shared -fPIC "$work/sigsuspend.c" -o "$work/sigsuspend.so"
+
+if [ "$workload" = 6 ]; then
+    for function in PersistentContainerC20newBackgroundContextAA06ObjectF0CyF 13ObjectContextCfD; do
+        symbol=$(nm "$bench" | grep -o "\S*$function\$" | head -1)
+        [ -n "$symbol" ] || { echo "no $function in $bench" >&2; exit 1; }
+        mkdir -p "$work/dumps" && rm -f "$work/dumps"/*
+        LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$work/dumps/out" \
+            --toggle-collect="*$function" --dump-after="$symbol" "$bench" --rows "${3:-1000}" --workloads 6 \
+            --engine "$engine" --repetitions 1 --history "$history" >/dev/null 2>&1
+        cat "$work"/dumps/out.* | sed -n 's/^totals: *\([0-9]*\).*/\1/p' | sort -n |
+            awk -v name="$function" '{ count[NR] = $1 } END {
+                what = (name ~ /newBackgroundContext/) ? "make a context" : "free a context and its object"
+                printf "%s: median %d instructions (%d calls; 10th-90th percentile %d-%d)\n", what,
+                    count[int((NR + 1) / 2)], NR, count[int(NR * 0.1) + 1], count[int(NR * 0.9)]
+            }'
+    done
+    exit 0
+fi
 
 if [ "$workload" = 10 ]; then
     # Four runs: history on and off, each with 1 and 3 timed repetitions of workload 1.

@@ -116,6 +116,6 @@ extension ObjectContext {
     /// Drops every registered object's loaded relationships, to be read again from the store.
     func dropRelationshipCaches() {
         for entity in registry { for object in entity.values { object.relations = nil } }
-        fetchGroups = Array(repeating: nil, count: fetchGroups.count)
+        objects.removeFetchGroups()
     }
 }

@@ -35,6 +35,8 @@ public final class PersistentContainer: ContextFactory {
     /// Where this container's `performUnitOfWork` attempts enter, so that a re-run after a
     /// conflict runs alone in the process (see ``UnitOfWorkGate``).
     let unitOfWorkGate = UnitOfWorkGate()
+    /// What every context this container makes shares (one reference per context).
+    private let contextEnvironment: ContextEnvironment
 
     /// Opens (creating if needed) the store; an older store is migrated to the schema when every
     /// change can be inferred (see `Docs/Migrations.md`; for staged migrations with code, use
@@ -69,6 +71,9 @@ public final class PersistentContainer: ContextFactory {
         self.engine = opened
         self.changeHub = (opened as? any HistoryStore).map { ChangeHub(engine: $0, instrumentation: instrumentation) }
         self.recordsHistory = recordsHistory && changeHub != nil
+        self.contextEnvironment = ContextEnvironment(
+            engine: opened, schema: schema, instrumentation: instrumentation, unitOfWorkGate: unitOfWorkGate,
+            changeHub: self.recordsHistory ? changeHub : nil)
     }
 
     /// Closes the store now instead of when the container and its last context are released.
@@ -97,11 +102,7 @@ public final class PersistentContainer: ContextFactory {
     }
 
     private func makeContext(named name: String?) -> ObjectContext {
-        let context = ObjectContext(
-            engine: engine, schema: schema, name: name, instrumentation: instrumentation,
-            unitOfWorkGate: unitOfWorkGate)
-        if recordsHistory { context.changeHub = changeHub }
-        return context
+        ObjectContext(environment: contextEnvironment, name: name)
     }
 
     /// The store's UUID, as carried by every object ID.

@@ -34,7 +34,7 @@ extension ObjectContext {
         var group: FetchGroup?
         if objects.count > 1 && query.model.hasToMany {
             group = FetchGroup(objects)
-            fetchGroups[query.number] = group
+            self.objects.setFetchGroup(group, of: query.number)
         }
         for relation in query.prefetch { try prefetch(relation, of: objects, group: group) }
         // Every object a query returns was made from the request's model, whose class is exactly

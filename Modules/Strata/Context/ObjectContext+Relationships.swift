@@ -9,7 +9,7 @@ extension ObjectContext {
     /// could only merge owner by owner), for `owner` alone.
     func faultToMany(_ relation: RelationModel, of owner: ManagedObject) throws -> RelatedSet {
         if owner.key > 0, let model = owner.model, let number = schema.number(of: model),
-            let group = fetchGroups[number], !hasPendingChanges(affecting: relation), group.contains(owner),
+            let group = objects.fetchGroup(of: number), !hasPendingChanges(affecting: relation), group.contains(owner),
             group.beginBatch(of: relation.property)
         {
             try prefetch(relation, of: group.objects, group: nil)

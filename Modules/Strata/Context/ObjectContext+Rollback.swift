@@ -33,8 +33,8 @@ extension ObjectContext {
                 object.state.insert(.gone)
             }
         }
-        registry = Array(repeating: [:], count: registry.count)
-        fetchGroups = Array(repeating: nil, count: fetchGroups.count)
+        objects.removeRegisteredObjects()
+        objects.removeFetchGroups()
         temporaries = [:]
         clearChangeTracking()
         endSnapshot()

@@ -26,12 +26,10 @@ import Synchronization
 /// the call. Objects never leave `perform` (its result must be `Sendable`); pass
 /// ``StrataStorage/ObjectID``s instead. A context is cheap: make one per operation and let it go.
 public final class ObjectContext: @unchecked Sendable {
-    let engine: any StorageEngine
-    let schema: Schema
+    /// The store, schema, hook, gate and history hub, shared with the container's other contexts.
+    let environment: ContextEnvironment
     let link: ContextLink
     let queue: DispatchQueue
-    /// The container's event hook; nil (the usual case) reports nothing and costs one test.
-    let instrumentation: Instrumentation?
 
     /// A name for debugging, shown in misuse messages.
     public let name: String?
@@ -57,33 +55,42 @@ public final class ObjectContext: @unchecked Sendable {
     var pendingBatches: [StagedBatch] = []
     /// What the batches of the last successful save did (``savedBatches``).
     var lastBatchResults: [BatchResult] = []
-    /// Where saves record their history; nil for a context that records none (set by the
-    /// container that makes the context).
-    var changeHub: ChangeHub?
     /// With history on: per saved object, the to-many relationships changed since the last save.
     var changedToMany: [ObjectIdentifier: Set<Int>] = [:]
     /// While a query observation evaluates its closure: the entities this context reads.
     var readRegion: ReadRegion?
     /// Backs ``transactionAuthor`` (settable from any thread).
     let authorName = Mutex<String?>(nil)
-    /// Where `performUnitOfWork` attempts of the container that made this context enter; nil for
-    /// a context of no container (its units of work are not ordered).
-    let unitOfWorkGate: UnitOfWorkGate?
 
-    init(
-        engine: any StorageEngine, schema: Schema, name: String?, instrumentation: Instrumentation? = nil,
-        unitOfWorkGate: UnitOfWorkGate? = nil
-    ) {
-        self.engine = engine
-        self.schema = schema
+    /// A context in `environment` (its container's, shared by all the container's contexts).
+    init(environment: ContextEnvironment, name: String?) {
+        self.environment = environment
         self.name = name
-        self.instrumentation = instrumentation
-        self.unitOfWorkGate = unitOfWorkGate
-        self.link = ContextLink(storeIdentifier: engine.storeIdentifier)
+        self.link = ContextLink(storeIdentifier: environment.storeIdentifier)
         self.queue = name.map { DispatchQueue(label: "strata.context.\($0)") } ?? ContextQueues.take()
-        self.objects = ContextObjects(entityCount: schema.models.count)
+        self.objects = ContextObjects(entityCount: environment.schema.models.count)
         link.context = self
     }
+
+    /// A context of no container (a migration stage's): no hook, no gate, no history.
+    convenience init(engine: any StorageEngine, schema: Schema, name: String?) {
+        self.init(
+            environment: ContextEnvironment(
+                engine: engine, schema: schema, instrumentation: nil, unitOfWorkGate: nil, changeHub: nil),
+            name: name)
+    }
+
+    /// The store.
+    var engine: any StorageEngine { environment.engine }
+    /// The schema.
+    var schema: Schema { environment.schema }
+    /// The container's event hook; nil (the usual case) reports nothing and costs one test.
+    var instrumentation: Instrumentation? { environment.instrumentation }
+    /// Where `performUnitOfWork` attempts of the container that made this context enter; nil for
+    /// a context of no container (its units of work are not ordered).
+    var unitOfWorkGate: UnitOfWorkGate? { environment.unitOfWorkGate }
+    /// Where saves record their history; nil for a context that records none.
+    var changeHub: ChangeHub? { environment.changeHub }
 
     deinit {
         link.context = nil
@@ -238,10 +245,6 @@ extension ObjectContext {
     var temporaries: TemporaryMap {
         @inline(__always) get { objects.temporaries }
         @inline(__always) _modify { yield &objects.temporaries }
-    }
-    var fetchGroups: [FetchGroup?] {
-        @inline(__always) get { objects.fetchGroups }
-        @inline(__always) _modify { yield &objects.fetchGroups }
     }
 }
 

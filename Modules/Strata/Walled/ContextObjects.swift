@@ -9,7 +9,8 @@
 /// 2. it is reached only through the accessors below, each one access at a time: no caller holds
 ///    an `inout` access to one list while it calls code that touches the same list.
 /// ``ObjectContext`` forwards its `registry`, `inserted`, `updated`, `deleted`, `touched`,
-/// `relationDirty`, `temporaries` and `fetchGroups` here.
+/// `relationDirty` and `temporaries` here; fetch groups go through ``fetchGroup(of:)`` and
+/// ``setFetchGroup(_:of:)``.
 final class ContextObjects {
     @exclusivity(unchecked) private var _registry: [IdentityMap]
     @exclusivity(unchecked) private var _inserted: [ManagedObject] = []
@@ -18,7 +19,10 @@ final class ContextObjects {
     @exclusivity(unchecked) private var _touched: [ManagedObject] = []
     @exclusivity(unchecked) private var _relationDirty: [ManagedObject] = []
     @exclusivity(unchecked) private var _temporaries: TemporaryMap = [:]
-    @exclusivity(unchecked) private var _fetchGroups: [FetchGroup?]
+    /// Empty until the first fetch group is set (most contexts never make one), then one per entity.
+    @exclusivity(unchecked) private var _fetchGroups: [FetchGroup?] = []
+    /// The number of entities in the schema.
+    private let entityCount: Int
     /// The entities of the objects in `inserted`, `updated`, `deleted` and `relationDirty`, as far
     /// as `_scanned` counts: the lists only grow by appending, so each call of
     /// ``hasChanges(to:)`` reads only what was appended since the last one.
@@ -30,9 +34,17 @@ final class ContextObjects {
     @exclusivity(unchecked) private var _changedModelsStale = false
 
     /// Empty state for a schema of `entityCount` entities.
+    ///
+    /// Made for every context, so made cheaply: `Array(repeating:count:)` of a non-trivial
+    /// element allocates through the standard library's unspecialized path, which looks up the
+    /// storage class's generic metadata at run time (about 700 instructions a call); reserving
+    /// and appending stays in specialized code.
     init(entityCount: Int) {
-        unsafe _registry = Array(repeating: [:], count: entityCount)
-        unsafe _fetchGroups = Array(repeating: nil, count: entityCount)
+        self.entityCount = entityCount
+        var registry: [IdentityMap] = []
+        registry.reserveCapacity(entityCount)
+        for _ in 0..<entityCount { registry.append(IdentityMap()) }
+        unsafe _registry = registry
     }
 
     /// Whether objects of `model` are inserted, updated, deleted or have changed to-one
@@ -114,9 +126,30 @@ final class ContextObjects {
         @inline(__always) get { unsafe _temporaries }
         @inline(__always) _modify { yield &(unsafe _temporaries) }
     }
-    /// Per entity number: the objects of the latest fetch of that entity, for batch faulting.
-    var fetchGroups: [FetchGroup?] {
-        @inline(__always) get { unsafe _fetchGroups }
-        @inline(__always) _modify { yield &(unsafe _fetchGroups) }
+    /// The objects of the latest fetch of entity `number`, for batch faulting; nil when there
+    /// is none.
+    func fetchGroup(of number: Int) -> FetchGroup? {
+        let groups = unsafe _fetchGroups
+        return number < groups.count ? groups[number] : nil
+    }
+
+    /// Records `group` as the latest fetch of entity `number` (nil forgets it).
+    func setFetchGroup(_ group: FetchGroup?, of number: Int) {
+        if unsafe _fetchGroups.isEmpty {
+            guard group != nil else { return }
+            unsafe _fetchGroups.reserveCapacity(entityCount)
+            for _ in 0..<entityCount { unsafe _fetchGroups.append(nil) }
+        }
+        unsafe _fetchGroups[number] = group
+    }
+
+    /// Forgets every fetch group.
+    func removeFetchGroups() {
+        unsafe _fetchGroups = []
+    }
+
+    /// Forgets every registered object.
+    func removeRegisteredObjects() {
+        for number in unsafe _registry.indices { unsafe _registry[number] = IdentityMap() }
     }
 }
