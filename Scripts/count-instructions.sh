@@ -114,12 +114,14 @@ cc -O2 -shared -fPIC "$work/sigsuspend.c" -o "$work/sigsuspend.so"
 
 if [ "$workload" = 6 ]; then
     for function in PersistentContainerC20newBackgroundContextAA06ObjectF0CyF 13ObjectContextCfD; do
-        symbol=$(nm "$bench" | grep -o "\S*$function\$" | head -1)
+        symbol=$(nm "$bench" | grep -o "\S*$function\$" | head -1 || true)
         [ -n "$symbol" ] || { echo "no $function in $bench" >&2; exit 1; }
         mkdir -p "$work/dumps" && rm -f "$work/dumps"/*
         LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$work/dumps/out" \
             --toggle-collect="*$function" --dump-after="$symbol" "$bench" --rows "${3:-1000}" --workloads 6 \
-            --engine "$engine" --repetitions 1 --history "$history" >/dev/null 2>&1
+            --engine "$engine" --repetitions 1 --history "$history" "${hook_args[@]}" >/dev/null 2>&1 ||
+            { echo "the callgrind run of workload 6 failed" >&2; exit 1; }
+        compgen -G "$work/dumps/out.*" >/dev/null || { echo "callgrind wrote no per-call dumps" >&2; exit 1; }
         cat "$work"/dumps/out.* | sed -n 's/^totals: *\([0-9]*\).*/\1/p' | sort -n |
             awk -v name="$function" '{ count[NR] = $1 } END {
                 what = (name ~ /newBackgroundContext/) ? "make a context" : "free a context and its object"
@@ -197,7 +199,7 @@ done
 commits=0
 if [ "$workload" = 1 ] && [ "$engine" = lmdb ]; then
     # --dump-after takes no wildcard: the exact name of the specialisation for commits (Void).
-    dump=$(nm "$bench" | grep -o '\S*LMDBEnvironmentC19writeOnWriterThread\S*KlFyt_Tg5$' | head -1)
+    dump=$(nm "$bench" | grep -o '\S*LMDBEnvironmentC19writeOnWriterThread\S*KlFyt_Tg5$' | head -1 || true)
     [ -n "$dump" ] || { echo "no writeOnWriterThread specialisation for Void in $bench" >&2; exit 1; }
     LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$work/writer" \
         --toggle-collect="$writer" --dump-after="$dump" \

@@ -2,7 +2,7 @@ import Foundation
 import StrataStorage
 
 /// What every context of one container shares: the store, the schema, the event hook, the
-/// unit-of-work gate and the history hub.
+/// unit-of-work gate, the history hub and the store's identifier.
 ///
 /// A container makes one and hands the same instance to each context it makes, so that a fresh
 /// context takes one reference instead of copying the schema (a struct of a dozen references)

@@ -26,7 +26,8 @@ import Synchronization
 /// the call. Objects never leave `perform` (its result must be `Sendable`); pass
 /// ``StrataStorage/ObjectID``s instead. A context is cheap: make one per operation and let it go.
 public final class ObjectContext: @unchecked Sendable {
-    /// The store, schema, hook, gate and history hub, shared with the container's other contexts.
+    /// The store, schema, hook, gate, history hub and store identifier: the container's, shared
+    /// with its other contexts (a migration stage's context has one of its own).
     let environment: ContextEnvironment
     let link: ContextLink
     let queue: DispatchQueue
@@ -84,7 +85,7 @@ public final class ObjectContext: @unchecked Sendable {
     var engine: any StorageEngine { environment.engine }
     /// The schema.
     var schema: Schema { environment.schema }
-    /// The container's event hook; nil (the usual case) reports nothing and costs one test.
+    /// The container's event hook; nil (the usual case) reports nothing and costs a load and a test.
     var instrumentation: Instrumentation? { environment.instrumentation }
     /// Where `performUnitOfWork` attempts of the container that made this context enter; nil for
     /// a context of no container (its units of work are not ordered).

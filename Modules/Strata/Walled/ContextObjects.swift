@@ -9,8 +9,9 @@
 /// 2. it is reached only through the accessors below, each one access at a time: no caller holds
 ///    an `inout` access to one list while it calls code that touches the same list.
 /// ``ObjectContext`` forwards its `registry`, `inserted`, `updated`, `deleted`, `touched`,
-/// `relationDirty` and `temporaries` here; fetch groups go through ``fetchGroup(of:)`` and
-/// ``setFetchGroup(_:of:)``.
+/// `relationDirty` and `temporaries` here; fetch groups go through ``fetchGroup(of:)``,
+/// ``setFetchGroup(_:of:)`` and ``removeFetchGroups()``, and ``removeRegisteredObjects()`` empties
+/// the identity maps.
 final class ContextObjects {
     @exclusivity(unchecked) private var _registry: [IdentityMap]
     @exclusivity(unchecked) private var _inserted: [ManagedObject] = []
