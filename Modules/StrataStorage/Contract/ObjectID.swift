@@ -80,38 +80,6 @@ public struct ObjectID: Sendable, Hashable {
         // Only ASCII letters, digits, '-', '/', ':' and '_' occur, so this always parses.
         URL(string: uriString)!
     }
-
-    /// Parses a URI string produced by ``uriString`` without checking it against a schema.
-    ///
-    /// Package-internal: users parse with ``Strata/ObjectContext/managedObjectID(forURIRepresentation:)``,
-    /// which also checks the store and entity, or decode an `ObjectID` with `Codable`.
-    /// - Throws: ``StrataError/invalidURI(_:reason:)`` with `.malformed` when the string is not
-    ///   a Strata object URI.
-    package init(parsing uriString: String) throws(StrataError) {
-        let malformed = StrataError.invalidURI(uriString, reason: .malformed)
-        let scheme = "strata://"
-        guard uriString.utf8.count <= 512, uriString.hasPrefix(scheme) else { throw malformed }
-        let parts = uriString.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, let store = UUID(uuidString: String(parts[0])) else { throw malformed }
-        let entity = String(parts[1])
-        guard EntityName.isValid(entity) else { throw malformed }
-        let keyPart = parts[2]
-        guard let tag = keyPart.first, keyPart.count > 1 else { throw malformed }
-        let digits = keyPart.dropFirst()
-        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), !(digits.count > 1 && digits.first == "0") else {
-            throw malformed
-        }
-        switch tag {
-        case "p":
-            guard let key = Int64(digits), key > 0 else { throw malformed }
-            self.init(storeIdentifier: store, entityName: entity, kind: .permanent(key))
-        case "t":
-            guard let serial = UInt64(digits) else { throw malformed }
-            self.init(storeIdentifier: store, entityName: entity, kind: .temporary(serial))
-        default:
-            throw malformed
-        }
-    }
 }
 
 extension ObjectID: Codable {
@@ -147,11 +115,25 @@ extension ObjectID: CustomStringConvertible {
 
 /// Rules for entity and property names (they become table and column names).
 package enum EntityName {
+    /// 1 to 128 bytes: an ASCII letter or `_`, then ASCII letters, digits and `_`.
     package static func isValid(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, name.utf8.count <= 128 else { return false }
-        guard first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
-        return name.unicodeScalars.allSatisfy {
-            $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+        isValid(name.utf8.span)
+    }
+
+    /// ``isValid(_:)`` over a name's UTF-8 bytes (any byte of a non-ASCII character fails).
+    package static func isValid(_ bytes: Span<UInt8>) -> Bool {
+        guard bytes.count >= 1, bytes.count <= 128, isLetterOrUnderscore(bytes[0]) else { return false }
+        for index in 1..<bytes.count {
+            let byte = bytes[index]
+            guard isLetterOrUnderscore(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) else {
+                return false
+            }
         }
+        return true
+    }
+
+    private static func isLetterOrUnderscore(_ byte: UInt8) -> Bool {
+        let folded = byte | 0x20
+        return byte == UInt8(ascii: "_") || (folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z"))
     }
 }
