@@ -61,9 +61,9 @@ enum ObjectURIText {
 
     /// A UUID in its usual text (8-4-4-4-12 hexadecimal digits, either case), or nil.
     ///
-    /// The same form Foundation's `UUID(uuidString:)` accepts, but for one thing: Foundation
-    /// reads the text as a C string, so it also accepted a store part with a NUL byte and
-    /// anything after it (`<uuid>\0junk`), which this refuses.
+    /// Foundation's `UUID(uuidString:)` accepts this form, and on Linux also some other 36-byte
+    /// strings (a space or `\r\n` among the digits, a dash out of place) and a NUL byte with
+    /// anything after it (it reads a C string): this refuses all of those.
     static func uuid(_ bytes: Span<UInt8>) -> UUID? {
         guard bytes.count == uuidLength else { return nil }
         var high: UInt64 = 0

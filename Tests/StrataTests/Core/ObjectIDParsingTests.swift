@@ -101,6 +101,19 @@ struct ObjectIDParsingTests {
         "strata://\(store)//p42",
         "strata://\(store)/1Account/p42",
         "strata://\(store)/Acc-ount/p42",
+        "strata://\(store)/@ccount/p42",
+        "strata://\(store)/[ccount/p42",
+        "strata://\(store)/`ccount/p42",
+        "strata://\(store)/{ccount/p42",
+        "strata://\(store)/Account@/p42",
+        "strata://E621E1F8-C36C-495A-93FC-0C247A3E6E5@/Account/p42",
+        "strata://E621E1F8-C36C-495A-93FC-0C247A3E6E5`/Account/p42",
+        "strata://E621E1F8-C36C-495A-93FC-0C247A3E6E5G/Account/p42",
+        "strata://E621E1F8-C36C-495A-93FC-0C247A3E6E5g/Account/p42",
+        "strata://E621E1F8-C36C-495A-93FC-0C247A3E6E5:/Account/p42",
+        "strata://E621E1F8-C36C-495A-93FC-0C247A3E6E5//Account/p42",
+        "strata://\(store)/Account/p/",
+        "strata://\(store)/Account/p:",
         "strata://\(store)/Accöunt/p42",
         "strata://\(store)/Account\u{301}/p42",
         "strata://\(store)/\u{301}Account/p42",
@@ -141,21 +154,38 @@ struct ObjectIDParsingTests {
         #expect(Self.parsed("strata://\(Self.store)/Account/p9223372036854775807")?.primaryKey == .max)
     }
 
-    @Test("a URI of 512 bytes parses, one of 513 does not")
-    func lengthLimit() {
+    @Test("the longest valid URI (196 bytes) parses; 512- and 513-byte inputs are refused")
+    func longestURIs() {
         let prefix = "strata://\(Self.store)/"
-        let suffix = "/p1"
-        let entity512 = String(repeating: "a", count: 512 - prefix.utf8.count - suffix.utf8.count)
-        // The entity is longer than 128 bytes here, so both are refused by the entity rule;
-        // the length rule is checked with a long key instead.
-        #expect(Self.parsed(prefix + entity512 + suffix) == Self.reference(prefix + entity512 + suffix))
-        let longKey = prefix + "A/t" + String(repeating: "0", count: 1)
-        #expect(Self.parsed(longKey) != nil)
+        // A 128-byte entity and the largest serial (20 digits): no valid URI is longer.
+        let longest = prefix + String(repeating: "z", count: 128) + "/t\(UInt64.max)"
+        #expect(longest.utf8.count == 196)
+        #expect(Self.parsed(longest) != nil)
+        #expect(Self.parsed(longest) == Self.reference(longest))
         let padded = prefix + "A/p" + String(repeating: "1", count: 512 - prefix.utf8.count - 3)
         #expect(padded.utf8.count == 512)
-        #expect(Self.parsed(padded) == Self.reference(padded))
+        #expect(Self.parsed(padded) == nil)
         #expect(Self.parsed(padded + "1") == nil)
         #expect(Self.reference(padded + "1") == nil)
+    }
+
+    @Test("entity names: the byte rule is the old Unicode-scalar rule, for every ASCII byte and beyond")
+    func entityNamesMatchTheScalarRule() {
+        func scalarRule(_ name: String) -> Bool {
+            guard let first = name.unicodeScalars.first, name.utf8.count <= 128 else { return false }
+            guard first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
+            return name.unicodeScalars.allSatisfy {
+                $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+            }
+        }
+        var names: [String] = ["", String(repeating: "a", count: 128), String(repeating: "a", count: 129), "é", "aé"]
+        for byte in UInt8(0)...UInt8(127) {
+            let character = String(decoding: [byte], as: UTF8.self)
+            names += [character, "a" + character, character + "a", "_" + character]
+        }
+        for name in names {
+            #expect(EntityName.isValid(name) == scalarRule(name), "\(name.debugDescription)")
+        }
     }
 
     @Test("20,000 seeded mutations of valid URIs: the same IDs, the same refusals")
@@ -186,8 +216,8 @@ struct ObjectIDParsingTests {
             if expected != nil { accepted += 1 }
             #expect(Self.parsed(text) == expected, "\(text.debugDescription)")
         }
-        // Mutations keep a good share valid (a changed digit, a changed hex digit), so both
-        // outcomes are exercised.
-        #expect(accepted > 1_000)
+        // About 5% of the mutations stay valid (a changed digit, a changed hex digit), so both
+        // outcomes are exercised (about 1,030 with this seed; the bound leaves room for others).
+        #expect(accepted > 500)
     }
 }
