@@ -90,7 +90,7 @@ case "$workload" in
        if [ "$engine" = lmdb ]; then raw="*${raw_type}C10insertRows*Tf4nnnd_n"; else raw="*${raw_type}C10insertRowsyyAA7DatasetVKF"; fi ;;
     9) if [ "$engine" = lmdb ]; then body='*LMDBCatalogV4open_*'; else body='*MigrationWorkloadO13openMigrating*'; fi
        raw="*${raw_type}CAA0C8BaselineA2aDP11migrateRows*" ;;
-    6) body='*no-body-toggle*'; raw='*no-raw-toggle*' ;;
+    6) ;;  # counted per call, below
     *) echo "workload must be 1, 2, 3, 4, 5, 6, 9, 10 or 13" >&2; exit 1 ;;
 esac
 teardown='*ObjectContextCfD'

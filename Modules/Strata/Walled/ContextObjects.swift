@@ -20,10 +20,9 @@ final class ContextObjects {
     @exclusivity(unchecked) private var _touched: [ManagedObject] = []
     @exclusivity(unchecked) private var _relationDirty: [ManagedObject] = []
     @exclusivity(unchecked) private var _temporaries: TemporaryMap = [:]
-    /// Empty until the first fetch group is set (most contexts never make one), then one per entity.
+    /// Empty until the first fetch group is set (most contexts never make one), then one per
+    /// entity, as many as `_registry` has.
     @exclusivity(unchecked) private var _fetchGroups: [FetchGroup?] = []
-    /// The number of entities in the schema.
-    private let entityCount: Int
     /// The entities of the objects in `inserted`, `updated`, `deleted` and `relationDirty`, as far
     /// as `_scanned` counts: the lists only grow by appending, so each call of
     /// ``hasChanges(to:)`` reads only what was appended since the last one.
@@ -41,7 +40,6 @@ final class ContextObjects {
     /// storage class's generic metadata at run time (about 700 instructions a call); reserving
     /// and appending stays in specialized code.
     init(entityCount: Int) {
-        self.entityCount = entityCount
         var registry: [IdentityMap] = []
         registry.reserveCapacity(entityCount)
         for _ in 0..<entityCount { registry.append(IdentityMap()) }
@@ -138,6 +136,7 @@ final class ContextObjects {
     func setFetchGroup(_ group: FetchGroup?, of number: Int) {
         if unsafe _fetchGroups.isEmpty {
             guard group != nil else { return }
+            let entityCount = unsafe _registry.count
             unsafe _fetchGroups.reserveCapacity(entityCount)
             for _ in 0..<entityCount { unsafe _fetchGroups.append(nil) }
         }

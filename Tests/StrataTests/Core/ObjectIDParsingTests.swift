@@ -22,12 +22,7 @@ struct ObjectIDParsingTests {
             return nil
         }
         let entity = String(parts[1])
-        guard let first = entity.unicodeScalars.first, entity.utf8.count <= 128,
-            first == "_" || (first.isASCII && first.properties.isAlphabetic),
-            entity.unicodeScalars.allSatisfy({
-                $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
-            })
-        else { return nil }
+        guard scalarRule(entity) else { return nil }
         let keyPart = parts[2]
         guard let tag = keyPart.first, keyPart.count > 1 else { return nil }
         let digits = keyPart.dropFirst()
@@ -43,6 +38,15 @@ struct ObjectIDParsingTests {
             return ObjectID(storeIdentifier: store, entityName: entity, kind: .temporary(serial))
         default:
             return nil
+        }
+    }
+
+    /// The entity-name rule before the byte-level one, over Unicode scalars and their properties.
+    static func scalarRule(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 128 else { return false }
+        guard first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
         }
     }
 
@@ -171,20 +175,13 @@ struct ObjectIDParsingTests {
 
     @Test("entity names: the byte rule is the old Unicode-scalar rule, for every ASCII byte and beyond")
     func entityNamesMatchTheScalarRule() {
-        func scalarRule(_ name: String) -> Bool {
-            guard let first = name.unicodeScalars.first, name.utf8.count <= 128 else { return false }
-            guard first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
-            return name.unicodeScalars.allSatisfy {
-                $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
-            }
-        }
         var names: [String] = ["", String(repeating: "a", count: 128), String(repeating: "a", count: 129), "é", "aé"]
         for byte in UInt8(0)...UInt8(127) {
             let character = String(decoding: [byte], as: UTF8.self)
             names += [character, "a" + character, character + "a", "_" + character]
         }
         for name in names {
-            #expect(EntityName.isValid(name) == scalarRule(name), "\(name.debugDescription)")
+            #expect(EntityName.isValid(name) == Self.scalarRule(name), "\(name.debugDescription)")
         }
     }
 
