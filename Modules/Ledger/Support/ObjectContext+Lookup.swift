@@ -1,4 +1,3 @@
-import Foundation
 import Strata
 
 extension ObjectContext {
@@ -19,12 +18,9 @@ extension ObjectContext {
     private func ledgerObject<Object: ManagedObject>(
         uri: String, as type: Object.Type, kind: String, missing: (String) -> LedgerError
     ) throws -> Object {
-        guard let url = URL(string: uri) else {
-            throw LedgerError.invalidURI(uri, reason: InvalidURIReason.malformed.rawValue)
-        }
         let id: ObjectID
         do {
-            id = try managedObjectID(forURIRepresentation: url)
+            id = try managedObjectID(forURIText: uri)
         } catch StrataError.invalidURI(_, let reason) {
             throw LedgerError.invalidURI(uri, reason: reason.rawValue)
         }

@@ -107,16 +107,14 @@ struct BatchSetWrites {
         rows.reserveCapacity(insert.rows.count)
         // The row that first holds each unique value: by the value itself for a one-column
         // constraint (no array per row), by the tuple for a compound one.
-        var firstByValue: [StoredValue: Int] = [:]
+        var firstByValue = FirstOccurrences(expecting: index.columns.count == 1 ? insert.rows.count : 0)
         var firstByTuple: [[StoredValue]: Int] = [:]
-        if index.columns.count == 1 { firstByValue.reserveCapacity(insert.rows.count) }
         var repeats = 0
         for values in insert.rows {
             let first: Int?
             if index.columns.count == 1 {
                 let value = values[index.columns[0]]
-                first = value.isNull ? nil : firstByValue[value]
-                if first == nil && !value.isNull { firstByValue[value] = rows.count }
+                first = value.isNull ? nil : firstByValue.recordFirst(value, at: rows.count)
             } else {
                 let tuple = index.columns.map { values[$0] }
                 let hasNull = tuple.contains(where: \.isNull)

@@ -83,11 +83,11 @@ extension ObjectContext {
         var present = 0
         for object in objects where !object.values[column].isNull { present += 1 }
         guard present > 1 else { return false }
-        var seen = Set<StoredValue>(minimumCapacity: present)
-        for object in objects {
+        var seen = FirstOccurrences(expecting: present)
+        for (position, object) in objects.enumerated() {
             let value = object.values[column]
             if value.isNull { continue }
-            if !seen.insert(value).inserted { return true }
+            if seen.recordFirst(value, at: position) != nil { return true }
         }
         return false
     }

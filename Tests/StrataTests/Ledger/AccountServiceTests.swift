@@ -58,6 +58,20 @@ extension LedgerTests {
                 return
             }
             #expect(malformed?.description.contains("Use a URI exactly as the ledger gave it") == true)
+            // Near misses of a real URI: each is reported as the text given, never looked up.
+            let wallet = chart.wallet.id
+            for nearMiss in [
+                "", " ", "strata://", wallet + " ", " " + wallet, wallet.uppercased(), wallet + "/",
+                wallet.replacingOccurrences(of: "/Account/", with: "/Acc%6Funt/"),
+                wallet.replacingOccurrences(of: "/Account/", with: "/Accöunt/"), wallet + "\u{0}",
+            ] {
+                let error = await #expect(throws: LedgerError.self) { try await ledger.accounts.account(uri: nearMiss) }
+                guard case .invalidURI(nearMiss, _)? = error else {
+                    Issue.record(
+                        "\(String(reflecting: nearMiss)): expected invalidURI, got \(String(describing: error))")
+                    continue
+                }
+            }
 
             // A well-formed URI of this store whose account does not exist.
             let missing = chart.wallet.id.replacingOccurrences(of: "/Account/p", with: "/Account/p99")
