@@ -7,10 +7,10 @@ import StrataStorage
 /// which was the largest single cost of staging an upsert. This table hashes each value once:
 /// an integer with SplitMix64's finalizer under a random per-process seed, any other value with its
 /// `hashValue`; equal values (`StoredValue`'s `==`) always hash alike, and the slots are probed
-/// linearly at most half full. Should an integer's probe run ever grow long (keys that happen
-/// to cluster under the cheap hash), the table rehashes every entry with `hashValue`, Swift's
-/// own seeded SipHash, and stays there: no input makes it slower than the dictionary it
-/// replaces by more than a constant.
+/// linearly at most half full. Should a probe run ever grow long before that (integers that
+/// happen to cluster under the cheap hash), the table rehashes every entry with `hashValue`,
+/// Swift's own seeded SipHash, and stays there: no integers make it slower than the dictionary
+/// it replaces by more than a constant. Other values hash as they did in the dictionary.
 ///
 /// ```swift
 /// var seen = FirstOccurrences(expecting: rows.count)
@@ -29,9 +29,9 @@ struct FirstOccurrences {
     private(set) var keyed = false
     private let seed: UInt64
 
-    /// The longest run of occupied slots an integer look-up may probe before the table rehashes:
-    /// twice the longest seen in 300 tables of 131,072 random or consecutive keys at the
-    /// highest load (56).
+    /// The longest run of occupied slots a look-up may probe before the table rehashes with
+    /// `hashValue`: the longest seen in 300 tables of 131,072 random or consecutive keys at the
+    /// highest load (56), doubled and rounded up to a power of two.
     private static let longestProbe = 128
     /// The cheap hash's seed, random per process, so that which integers collide cannot be known
     /// beforehand.
@@ -75,7 +75,7 @@ struct FirstOccurrences {
                 return recordFirst(value, at: position)
             }
         }
-        precondition(values.count < Int(Self.entryBits), "more than 4,294,967,294 values in one table")
+        precondition(values.count < Int(Self.entryBits), "more than 4,294,967,295 values in one table")
         values.append(value)
         positions.append(position)
         slots[slot] = tag | UInt64(values.count)

@@ -20,8 +20,8 @@ extension ObjectContext {
         message: "use managedObjectID(forURIRepresentation:) with the URI as a URL; this forwarder will be removed"
     )
     public func objectID(forURIString uri: String) throws -> ObjectID {
-        // Parsed first, so that an error names the string as given (a URL would percent-encode it).
-        try managedObjectID(forURIRepresentation: ObjectID(parsing: uri).uriRepresentation)
+        // The text itself, so that an error names the string as given (a URL would percent-encode it).
+        try managedObjectID(forURIText: uri)
     }
 
     /// The object a URI string names, typed. Call inside `perform`.
@@ -41,8 +41,7 @@ extension ObjectContext {
             "use existingObject(with: managedObjectID(forURIRepresentation: url), as:); this forwarder will be removed"
     )
     public func object<Object: ManagedObject>(forURIString uri: String, as type: Object.Type) throws -> Object {
-        try existingObject(
-            with: managedObjectID(forURIRepresentation: ObjectID(parsing: uri).uriRepresentation), as: type)
+        try existingObject(with: managedObjectID(forURIText: uri), as: type)
     }
 }
 

@@ -22,6 +22,8 @@ struct DeprecatedURILookupTests {
             try context.save()
             return account.objectID.uriString
         }
+        // Another store's URI in lower case: the error names it as given, not as Strata writes it.
+        let foreign = "strata://\(UUID().uuidString.lowercased())/Account/p1"
         let outcome = try await container.performUnitOfWork { context in
             let id = try context.objectID(forURIString: uri)
             let account = try context.object(forURIString: uri, as: Account.self)
@@ -35,6 +37,7 @@ struct DeprecatedURILookupTests {
                 },
                 { _ = try context.object(forURIString: uri, as: Entry.self) },
                 { _ = try ObjectID(uriString: "strata://nothing") },
+                { _ = try context.objectID(forURIString: foreign) },
             ] as [() throws -> Void] {
                 do {
                     try attempt()
@@ -47,11 +50,12 @@ struct DeprecatedURILookupTests {
         #expect(outcome.0.uriString == uri)
         #expect(outcome.1 == "old API")
         #expect(outcome.2 == outcome.0 && outcome.3 == outcome.0)
-        #expect(outcome.4.count == 4, "every bad lookup threw a StrataError: \(outcome.4)")
-        guard outcome.4.count == 4 else { return }
+        #expect(outcome.4.count == 5, "every bad lookup threw a StrataError: \(outcome.4)")
+        guard outcome.4.count == 5 else { return }
         #expect(outcome.4[0] == .invalidURI("not a uri", reason: .malformed))
         if case .objectNotFound = outcome.4[1] {} else { Issue.record("a missing key: \(outcome.4[1])") }
         if case .wrongEntity = outcome.4[2] {} else { Issue.record("the wrong class: \(outcome.4[2])") }
         if case .invalidURI(_, .malformed) = outcome.4[3] {} else { Issue.record("a bad URI: \(outcome.4[3])") }
+        #expect(outcome.4[4] == .invalidURI(foreign, reason: .otherStore))
     }
 }

@@ -73,6 +73,34 @@ struct FirstOccurrencesTests {
         #expect(table.count == 201)
     }
 
+    @Test("a table that switches to SipHash while growing keeps every value, texts among the integers")
+    func switchWhileGrowing() {
+        let seed: UInt64 = 0x0FED_CBA9_8765_4321
+        let probe = FirstOccurrences(expecting: 0, seed: seed)
+        var colliding: [Int64] = []
+        var candidate: Int64 = -1_000
+        while colliding.count < 300 {
+            if probe.hash(of: .integer(candidate)) & 0xFFF == 0 { colliding.append(candidate) }
+            candidate += 1
+        }
+        // Expecting nothing: 16 slots, grown five times on the way, and switched at the 129th
+        // colliding integer; a text after every third integer.
+        var values: [StoredValue] = []
+        for (number, integer) in colliding.enumerated() {
+            values.append(.integer(integer))
+            if number % 3 == 0 { values.append(.text("text \(number)")) }
+        }
+        var table = FirstOccurrences(expecting: 0, seed: seed)
+        for (position, value) in values.enumerated() {
+            #expect(table.recordFirst(value, at: position) == nil, "\(value) is new")
+        }
+        #expect(table.keyed)
+        for (position, value) in values.enumerated().reversed() {
+            #expect(table.recordFirst(value, at: -1) == position, "\(value) was first at \(position)")
+        }
+        #expect(table.count == values.count)
+    }
+
     @Test("a run of consecutive keys stays on the cheap hash, at the highest load", arguments: [1, 2, 3] as [UInt64])
     func consecutiveKeys(seed: UInt64) {
         // 131,072 keys fill 262,144 slots to one half, the most before the table grows.

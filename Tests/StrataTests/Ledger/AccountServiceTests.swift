@@ -66,7 +66,7 @@ extension LedgerTests {
                 wallet.replacingOccurrences(of: "/Account/", with: "/Accöunt/"), wallet + "\u{0}",
             ] {
                 let error = await #expect(throws: LedgerError.self) { try await ledger.accounts.account(uri: nearMiss) }
-                guard case .invalidURI(nearMiss, _)? = error else {
+                guard case .invalidURI(nearMiss, InvalidURIReason.malformed.rawValue)? = error else {
                     Issue.record(
                         "\(String(reflecting: nearMiss)): expected invalidURI, got \(String(describing: error))")
                     continue
