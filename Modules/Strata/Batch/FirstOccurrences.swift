@@ -87,7 +87,7 @@ struct FirstOccurrences {
     func hash(of value: StoredValue) -> UInt64 {
         if !keyed, case .integer(let integer) = value {
             // SplitMix64's finalizer of the seeded integer: consecutive keys spread evenly (a
-            // multiply-and-fold left runs of 180 slots among 100,000 of them).
+            // multiply-and-fold left probe runs of up to 183 slots among 100,000 to 160,000).
             var bits = UInt64(bitPattern: integer) ^ seed
             bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
             bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
