@@ -4,13 +4,15 @@ import StrataStorage
 /// decode checks it (``RowFields/read(_:key:)``), its group found by the bytes
 /// of its group values (``LMDBGroupTable``), and the functions' columns added as integers and
 /// reals into trivial lanes (``LMDBFoldLane``, one per group and function, a step each settled
-/// once: ``LMDBFoldStep``), with no ``StoredValue`` made per row; the lanes become
+/// once: ``LMDBFoldStep``), with no ``StoredValue`` made per row. The notes and the lanes, written
+/// on every row, are placed away from the scan's stack (``ScanScratch``, whose comment says why):
+/// make the fold in the frame that runs the scan. The lanes become
 /// ``AggregatePartial``s at the end. A group's values are
 /// decoded once, from the first row of the group. The result equals ``AggregateAccumulator``'s
 /// over the same rows in the same order, errors included.
 ///
 /// ```swift
-/// var fold = LMDBAggregateFold(plan, layout: entity.layout)
+/// var fold = LMDBAggregateFold(plan, layout: entity.layout, anchor: .here())
 /// try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(1)) { key, value in
 ///     try fold.add(value, key: try IndexKeyCodec.rowKey(key, entity: entity.name))
 ///     return true
@@ -24,8 +26,9 @@ struct LMDBAggregateFold {
     private let steps: ContiguousArray<LMDBFoldStep>
     private let fields: RowFields
     private var table = LMDBGroupTable()
-    /// Every group's figures, one run of `steps.count` per group, in group number order.
-    private var lanes: ContiguousArray<LMDBFoldLane> = []
+    /// Every group's figures, one run of `steps.count` per group, in group number order; right
+    /// after the notes in their page (``ScanScratch``).
+    private let lanes: ScanScratch<LMDBFoldLane>
     /// Every group's values, in group number order.
     private var groups: [[StoredValue]] = []
     /// Which columns a group's first row is decoded for.
@@ -49,15 +52,17 @@ struct LMDBAggregateFold {
         }
     }
 
-    /// A fold of `plan` (one ``accepts(_:layout:)``) over rows laid out as `layout`.
-    init(_ plan: AggregatePlan, layout: EntityLayout) {
+    /// A fold of `plan` (one ``accepts(_:layout:)``) over rows laid out as `layout`, scanned in
+    /// the frame of `anchor` (``StackAnchor/here()``) or below it.
+    init(_ plan: AggregatePlan, layout: EntityLayout, anchor: StackAnchor) {
         self.plan = plan
         self.layout = layout
         steps = ContiguousArray(plan.functions.map { LMDBFoldStep($0, layout: layout) })
         let count = layout.classes.count
         var checksText = ContiguousArray(repeating: false, count: count)
         for case let column? in plan.functions.map(\.column) { checksText[column] = true }
-        fields = RowFields(layout: layout, checksText: checksText, groupBy: plan.groupBy)
+        fields = RowFields(layout: layout, checksText: checksText, groupBy: plan.groupBy, anchor: anchor)
+        lanes = ScanScratch(count: 0, repeating: LMDBFoldLane(), anchor: anchor, distance: fields.notesEnd)
         var groupColumns = ContiguousArray(repeating: false, count: count)
         for column in plan.groupBy { groupColumns[column] = true }
         self.groupColumns = groupColumns
@@ -67,15 +72,14 @@ struct LMDBAggregateFold {
     /// - Throws: `.storeCorrupt` when the row does not decode; `.validation` when an integer sum
     ///   passes `Int64` (``AggregateAccumulator/sumOverflowMessage``).
     mutating func add(_ bytes: RawSpan, key: Int64) throws(StrataError) {
-        try fields.read(bytes, key: key)
-        let length = fields.keyLength
+        let groupKey = try fields.read(bytes, key: key)
         let (group, isNew) =
-            length <= 16
-            ? table.group(words: fields.keyWords, length: length) : table.group(of: fields.groupKey)
+            groupKey.length <= 16
+            ? table.group(words: groupKey.words, length: groupKey.length) : table.group(of: fields.groupKey)
         if isNew {
             try RowCodec.decode(bytes, key: key, layout: layout, wanted: groupColumns, into: &groupRow)
             groups.append(plan.groupBy.map { groupRow.values[$0] })
-            lanes.append(contentsOf: repeatElement(LMDBFoldLane(), count: steps.count))
+            lanes.append(repeating: LMDBFoldLane(), count: steps.count)
         }
         let width = steps.count
         let base = group &* width
@@ -111,7 +115,7 @@ struct LMDBAggregateFold {
     /// ``AggregateAccumulator/rows()`` gives them.
     func rows() -> [AggregateRow] {
         let width = steps.count
-        let partials = lanes.indices.map { lanes[$0].partial(steps[$0 % width].kind) }
+        let partials = (0..<lanes.count).map { lanes[$0].partial(steps[$0 % width].kind) }
         return AggregateAccumulator.rows(
             of: plan, groups: groups.indices.lazy.map { (groups[$0], $0 * width) }, partials: partials)
     }

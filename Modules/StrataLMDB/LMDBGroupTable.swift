@@ -1,11 +1,12 @@
 /// The distinct group keys an aggregate meets (``RowFields``), numbered in the order they come:
 /// an open-addressed hash table. A key of up to 16 bytes (an integer, a short text) is kept,
-/// hashed and compared as two words (``RowFields/keyWords``); a longer one as bytes, kept one
+/// hashed and compared as two words (``GroupKey/words``); a longer one as bytes, kept one
 /// after another in one buffer. A key equal to the last one found is found without hashing.
 ///
 /// ```swift
 /// var table = LMDBGroupTable()
-/// let (group, isNew) = table.group(words: fields.keyWords, length: fields.keyLength)
+/// let key = try fields.read(value, key: rowKey)
+/// let (group, isNew) = table.group(words: key.words, length: key.length)
 /// ```
 struct LMDBGroupTable {
     /// One key: its words when it has at most 16 bytes, its length, its hash and, when longer,

@@ -20,7 +20,8 @@ extension LMDBReader {
         }
         if let filter = plan.filter { try Self.checkColumns(of: filter, count: count, entity: entity.name) }
         if LMDBAggregateFold.accepts(plan, layout: entity.layout) {
-            var fold = LMDBAggregateFold(plan, layout: entity.layout)
+            // Made here, in the frame that runs the scan, so its scratch keeps away from the stack.
+            var fold = LMDBAggregateFold(plan, layout: entity.layout, anchor: .here())
             try reading { txn in
                 try txn.scan(entity.dbi, from: IndexKeyCodec.primaryKey(1)) { keyBytes, value in
                     try fold.add(value, key: try IndexKeyCodec.rowKey(keyBytes, entity: entity.name))

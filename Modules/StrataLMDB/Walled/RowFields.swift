@@ -15,19 +15,29 @@ struct RowField {
     var real: Double { Double(bitPattern: bits) }
 }
 
+/// A row's group key as ``RowFields/read(_:key:)`` returns it.
+struct GroupKey {
+    /// The key's bytes as two little-endian words, zeros past its end, when it has at most 16
+    /// bytes; otherwise unspecified (the key is in ``RowFields/groupKey``).
+    var words: (UInt64, UInt64)
+    /// The key's length in bytes.
+    var length: Int
+}
+
 /// A stored row's values read where they lie, for a scan that folds a few columns of every row
 /// (an aggregate, ``LMDBAggregateFold``): ``read(_:key:)`` checks the row as
 /// ``RowCodec/decode(_:key:layout:wanted:into:)-(RawSpan,_,_,_,_)`` checks it and notes each
 /// column's tag and bits or place (``subscript(_:)``) instead of making ``StoredValue``s, then
-/// writes the row's ``groupKey``. Reused from row to row; one thread at a time.
+/// returns the row's group key. Reused from row to row; one thread at a time.
 ///
 /// Walled file (strict memory safety), beside ``RowCodec``: the row's bytes are read with pointer
 /// loads, each length and varint checked against the row before a load, and the notes live in a
-/// raw allocation of one ``RowField`` per column, read through a bounds-checked subscript.
+/// ``ScanScratch`` of one ``RowField`` per column (placed away from the scan's stack), read
+/// through a bounds-checked subscript.
 ///
 /// ```swift
-/// let fields = RowFields(layout: entity.layout, checksText: flags, groupBy: plan.groupBy)
-/// try fields.read(value, key: key)
+/// let fields = RowFields(layout: entity.layout, checksText: flags, groupBy: plan.groupBy, anchor: .here())
+/// let key = try fields.read(value, key: key)
 /// let amount = fields[2].integer
 /// ```
 @safe final class RowFields {
@@ -41,8 +51,9 @@ struct RowField {
     private let layout: EntityLayout
     /// The columns, one after another.
     private let columns: UnsafeMutablePointer<Column>
-    /// One note per column.
-    private let notes: UnsafeMutablePointer<RowField>
+    /// One note per column, written on every row: placed away from the scan's stack
+    /// (``ScanScratch``).
+    private let notes: ScanScratch<RowField>
     /// The number of columns.
     let count: Int
     /// The columns whose values make ``groupKey``, in order.
@@ -58,24 +69,16 @@ struct RowField {
     /// The row a damaged row is decoded into, for the decoder's own error.
     private var damaged = StoredRow(key: 0, version: 0, values: [])
 
-    /// The last row's group key, when it has more than 16 bytes (``keyLength``): per group column
+    /// The last row's group key, when it has more than 16 bytes (``GroupKey/length``): per group column
     /// its tag, then an integer's 8 bytes, a real's 8 bytes (-0.0 written as 0.0), a text's or a
     /// blob's length (varint) and bytes. Two rows have the same key exactly when their group
     /// values are equal (``StoredValue``'s `==`: texts by bytes, -0.0 equal to 0.0).
     let groupKey = ByteBuffer(capacity: 64)
-    /// The last row's group key when it has at most 16 bytes: its bytes as two little-endian
-    /// words, zeros past its end.
-    var keyWords: (UInt64, UInt64) { unsafe words }
-    /// The length of ``groupKey`` in bytes.
-    var keyLength: Int { unsafe length }
-    // Exempt from dynamic exclusivity checks (written once a row, by `read(_:key:)` only, and the
-    // type is not `Sendable`): a check would cost every row two runtime calls.
-    @exclusivity(unchecked) private var words: (UInt64, UInt64) = (0, 0)
-    @exclusivity(unchecked) private var length = 0
 
     /// Notes for rows laid out as `layout`; `checksText` has one flag per column, and `groupBy`
-    /// names columns of the layout.
-    init(layout: EntityLayout, checksText: ContiguousArray<Bool>, groupBy: [Int]) {
+    /// names columns of the layout. `anchor` is the stack of the scan (``ScanScratch``); the
+    /// notes start 1 KiB after it in their page.
+    init(layout: EntityLayout, checksText: ContiguousArray<Bool>, groupBy: [Int], anchor: StackAnchor) {
         precondition(checksText.count == layout.classes.count, "one flag per column")
         precondition(groupBy.allSatisfy { layout.classes.indices.contains($0) }, "group columns of the layout")
         self.layout = layout
@@ -92,8 +95,9 @@ struct RowField {
                 }
             unsafe (columns + column).initialize(to: Column(tag: tag, checksText: checksText[column]))
         }
-        unsafe notes = .allocate(capacity: max(count, 1))
-        unsafe notes.initialize(repeating: RowField(tag: RowCodec.tagNull, bits: 0, length: 0), count: max(count, 1))
+        notes = ScanScratch(
+            count: count, repeating: RowField(tag: RowCodec.tagNull, bits: 0, length: 0), anchor: anchor,
+            distance: Self.notesDistance)
         groupCount = groupBy.count
         keyColumn = groupBy.count == 1 && layout.classes[groupBy[0]] != .real ? groupBy[0] : -1
         unsafe self.groupBy = .allocate(capacity: max(groupBy.count, 1))
@@ -102,49 +106,59 @@ struct RowField {
 
     deinit {
         unsafe columns.deallocate()
-        unsafe notes.deallocate()
         unsafe groupBy.deallocate()
     }
 
     /// The note of `column` from the last read.
     @inline(__always)
-    subscript(_ column: Int) -> RowField {
-        precondition(column >= 0 && column < count, "a column of the row")
-        return unsafe notes[column]
-    }
+    subscript(_ column: Int) -> RowField { notes[column] }
 
-    /// Reads a stored row (`key` its primary key for messages) into the notes and ``groupKey``.
+    /// How far after the scan's stack, in their page, the notes start (``ScanScratch``); what else
+    /// a fold writes on every row goes after them.
+    static let notesDistance = 1024
+
+    /// Where in its 4 KiB page the first note lies (for tests of the placement).
+    var notesPageOffset: Int { notes.elementAddress(0) & (StackAnchor.pageSize &- 1) }
+
+    /// The bytes from the notes' start to the end of their last: where a fold's next scratch can
+    /// start.
+    var notesEnd: Int { Self.notesDistance &+ ScanScratch<RowField>.byteCount(count) }
+
+    /// Reads a stored row (`key` its primary key for messages) into the notes, and returns its
+    /// group key (written into ``groupKey`` when longer than 16 bytes).
     /// - Throws: `StrataError.storeCorrupt` naming the entity and key when anything is off: the
     ///   error of ``RowCodec/decode(_:key:layout:wanted:into:)-(RawSpan,_,_,_,_)`` for the row,
     ///   which a damaged row is decoded with to say what is wrong.
     @inline(__always)
-    func read(_ bytes: RawSpan, key: Int64) throws(StrataError) {
+    func read(_ bytes: RawSpan, key: Int64) throws(StrataError) -> GroupKey {
         let sound = unsafe bytes.withUnsafeBytes { unsafe read($0) }
-        if sound { return }
+        if let sound { return sound }
         try RowCodec.decode(bytes, key: key, layout: layout, wanted: checksText, into: &damaged)
         throw .storeCorrupt("row \(key) of entity \(layout.name) cannot be decoded (it breaks the row format)")
     }
 
-    /// ``read(_:key:)`` of the bytes behind a pointer: whether the row is sound (when it is not,
-    /// the notes and the key are left half written).
+    /// ``read(_:key:)`` of the bytes behind a pointer: the row's group key, or nil when the row is
+    /// not sound (the notes are then left half written).
     @unsafe
-    private func read(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    private func read(_ bytes: UnsafeRawBufferPointer) -> GroupKey? {
         let size = bytes.count
-        guard size >= 14, let base = bytes.baseAddress else { return false }
+        guard size >= 14, let base = bytes.baseAddress else { return nil }
+        // One note per column (`count` of them): the loop's `column` is below `count`.
+        let notes = unsafe self.notes.elements
         let body = size &- 4
         let storedCRC = unsafe UInt32(littleEndian: base.loadUnaligned(fromByteOffset: body, as: UInt32.self))
         guard unsafe CRC32C.checksum(base, count: body, hardware: hardwareCRC) == storedCRC,
             unsafe base.load(as: UInt8.self) == RowCodec.formatVersion
-        else { return false }
+        else { return nil }
         var offset = 9
         guard let columnCount = unsafe Self.varint(base, &offset, end: body), columnCount == UInt64(count) else {
-            return false
+            return nil
         }
         // Where the value of a group column whose key is its bytes in the row starts and ends.
         var keyStart = 0
         var keyEnd = 0
         for column in 0..<count {
-            guard offset < body else { return false }
+            guard offset < body else { return nil }
             let start = offset
             let tag = unsafe base.load(fromByteOffset: offset, as: UInt8.self)
             offset &+= 1
@@ -152,11 +166,11 @@ struct RowField {
             if tag == RowCodec.tagNull {
                 unsafe notes[column] = RowField(tag: tag, bits: 0, length: 0)
             } else if tag != plan.tag {
-                return false
+                return nil
             } else if tag == RowCodec.tagInteger || tag == RowCodec.tagReal {
-                guard offset &+ 8 <= body else { return false }
+                guard offset &+ 8 <= body else { return nil }
                 let bits = unsafe UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                if tag == RowCodec.tagReal && Double(bitPattern: bits).isNaN { return false }
+                if tag == RowCodec.tagReal && Double(bitPattern: bits).isNaN { return nil }
                 unsafe notes[column] = RowField(tag: tag, bits: bits, length: 0)
                 offset &+= 8
             } else {
@@ -164,11 +178,11 @@ struct RowField {
                 // length within it fits an Int.
                 guard let stored = unsafe Self.varint(base, &offset, end: body),
                     stored <= UInt64(truncatingIfNeeded: body &- offset)
-                else { return false }
+                else { return nil }
                 let length = Int(truncatingIfNeeded: stored)
                 if tag == RowCodec.tagText && plan.checksText {
                     let text = unsafe UnsafeRawBufferPointer(start: base + offset, count: length)
-                    guard unsafe RowCodec.makeString(text) != nil else { return false }
+                    guard unsafe RowCodec.makeString(text) != nil else { return nil }
                 }
                 unsafe notes[column] = RowField(tag: tag, bits: UInt64(truncatingIfNeeded: offset), length: length)
                 offset &+= length
@@ -178,19 +192,18 @@ struct RowField {
                 keyEnd = offset
             }
         }
-        guard offset == body else { return false }
+        guard offset == body else { return nil }
         // One group column of a class other than real: its key is the value's bytes as stored
         // (tag, then the integer, or the varint length and the bytes), read as two words when
         // they are at most 16 bytes and 16 bytes from their start lie in the row.
         let direct = keyEnd &- keyStart
         if keyColumn >= 0 && direct <= 16 && keyStart &+ 16 <= size {
             let mask = Self.masks(direct)
-            unsafe words = (
+            let words = unsafe (
                 base.loadUnaligned(fromByteOffset: keyStart, as: UInt64.self) & mask.0,
                 base.loadUnaligned(fromByteOffset: keyStart &+ 8, as: UInt64.self) & mask.1
             )
-            unsafe self.length = direct
-            return true
+            return GroupKey(words: words, length: direct)
         }
         groupKey.reset()
         for position in 0..<groupCount {
@@ -210,9 +223,7 @@ struct RowField {
             }
         }
         let length = groupKey.count
-        unsafe self.length = length
-        if length <= 16 { unsafe words = groupKey.leadingWords() }
-        return true
+        return GroupKey(words: length <= 16 ? groupKey.leadingWords() : (0, 0), length: length)
     }
 
     /// The masks that keep the first `count` (at most 16) bytes of two little-endian words.
