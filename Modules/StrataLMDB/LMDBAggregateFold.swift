@@ -26,8 +26,8 @@ struct LMDBAggregateFold {
     private let steps: ContiguousArray<LMDBFoldStep>
     private let fields: RowFields
     private var table = LMDBGroupTable()
-    /// Every group's figures, one run of `steps.count` per group, in group number order; right
-    /// after the notes in their page (``ScanScratch``).
+    /// Every group's figures, one run of `steps.count` per group, in group number order; from
+    /// where the notes end in their page (``ScanScratch``).
     private let lanes: ScanScratch<LMDBFoldLane>
     /// Every group's values, in group number order.
     private var groups: [[StoredValue]] = []

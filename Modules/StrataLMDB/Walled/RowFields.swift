@@ -77,7 +77,7 @@ struct GroupKey {
 
     /// Notes for rows laid out as `layout`; `checksText` has one flag per column, and `groupBy`
     /// names columns of the layout. `anchor` is the stack of the scan (``ScanScratch``); the
-    /// notes start 1 KiB after it in their page.
+    /// notes start ``notesDistance`` bytes after it in their page (rounded up to 64).
     init(layout: EntityLayout, checksText: ContiguousArray<Bool>, groupBy: [Int], anchor: StackAnchor) {
         precondition(checksText.count == layout.classes.count, "one flag per column")
         precondition(groupBy.allSatisfy { layout.classes.indices.contains($0) }, "group columns of the layout")
@@ -113,16 +113,16 @@ struct GroupKey {
     @inline(__always)
     subscript(_ column: Int) -> RowField { notes[column] }
 
-    /// How far after the scan's stack, in their page, the notes start (``ScanScratch``); what else
-    /// a fold writes on every row goes after them.
+    /// How far after the scan's stack, in their page, the notes start (``ScanScratch``, rounded
+    /// up to 64 bytes); what else a fold writes on every row goes after them (``notesEnd``).
     static let notesDistance = 1024
 
     /// Where in its 4 KiB page the first note lies (for tests of the placement).
     var notesPageOffset: Int { notes.elementAddress(0) & (StackAnchor.pageSize &- 1) }
 
-    /// The bytes from the notes' start to the end of their last: where a fold's next scratch can
-    /// start.
-    var notesEnd: Int { Self.notesDistance &+ ScanScratch<RowField>.byteCount(count) }
+    /// How far after the scan's stack, in their page, the notes end: where a fold's next scratch
+    /// starts.
+    var notesEnd: Int { notes.endDistance }
 
     /// Reads a stored row (`key` its primary key for messages) into the notes, and returns its
     /// group key (written into ``groupKey`` when longer than 16 bytes).
@@ -207,7 +207,7 @@ struct GroupKey {
         }
         groupKey.reset()
         for position in 0..<groupCount {
-            let note = unsafe notes[groupBy[position]]
+            let note = self.notes[unsafe groupBy[position]]
             groupKey.append(note.tag)
             switch note.tag {
             case RowCodec.tagInteger:

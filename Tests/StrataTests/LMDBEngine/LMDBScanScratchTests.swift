@@ -41,14 +41,43 @@ struct LMDBScanScratchTests {
         #expect((0..<500).allSatisfy { scratch[2 * $0].real == 0 && scratch[2 * $0 + 1].count == 0 })
     }
 
-    @Test("a fold's notes and lanes follow the anchor, the lanes after the notes")
+    @Test("an empty scratch has its place, and elements past the first page follow the first")
+    func emptyAndLong() {
+        let anchor = StackAnchor(pageOffset: 100)
+        let scratch = ScanScratch(count: 0, repeating: 0 as UInt8, anchor: anchor, distance: 0)
+        #expect(scratch.count == 0)
+        #expect(scratch.endDistance == 28) // 100 rounded up to 128: 28 bytes past the anchor
+        scratch.append(repeating: 9, count: 10_000)
+        let start = scratch.elementAddress(0)
+        #expect(Self.pageOffset(scratch) == 128)
+        #expect(scratch.elementAddress(9_999) == start + 9_999)
+        #expect(scratch.elementAddress(10_000) == start + 10_000)
+        #expect(scratch.endDistance == 28 + 10_000)
+        #expect((0..<10_000).allSatisfy { scratch[$0] == 9 })
+    }
+
+    @Test("a fold's lanes start where its notes end, for every anchor and column count")
     func foldLayout() {
-        let here = StackAnchor.here()
-        #expect((0..<4096).contains(here.pageOffset))
         let layout = EntityLayout(name: "Line", classes: [.integer, .text, .real, .integer])
-        let fields = RowFields(layout: layout, checksText: [false, true, false, false], groupBy: [1], anchor: here)
-        let notesStart = (here.pageOffset + RowFields.notesDistance + 63) / 64 * 64 % 4096
-        #expect(fields.notesPageOffset == notesStart)
-        #expect(fields.notesEnd == RowFields.notesDistance + 4 * MemoryLayout<RowField>.stride)
+        for anchorOffset in 0..<4096 {
+            let anchor = StackAnchor(pageOffset: anchorOffset)
+            let fields = RowFields(
+                layout: layout, checksText: [false, true, false, false], groupBy: [1], anchor: anchor)
+            let notesStart = (anchorOffset + RowFields.notesDistance + 63) / 64 * 64 % 4096
+            #expect(fields.notesPageOffset == notesStart, "anchor \(anchorOffset)")
+            let notesAfterAnchor = (notesStart - anchorOffset + 4096) % 4096
+            #expect(fields.notesEnd == notesAfterAnchor + 4 * MemoryLayout<RowField>.stride, "anchor \(anchorOffset)")
+            for noteCount in [1, 3, 4, 7] {
+                let notes = ScanScratch(
+                    count: noteCount, repeating: RowField(tag: 0, bits: 0, length: 0), anchor: anchor, distance: 1024)
+                let lanes = ScanScratch(
+                    count: 0, repeating: LMDBFoldLane(), anchor: anchor, distance: notes.endDistance)
+                let notesFrom = (Self.pageOffset(notes) - anchorOffset + 4096) % 4096
+                let lanesFrom = (Self.pageOffset(lanes) - anchorOffset + 4096) % 4096
+                #expect(
+                    lanesFrom >= notesFrom + noteCount * MemoryLayout<RowField>.stride,
+                    "anchor \(anchorOffset), \(noteCount) notes")
+            }
+        }
     }
 }
