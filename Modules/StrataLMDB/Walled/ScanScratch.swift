@@ -8,8 +8,8 @@
 /// struct, the callers' frames) on every row. Where `malloc` put the notes depended on what the
 /// process had freed before, and the fold's speed with it: measured by placing the notes at
 /// chosen page offsets (workload 19 on LMDB, `strata-bench --engine lmdb --workloads 15,19`, one
-/// run per offset), notes overlapping the page offsets of the fold struct (0xC90–0xD30 in that
-/// run) gave 1.67–2.19× raw LMDB, nine other offsets 1.29–1.51× (Docs/Benchmarks.md).
+/// to three runs per offset), notes overlapping the page offsets of the fold struct (0xC90–0xD30
+/// in that run) gave 1.67–2.19× raw LMDB, nine other offsets 1.29–1.51× (Docs/Benchmarks.md).
 ///
 /// So a scratch's elements start a fixed distance after the page offset of a stack address the
 /// scan gives (``StackAnchor/here()``, taken in the frame that runs the scan; the frames the scan
