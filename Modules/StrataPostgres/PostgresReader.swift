@@ -265,8 +265,9 @@ struct PostgresRowDecoder {
             let column2 = column + 2
             let place = decoding[column]
             // Each accessor answers nil for NULL as for a value of the wrong form: NULL is told
-            // apart only then, so that a value costs one NULL check.
-            let decoded: StoredValue?
+            // apart only then, so that a value costs at most one NULL check (a non-empty text or
+            // blob none). A value goes straight into its slot (no optional `StoredValue` in
+            // between, which cost a copy and a destroy).
             switch place.storageClass {
             case .integer:
                 if let v = result.int64(index, column2) {
@@ -278,20 +279,24 @@ struct PostgresRowDecoder {
                             """
                         )
                     }
-                    decoded = .integer(v)
-                } else {
-                    decoded = nil
+                    values[column] = .integer(v)
+                    continue
                 }
             case .real:
-                decoded = result.double(index, column2).flatMap { $0.isNaN ? nil : .real($0) }
+                if let v = result.double(index, column2), !v.isNaN {
+                    values[column] = .real(v)
+                    continue
+                }
             case .text:
-                decoded = result.text(index, column2).map { .text($0) }
+                if let v = result.text(index, column2) {
+                    values[column] = .text(v)
+                    continue
+                }
             case .blob:
-                decoded = result.data(index, column2).map { .blob($0) }
-            }
-            if let decoded {
-                values[column] = decoded
-                continue
+                if let v = result.data(index, column2) {
+                    values[column] = .blob(v)
+                    continue
+                }
             }
             guard result.isNull(index, column2) else { throw Self.bad(store, table, column, key) }
             guard place.isOptional else {

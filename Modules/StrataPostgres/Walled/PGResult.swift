@@ -81,20 +81,22 @@ import Foundation
 
     /// The raw bytes of a value as `Data`, copied once; nil for NULL.
     func data(_ row: Int, _ column: Int) -> Data? {
-        guard !isNull(row, column), let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else {
-            return nil
-        }
+        // A NULL's length is 0: only an empty value needs libpq's NULL flag.
+        checkCell(row, column)
         let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
+        if length == 0 { return isNull(row, column) ? nil : Data() }
+        guard let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else { return nil }
         return unsafe Data(bytes: pointer, count: length)
     }
 
     /// A value's bytes as UTF-8 text, unescaped (``PostgresTextEscape``); nil for NULL or bytes that
     /// are not UTF-8. A text without escapes is made straight from the result's buffer.
     func text(_ row: Int, _ column: Int) -> String? {
-        guard !isNull(row, column), let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else {
-            return nil
-        }
+        // A NULL's length is 0: only an empty value needs libpq's NULL flag.
+        checkCell(row, column)
         let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
+        if length == 0 { return isNull(row, column) ? nil : "" }
+        guard let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else { return nil }
         let units = unsafe UnsafeBufferPointer(
             start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: length)
         // Most texts are ASCII without the escape byte: made straight from the buffer, with nothing
