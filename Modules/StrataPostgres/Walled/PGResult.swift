@@ -70,35 +70,35 @@ import Foundation
         return Double(bitPattern: UInt64(bigEndian: unsafe UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self)))
     }
 
+    /// The bytes of a value where libpq keeps them (valid while this result lives), nil for NULL;
+    /// checks the cell first. A NULL's length is 0: only an empty value needs libpq's NULL flag.
+    @unsafe @inline(__always)
+    private func value(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer? {
+        checkCell(row, column)
+        let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
+        if length == 0 { return isNull(row, column) ? nil : unsafe UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else { return nil }
+        return unsafe UnsafeRawBufferPointer(start: pointer, count: length)
+    }
+
     /// The raw bytes of a value (binary `bytea`/`text`, or any text-format value); nil for NULL.
     func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
-        guard !isNull(row, column), let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else {
-            return nil
-        }
-        let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
-        return unsafe Array(UnsafeRawBufferPointer(start: pointer, count: length))
+        guard let value = unsafe value(row, column) else { return nil }
+        return unsafe Array(value)
     }
 
     /// The raw bytes of a value as `Data`, copied once; nil for NULL.
     func data(_ row: Int, _ column: Int) -> Data? {
-        // A NULL's length is 0: only an empty value needs libpq's NULL flag.
-        checkCell(row, column)
-        let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
-        if length == 0 { return isNull(row, column) ? nil : Data() }
-        guard let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else { return nil }
-        return unsafe Data(bytes: pointer, count: length)
+        guard let value = unsafe value(row, column) else { return nil }
+        return unsafe Data(value)
     }
 
     /// A value's bytes as UTF-8 text, unescaped (``PostgresTextEscape``); nil for NULL or bytes that
     /// are not UTF-8. A text without escapes is made straight from the result's buffer.
     func text(_ row: Int, _ column: Int) -> String? {
-        // A NULL's length is 0: only an empty value needs libpq's NULL flag.
-        checkCell(row, column)
-        let length = Int(unsafe PQgetlength(result, Int32(row), Int32(column)))
-        if length == 0 { return isNull(row, column) ? nil : "" }
-        guard let pointer = unsafe PQgetvalue(result, Int32(row), Int32(column)) else { return nil }
-        let units = unsafe UnsafeBufferPointer(
-            start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: length)
+        guard let value = unsafe value(row, column) else { return nil }
+        let length = value.count
+        let units = unsafe value.assumingMemoryBound(to: UInt8.self)
         // Most texts are ASCII without the escape byte: made straight from the buffer, with nothing
         // to unescape or validate (ASCII is valid UTF-8). `String(validating:)` would cost a generic
         // call with its metadata look-ups per value.
