@@ -13,6 +13,9 @@ final class PostgresReader: StoreReader {
     private let ownsTransaction: Bool
     /// The rows one `FETCH` of a streamed read brings: a large read holds this many at a time.
     static let streamBatch = 2_000
+    /// Whether this reader's cursor was read to its end and is still open: it is closed in the
+    /// next streamed read's round trip, or by the transaction's end, not by a round trip of its own.
+    private var exhaustedCursorOpen = false
 
     init(engine: PostgresEngine, connection: PGConnection) throws(StrataError) {
         self.engine = engine
@@ -132,29 +135,52 @@ final class PostgresReader: StoreReader {
     }
 
     /// Runs `sql` through a cursor of the reader's transaction, ``streamBatch`` rows per `FETCH`,
-    /// so a read of a million rows holds one batch at a time instead of the whole result. The
-    /// cursor is closed however the read ends (`body` throwing included), so the reader stays
-    /// usable; `body` does not call the reader (the contract of ``forEachRow(for:_:)``).
+    /// so a read of a million rows holds one batch at a time instead of the whole result.
+    ///
+    /// The cursor's `DECLARE` and first `FETCH` go in one round trip (a pipeline), so a read of
+    /// fewer than ``streamBatch`` rows takes one, as a plain query does. A cursor read to its end is left
+    /// open when the reader owns its transaction, and closed in the next streamed read's round trip
+    /// (the transaction's end closes it otherwise); in someone else's transaction, or when the
+    /// read stops early (`body` throwing included), it is closed at once, so the reader stays
+    /// usable. `body` does not call the reader (the contract of ``forEachRow(for:_:)``).
     private func stream(
         _ sql: String, _ parameters: [PGParameter], table: PostgresTableLayout, session: PostgresSession,
         _ body: (StoredRow) throws -> Void
     ) throws {
-        try session.run("DECLARE strata_rows NO SCROLL CURSOR FOR \(sql)", parameters)
-        defer {
-            // Fails only when the transaction already has (its error is the one thrown).
-            _ = try? session.runRaw("CLOSE strata_rows")
-        }
-        let fetch = "FETCH \(Self.streamBatch) FROM strata_rows"
+        let batch = Self.streamBatch
+        let fetch = "FETCH \(batch) FROM strata_rows"
+        var statements: [PGConnection.PipelinedStatement] = []
+        if exhaustedCursorOpen { statements.append(.init(sql: "CLOSE strata_rows")) }
+        statements.append(.init(sql: "DECLARE strata_rows NO SCROLL CURSOR FOR \(sql)", parameters: parameters))
+        statements.append(.init(sql: fetch))
+        exhaustedCursorOpen = false
         var row = StoredRow(key: 0, version: 0, values: [])
-        while true {
-            let result = try session.run(fetch)
+        // Hands a batch's rows to `body`; whether the cursor may have more. The batch is freed
+        // when this returns, before the next `FETCH`: one batch held at a time.
+        func deliver(_ result: PGResult) throws -> Bool {
             let decoder = try PostgresRowDecoder(result: result, table: table, store: engine.location)
             for index in 0..<result.rowCount {
                 try decoder.decode(index, into: &row)
                 try body(row)
             }
-            if result.rowCount < Self.streamBatch { return }
+            return result.rowCount == batch
         }
+        // A failed pipeline leaves no cursor to close: its transaction is aborted, or its
+        // connection lost.
+        var first: PGResult? = try session.runPipeline(statements, main: statements.count - 2)[statements.count - 1]
+        var readToEnd = false
+        defer {
+            if !readToEnd || !ownsTransaction {
+                // Fails only when the transaction already has (its error is the one thrown).
+                _ = try? session.runRaw("CLOSE strata_rows")
+            }
+        }
+        var more = false
+        if let result = first { more = try deliver(result) }
+        first = nil
+        while more { more = try deliver(session.run(fetch)) }
+        readToEnd = true
+        exhaustedCursorOpen = ownsTransaction
     }
 
     func count(entity: Int, filter: Filter?) throws -> Int {

@@ -27,6 +27,20 @@ struct PostgresSession {
         }
     }
 
+    /// Runs `statements` in one round trip (``PGConnection/executePipeline(_:deadline:)``), mapping a
+    /// failure to `StrataError` with the SQL of the statement that failed, or of the statement at
+    /// `main` when the failure names none (a timeout, a lost connection).
+    func runPipeline(_ statements: [PGConnection.PipelinedStatement], main: Int) throws(StrataError) -> [PGResult] {
+        do {
+            return try connection.executePipeline(statements, deadline: pool.statementDeadline)
+        } catch {
+            let index = error.pipelineIndex ?? main
+            throw PostgresError.error(
+                error, sql: statements.indices.contains(index) ? statements[index].sql : nil, phase: .ordinary,
+                store: store, options: pool.options, redacting: pool.settings.secret)
+        }
+    }
+
     /// Runs parameterless SQL (one or several statements) in one round trip, mapping failures to
     /// `StrataError`.
     func runScript(_ sql: String) throws(StrataError) {

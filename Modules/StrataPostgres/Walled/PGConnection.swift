@@ -22,6 +22,9 @@ struct PGFailure: Error, Sendable {
     var connectionBroken: Bool
     /// Whether the client-side deadline passed (the statement was cancelled, the connection dropped).
     var timedOut = false
+    /// In a pipeline (``PGConnection/executePipeline(_:deadline:)``), the position of the
+    /// statement that failed; nil otherwise.
+    var pipelineIndex: Int?
 }
 
 /// The state of a connection's transaction (`PQtransactionStatus`).
@@ -128,24 +131,46 @@ enum PGTransactionState {
     func execute(
         _ sql: String, _ parameters: [PGParameter] = [], binaryResults: Bool = true, deadline: ContinuousClock.Instant
     ) throws(PGFailure) -> PGResult {
-        guard !abandoned else {
-            throw PGFailure(message: "the connection was abandoned after a timeout", connectionBroken: true)
+        guard !abandoned else { throw Self.abandonedFailure }
+        let name = try preparedName(sql, parameters, deadline: deadline)
+        try send(sql, parameters, name: name, binaryResults: binaryResults)
+        do {
+            return try collect(deadline: deadline)
+        } catch {
+            // A statement missing on the server (a pooler between us, DEALLOCATE by hand): forget them all.
+            if error.sqlState == "26000" { prepared.removeAll() }
+            throw error
         }
+    }
+
+    /// The failure of any statement on a connection abandoned after a timeout.
+    static let abandonedFailure = PGFailure(
+        message: "the connection was abandoned after a timeout", connectionBroken: true)
+
+    /// The name `sql` is prepared under on this connection, preparing it now (a round trip of its
+    /// own) the first time; nil for a statement without parameters, or once ``preparedLimit``
+    /// statements are prepared (it then runs unnamed).
+    func preparedName(
+        _ sql: String, _ parameters: [PGParameter], deadline: ContinuousClock.Instant
+    ) throws(PGFailure) -> String? {
+        guard !parameters.isEmpty else { return nil }
+        if let name = prepared[sql] { return name }
+        guard prepared.count < Self.preparedLimit else { return nil }
+        let fresh = "strata_\(prepared.count + 1)"
         let types = parameters.map(\.typeOID)
-        var name: String?
-        if !parameters.isEmpty {
-            name = prepared[sql]
-            if name == nil, prepared.count < Self.preparedLimit {
-                let fresh = "strata_\(prepared.count + 1)"
-                let sent = unsafe types.withUnsafeBufferPointer { types in
-                    unsafe PQsendPrepare(conn, fresh, sql, Int32(types.count), types.baseAddress)
-                }
-                guard sent == 1 else { throw connectionFailure() }
-                _ = try collect(deadline: deadline)
-                prepared[sql] = fresh
-                name = fresh
-            }
+        let sent = unsafe types.withUnsafeBufferPointer { types in
+            unsafe PQsendPrepare(conn, fresh, sql, Int32(types.count), types.baseAddress)
         }
+        guard sent == 1 else { throw connectionFailure() }
+        _ = try collect(deadline: deadline)
+        prepared[sql] = fresh
+        return fresh
+    }
+
+    /// Sends one statement without waiting for it: by `name` when it is prepared, else with its
+    /// text. Parameters go in binary; results come in binary (`binaryResults`) or text.
+    func send(_ sql: String, _ parameters: [PGParameter], name: String?, binaryResults: Bool) throws(PGFailure) {
+        let types = parameters.map(\.typeOID)
         // Each parameter's own bytes are handed to libpq in place (not copied into one buffer
         // first: a 300 MB value is not held twice).
         let encoded = parameters.map { $0.encoded() }
@@ -173,14 +198,13 @@ enum PGTransactionState {
             }
         }
         guard sent == 1 else { throw connectionFailure() }
-        do {
-            return try collect(deadline: deadline)
-        } catch {
-            // A statement missing on the server (a pooler between us, DEALLOCATE by hand): forget them all.
-            if error.sqlState == "26000" { prepared.removeAll() }
-            throw error
-        }
     }
+
+    /// Forgets every prepared statement's name (the server no longer knows them).
+    func forgetPreparedStatements() { prepared.removeAll() }
+
+    /// Marks the connection unusable without cancelling anything: a pipeline it could not leave.
+    func abandonWithoutCancel() { abandoned = true }
 
     /// Calls `body` with a pointer to each value's bytes (nil for NULL), valid for the call.
     private static func withValuePointers<T>(
@@ -207,9 +231,7 @@ enum PGTransactionState {
     /// round trip (`BEGIN …; SELECT …`); returns the last statement's result, in text format.
     /// - Throws: ``PGFailure`` for the first statement that failed, or a lost connection.
     func executeScript(_ sql: String, deadline: ContinuousClock.Instant) throws(PGFailure) -> PGResult {
-        guard !abandoned else {
-            throw PGFailure(message: "the connection was abandoned after a timeout", connectionBroken: true)
-        }
+        guard !abandoned else { throw Self.abandonedFailure }
         guard unsafe PQsendQuery(conn, sql) == 1 else { throw connectionFailure() }
         return try collect(deadline: deadline)
     }
@@ -217,8 +239,13 @@ enum PGTransactionState {
     /// The most statements prepared on one connection; later ones run unnamed.
     static let preparedLimit = 512
 
+    /// How many commands this connection has sent and waited for (each a round trip to the
+    /// server: a statement, a script, a statement's preparation), for tests of how many a read takes.
+    var roundTrips = 0
+
     /// Flushes the command just sent and reads its results: the last one, or the first failure.
     private func collect(deadline: ContinuousClock.Instant) throws(PGFailure) -> PGResult {
+        roundTrips += 1
         try flush(deadline: deadline)
         var last: PGResult?
         var failure: PGFailure?
@@ -241,7 +268,7 @@ enum PGTransactionState {
     }
 
     /// Sends what libpq buffered, waiting for the socket to take it.
-    private func flush(deadline: ContinuousClock.Instant) throws(PGFailure) {
+    func flush(deadline: ContinuousClock.Instant) throws(PGFailure) {
         while true {
             let state = unsafe PQflush(conn)
             if state == 0 { return }
@@ -252,7 +279,7 @@ enum PGTransactionState {
     }
 
     /// Reads input until a whole result is there.
-    private func waitWhileBusy(deadline: ContinuousClock.Instant) throws(PGFailure) {
+    func waitWhileBusy(deadline: ContinuousClock.Instant) throws(PGFailure) {
         while unsafe PQisBusy(conn) == 1 {
             try waitForSocket(events: Int16(POLLIN), deadline: deadline)
             if unsafe PQconsumeInput(conn) == 0 { throw connectionFailure() }
@@ -293,7 +320,7 @@ enum PGTransactionState {
     }
 
     /// libpq's message for a failure without a server result.
-    private func connectionFailure() -> PGFailure {
+    func connectionFailure() -> PGFailure {
         let raw = unsafe String(cString: PQerrorMessage(conn))
         let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         var text = message.isEmpty ? "the connection to the server failed" : message

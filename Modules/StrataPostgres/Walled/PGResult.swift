@@ -22,6 +22,13 @@ import Foundation
 
     deinit { unsafe PQclear(result) }
 
+    /// Whether this is the result that ends a pipeline (`PGRES_PIPELINE_SYNC`).
+    var isPipelineSync: Bool { unsafe PQresultStatus(result) == PGRES_PIPELINE_SYNC }
+
+    /// Whether the server skipped this pipelined statement because one before it failed
+    /// (`PGRES_PIPELINE_ABORTED`).
+    var isPipelineAborted: Bool { unsafe PQresultStatus(result) == PGRES_PIPELINE_ABORTED }
+
     /// A column's type OID.
     func type(ofColumn column: Int) -> UInt32 { unsafe PQftype(result, Int32(column)) }
 

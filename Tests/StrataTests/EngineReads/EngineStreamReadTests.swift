@@ -51,6 +51,11 @@ struct EngineStreamReadTests {
             FetchPlan(entity: Fixtures.txn, sort: [SortKey(column: note, ascending: true)], offset: 6_990),
             FetchPlan(entity: Fixtures.txn, sort: [SortKey(column: amount, ascending: true)], limit: 10),
             FetchPlan(entity: Fixtures.txn, filter: .compare(column: amount, .lessThan, .integer(0))),
+            // Around one batch (2,000 rows): exactly one, one more, and a limit past two.
+            FetchPlan(entity: Fixtures.txn, sort: [SortKey(column: amount, ascending: false)], offset: 5_000),
+            FetchPlan(entity: Fixtures.txn, sort: [SortKey(column: amount, ascending: false)], offset: 4_999),
+            FetchPlan(entity: Fixtures.txn, sort: [SortKey(column: note, ascending: false)], limit: 4_001, offset: 1),
+            FetchPlan(entity: Fixtures.txn, limit: 2_001, offset: 3),
         ]
         for plan in plans {
             let expected = plan.apply(to: Self.stored)

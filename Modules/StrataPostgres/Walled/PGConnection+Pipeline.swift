@@ -1,0 +1,103 @@
+// Walled file (strict memory safety): several statements in one round trip, through libpq's
+// pipeline mode (PQenterPipelineMode, PQpipelineSync, PQexitPipelineMode).
+import CPostgres
+import Foundation
+
+extension PGConnection {
+    /// One statement of a pipeline: its SQL and its parameters (sent in binary, as by
+    /// ``execute(_:_:binaryResults:deadline:)``; results come in binary).
+    struct PipelinedStatement {
+        var sql: String
+        var parameters: [PGParameter] = []
+    }
+
+    /// Runs `statements` in one round trip and returns their results, in order.
+    ///
+    /// A statement with parameters is prepared first, once per connection, as `execute` does
+    /// (that preparation is a round trip of its own, the first time only). The server runs the
+    /// statements one after another; when one fails it skips the rest, and the first failure is
+    /// thrown once every result has been read, with ``PGFailure/pipelineIndex`` naming the
+    /// statement. Waits at most until `deadline`, as `execute` does: past it, the statement
+    /// running is cancelled and the connection abandoned.
+    ///
+    /// ```swift
+    /// let results = try connection.executePipeline(
+    ///     [.init(sql: "DECLARE c NO SCROLL CURSOR FOR SELECT …", parameters: [.int8(7)]),
+    ///      .init(sql: "FETCH 2000 FROM c")],
+    ///     deadline: .now + .seconds(30))
+    /// ```
+    /// - Throws: ``PGFailure`` for the first statement that failed, or a lost connection.
+    func executePipeline(
+        _ statements: [PipelinedStatement], deadline: ContinuousClock.Instant
+    ) throws(PGFailure) -> [PGResult] {
+        guard !abandoned else { throw Self.abandonedFailure }
+        var names: [String?] = []
+        for statement in statements {
+            names.append(try preparedName(statement.sql, statement.parameters, deadline: deadline))
+        }
+        guard unsafe PQenterPipelineMode(conn) == 1 else { throw connectionFailure() }
+        let outcome: Result<[PGResult], PGFailure>
+        do throws(PGFailure) {
+            for (index, statement) in statements.enumerated() {
+                try send(statement.sql, statement.parameters, name: names[index], binaryResults: true)
+            }
+            guard unsafe PQpipelineSync(conn) == 1 else { throw connectionFailure() }
+            outcome = .success(try readPipeline(expecting: statements.count, deadline: deadline))
+        } catch {
+            outcome = .failure(error)
+        }
+        // libpq leaves pipeline mode only once every result is read. A connection still in it
+        // (a send or the sync failed with statements queued, a wait failed, the connection was
+        // lost or abandoned) would queue its next statement without a sync and wait for an answer
+        // that never comes: it is abandoned, and the failure says the connection is broken.
+        _ = unsafe PQexitPipelineMode(conn)
+        let stuck = unsafe PQpipelineStatus(conn) != PQ_PIPELINE_OFF
+        if stuck { abandonWithoutCancel() }
+        switch outcome {
+        case .success(let results):
+            if stuck { throw connectionFailure() }
+            return results
+        case .failure(var failure):
+            failure.connectionBroken = failure.connectionBroken || stuck || isBroken
+            if failure.sqlState == "26000" { forgetPreparedStatements() }
+            throw failure
+        }
+    }
+
+    /// Reads a synced pipeline's results up to its sync: one result per statement, each
+    /// followed by libpq's end-of-statement nil, then the sync's.
+    private func readPipeline(
+        expecting count: Int, deadline: ContinuousClock.Instant
+    ) throws(PGFailure) -> [PGResult] {
+        roundTrips += 1
+        try flush(deadline: deadline)
+        var results: [PGResult] = []
+        var failure: PGFailure?
+        var nilsInARow = 0
+        while true {
+            try waitWhileBusy(deadline: deadline)
+            guard let raw = unsafe PQgetResult(conn) else {
+                // One nil ends a statement's results; two in a row mean nothing more is coming,
+                // which only a lost connection does before the sync.
+                nilsInARow += 1
+                if nilsInARow > 1 || isBroken { throw failure ?? connectionFailure() }
+                continue
+            }
+            nilsInARow = 0
+            let result = unsafe PGResult(taking: raw)
+            if result.isPipelineSync { break }
+            if result.isPipelineAborted { continue }
+            if var error = result.failure(broken: isBroken) {
+                if failure == nil {
+                    error.pipelineIndex = results.count
+                    failure = error
+                }
+            } else {
+                results.append(result)
+            }
+        }
+        if let failure { throw failure }
+        guard results.count == count else { throw connectionFailure() }
+        return results
+    }
+}
