@@ -16,10 +16,9 @@ extension PostgresEngine {
     /// the set writes' results once it committed.
     func commitTransaction(_ changes: ChangeSet) throws(StrataError) -> [SetWriteResult] {
         try withSession { (session) throws(StrataError) -> [SetWriteResult] in
-            try begin(session, Self.begin(for: changes), holdingOpenLock: true)
+            try beginCheckingSchemaVersion(session, Self.begin(for: changes))
             let results: [SetWriteResult]
             do throws(StrataError) {
-                try checkSchemaVersion(session)
                 results = try write(changes, session: session)
             } catch {
                 session.rollbackQuietly()

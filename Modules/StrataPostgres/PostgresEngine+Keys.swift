@@ -15,12 +15,12 @@ extension PostgresEngine {
         let wanted = Int64(count)
         if let keys = takeReservedKeys(entity: entity, count: wanted) { return keys }
         let size = max(wanted, Self.keyBlockSize)
-        let block = try withTransaction(holdingOpenLock: true, retrySafe: true) {
+        // A store another process migrated may have renamed or dropped this entity's counter;
+        // the schema-version check, with the open lock held, holds off a migration until the
+        // counter is moved.
+        let block = try withTransaction(checkingSchemaVersion: true, retrySafe: true) {
             (session) throws(StrataError) -> Range<Int64> in
-            // A store another process migrated may have renamed or dropped this entity's counter;
-            // the check holds off a migration until the counter is moved.
-            try checkSchemaVersion(session)
-            return try reserveKeys(session, table: table, count: size)
+            try reserveKeys(session, table: table, count: size)
         }
         let keys = block.lowerBound..<(block.lowerBound + wanted)
         keyBlocks.withLock { blocks in

@@ -97,17 +97,22 @@ final class PostgresEngine: StorageEngine {
 
     /// Runs `body` in a `READ COMMITTED` transaction on a short lease, committed when it returns.
     ///
-    /// With `holdingOpenLock`, the transaction holds the store's open lock shared
-    /// (``begin(_:_:holdingOpenLock:)``), for a body that checks the schema version. A lost reply
-    /// to its `COMMIT` is settled (``commitIdentified(_:)``), unless `retrySafe` says that applying
-    /// the transaction twice or not at all is harmless (a key reservation: keys are never reused,
-    /// and gaps are allowed); then it is `.busy`, and a retry is safe.
+    /// With `checkingSchemaVersion`, the transaction holds the store's open lock shared and has
+    /// checked the schema version before `body` runs (``beginCheckingSchemaVersion(_:_:)``). A lost
+    /// reply to its `COMMIT` is settled (``commitIdentified(_:)``), unless `retrySafe` says that
+    /// applying the transaction twice or not at all is harmless (a key reservation: keys are never
+    /// reused, and gaps are allowed); then it is `.busy`, and a retry is safe.
     @discardableResult
     func withTransaction<T>(
-        holdingOpenLock: Bool = false, retrySafe: Bool = false, _ body: (PostgresSession) throws(StrataError) -> T
+        checkingSchemaVersion: Bool = false, retrySafe: Bool = false,
+        _ body: (PostgresSession) throws(StrataError) -> T
     ) throws(StrataError) -> T {
         try withSession { (session) throws(StrataError) -> T in
-            try begin(session, holdingOpenLock: holdingOpenLock)
+            if checkingSchemaVersion {
+                try beginCheckingSchemaVersion(session)
+            } else {
+                try session.runScript("BEGIN")
+            }
             let value: T
             do throws(StrataError) {
                 value = try body(session)
@@ -121,20 +126,35 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Opens a transaction on `session` with `statement` (`BEGIN`, or one with an isolation
-    /// level); with `holdingOpenLock`, in the same round trip, takes the store's open lock shared.
+    /// level), takes the store's open lock shared and checks the schema version
+    /// (``checkSchemaVersion(_:)``), all in one round trip; rolls the transaction back when any of
+    /// it fails.
     ///
     /// An open (a migration's included) holds that lock exclusively until it commits, so taking
     /// it shared waits for an open in progress, and keeps a migration from starting until this
-    /// transaction ends. A write that then checks the schema version (``checkSchemaVersion(_:)``,
-    /// in a later statement, whose snapshot is taken after the wait) never reads the old version
-    /// and then writes into tables a migration changed meanwhile (a NOT NULL violation, or a row
-    /// the migration never converted).
-    func begin(
-        _ session: PostgresSession, _ statement: String = "BEGIN", holdingOpenLock: Bool
-    ) throws(StrataError) {
-        guard holdingOpenLock else { return try session.runScript(statement) }
-        try session.runScript(
-            "\(statement); SELECT pg_advisory_xact_lock_shared(\(Self.openLockClass), hashtext(\(schemaLiteral)))")
+    /// transaction ends. The check is the script's last statement, which takes its snapshot after
+    /// the lock's wait (under `READ COMMITTED`), so a write never reads the old version and then
+    /// writes into tables a migration changed meanwhile (a NOT NULL violation, or a row the
+    /// migration never converted).
+    /// - Throws: `.storeNewerThanModel` when another engine migrated the store since this one
+    ///   opened; the server's errors.
+    func beginCheckingSchemaVersion(_ session: PostgresSession, _ statement: String = "BEGIN") throws(StrataError) {
+        let sql = """
+            \(statement); SELECT pg_advisory_xact_lock_shared(\(Self.openLockClass), hashtext(\(schemaLiteral))); \
+            SELECT value FROM \(names.metadata) WHERE key = 'schema_version'
+            """
+        do throws(StrataError) {
+            let result: PGResult
+            do {
+                result = try session.connection.executeScript(sql, deadline: pool.statementDeadline)
+            } catch {
+                throw session.error(error, sql: sql)
+            }
+            try checkSchemaVersion(result)
+        } catch {
+            session.rollbackQuietly()
+            throw error
+        }
     }
 
     /// The store's schema name as an SQL string literal (`E'…'`, so its meaning does not depend on
@@ -142,12 +162,6 @@ final class PostgresEngine: StorageEngine {
     var schemaLiteral: String {
         let escaped = pool.settings.schema.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
         return "E'\(escaped)'"
-    }
-
-    /// Throws `.storeNewerThanModel` when another engine migrated the store since this one opened.
-    /// Call it in a transaction begun holding the open lock (``begin(_:_:holdingOpenLock:)``).
-    func checkSchemaVersion(_ session: PostgresSession) throws(StrataError) {
-        try checkSchemaVersion(try session.run(names.selectMetadataValue, [.rawText("schema_version")]))
     }
 
     /// Checks the `schema_version` value a query returned (one row, one text column, binary or text).
@@ -187,7 +201,6 @@ struct PostgresStoreNames: Sendable {
     let historyCursors: String
     /// `strata_commits`: the identity of every recent commit (``PostgresEngine/commitIdentified(_:)``).
     let commits: String
-    let selectMetadataValue: String
 
     init(schema: String) {
         self.schema = pgQuoted(schema)
@@ -197,6 +210,5 @@ struct PostgresStoreNames: Sendable {
         history = self.schema + ".strata_history"
         historyCursors = self.schema + ".strata_history_cursors"
         commits = self.schema + ".strata_commits"
-        selectMetadataValue = "SELECT value FROM \(metadata) WHERE key = $1"
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import StrataStorage
+import StrataTestSupport
+import Testing
+
+@testable import StrataPostgres
+
+/// How many round trips a commit takes on PostgreSQL: its `BEGIN`, the store's open lock and the
+/// schema-version check go in one (`beginCheckingSchemaVersion`), and a store migrated by another
+/// engine is still refused with nothing written.
+@Suite("PostgresEngine commit round trips")
+struct PostgresCommitRoundTripTests {
+    /// The round trips of `commit`, counted on the pool's one idle connection (the one a commit
+    /// checks out, and checks in again).
+    static func roundTrips(_ engine: PostgresEngine, _ commit: () throws -> Void) throws -> Int {
+        let connection = try engine.pool.checkOut(.short)
+        engine.pool.checkIn(connection, .short)
+        let before = connection.roundTrips
+        try commit()
+        let after = try engine.pool.checkOut(.short)
+        engine.pool.checkIn(after, .short)
+        guard after === connection else { throw StrataError.misuse("the commit used another connection") }
+        return connection.roundTrips - before
+    }
+
+    @Test("an update of one row takes four round trips: begin and schema check, lock, update, commit")
+    func updateRoundTrips() async throws {
+        let (trips, stored) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            var insert = ChangeSet()
+            insert.inserts = [Fixtures.account(1, "a")]
+            try engine.commit(insert)
+            var update = ChangeSet()
+            update.updates = [Fixtures.account(1, "b", balance: 5, version: 1)]
+            try engine.commit(update) // prepares the statements
+            update.updates = [Fixtures.account(1, "c", balance: 7, version: 2)]
+            let trips = try Self.roundTrips(engine) { try engine.commit(update) }
+            let reader = try engine.makeReader()
+            defer { reader.close() }
+            return (trips, try reader.row(entity: Fixtures.account, key: 1))
+        }
+        #expect(trips == 4)
+        #expect(stored?.values == [.text("c"), .integer(7), .null, .integer(1)])
+        #expect(stored?.version == 3)
+    }
+
+    @Test("a key reservation takes three round trips: begin and schema check, the counter's update, commit")
+    func keyReservationRoundTrips() async throws {
+        let (trips, first, second) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            // Each takes a whole block (more keys than one block of 256), so each reserves anew.
+            let first = try engine.allocateKeys(entity: Fixtures.account, count: 300)
+            var second: Range<Int64> = 0..<0
+            let trips = try Self.roundTrips(engine) {
+                second = try engine.allocateKeys(entity: Fixtures.account, count: 300)
+            }
+            return (trips, first, second)
+        }
+        #expect(trips == 3)
+        #expect(first.count == 300 && second.count == 300 && first.upperBound <= second.lowerBound)
+    }
+
+    @Test("a commit to a store whose schema version moved is refused and writes nothing; restored, it goes through")
+    func movedSchemaVersion() async throws {
+        let (refusal, stored, afterRestore) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            var insert = ChangeSet()
+            insert.inserts = [Fixtures.account(1, "a")]
+            try engine.commit(insert)
+            func setVersion(_ version: String) throws {
+                try engine.withSession { (session) throws(StrataError) in
+                    _ = try session.run(
+                        "UPDATE \(engine.names.metadata) SET value = $1 WHERE key = 'schema_version'", [.text(version)])
+                }
+            }
+            try setVersion("99")
+            var update = ChangeSet()
+            update.updates = [Fixtures.account(1, "b", balance: 5, version: 1)]
+            var refusal: StrataError?
+            do { try engine.commit(update) } catch let error as StrataError { refusal = error }
+            try setVersion("1")
+            let reader = try engine.makeReader()
+            let stored = try reader.row(entity: Fixtures.account, key: 1)
+            reader.close()
+            try engine.commit(update)
+            let again = try engine.makeReader()
+            defer { again.close() }
+            return (refusal, stored, try again.row(entity: Fixtures.account, key: 1))
+        }
+        #expect(refusal == .storeNewerThanModel(storeVersion: 99, modelVersion: 1))
+        #expect(stored?.values.first == .text("a"), "nothing written")
+        #expect(afterRestore?.values.first == .text("b"), "the same change commits once the version is back")
+    }
+}
