@@ -72,11 +72,13 @@ struct SQLiteEngineWriterWaitTests {
             let release = DispatchSemaphore(value: 0)
             let asking = DispatchSemaphore(value: 0)
             _ = Self.holdWriter(engine, until: release)
-            DispatchQueue.global().async {
+            // A thread of its own, not a global queue's: under load (other tests blocking the
+            // queue's few workers) a queued release could wait past the busy timeout.
+            Thread {
                 asking.wait()
                 usleep(50_000)
                 release.signal()
-            }
+            }.start()
             asking.signal()
             let set = try Self.busyTimeout(engine)
             if let set, set < full {
