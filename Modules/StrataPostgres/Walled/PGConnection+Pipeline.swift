@@ -75,7 +75,16 @@ extension PGConnection {
         var failure: PGFailure?
         var nilsInARow = 0
         while true {
-            try waitWhileBusy(deadline: deadline)
+            do {
+                try waitWhileBusy(deadline: deadline)
+            } catch {
+                // A server failure already read says more than the wait's (a timeout, a lost
+                // connection) that followed it; it keeps the wait's verdict on the connection.
+                guard var first = failure else { throw error }
+                first.connectionBroken = first.connectionBroken || error.connectionBroken
+                first.timedOut = first.timedOut || error.timedOut
+                throw first
+            }
             guard let raw = unsafe PQgetResult(conn) else {
                 // One nil ends a statement's results; two in a row mean nothing more is coming,
                 // which only a lost connection does before the sync.

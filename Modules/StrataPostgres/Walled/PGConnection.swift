@@ -170,6 +170,15 @@ enum PGTransactionState {
     /// Sends one statement without waiting for it: by `name` when it is prepared, else with its
     /// text. Parameters go in binary; results come in binary (`binaryResults`) or text.
     func send(_ sql: String, _ parameters: [PGParameter], name: String?, binaryResults: Bool) throws(PGFailure) {
+        // libpq refuses more; checked first, before the values' pointers are gathered.
+        guard parameters.count <= Self.parameterLimit else {
+            throw PGFailure(
+                message: """
+                    a statement takes at most \(Self.parameterLimit) parameters, this one has \(parameters.count); \
+                    pass many values as one array parameter
+                    """,
+                connectionBroken: false)
+        }
         let types = parameters.map(\.typeOID)
         // Each parameter's own bytes are handed to libpq in place (not copied into one buffer
         // first: a 300 MB value is not held twice).
@@ -238,6 +247,9 @@ enum PGTransactionState {
 
     /// The most statements prepared on one connection; later ones run unnamed.
     static let preparedLimit = 512
+
+    /// The most parameters one statement takes (the protocol counts them in 16 bits).
+    static let parameterLimit = 65_535
 
     /// How many commands this connection has sent and waited for (each a round trip to the
     /// server: a statement, a script, a statement's preparation), for tests of how many a read takes.
