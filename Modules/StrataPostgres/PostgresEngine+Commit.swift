@@ -19,7 +19,7 @@ extension PostgresEngine {
             try beginCheckingSchemaVersion(session, Self.begin(for: changes))
             let results: [SetWriteResult]
             do throws(StrataError) {
-                results = try write(changes, session: session)
+                results = try write(changes, session: session, insertKeysReread: true)
             } catch {
                 session.rollbackQuietly()
                 if case .conflict(let conflicts) = error, conflicts.isEmpty {
@@ -113,11 +113,17 @@ extension PostgresEngine {
 
     /// Writes `changes` into the transaction open on `session`, with every check of a commit, and
     /// returns the results of its set writes.
+    ///
+    /// `insertKeysReread`: the caller lists the conflicts of a failed insert after rolling back
+    /// (``rereadConflicts(_:session:)``), so insert keys need no look-up while nothing else
+    /// conflicts.
     @discardableResult
-    func write(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> [SetWriteResult] {
+    func write(
+        _ changes: ChangeSet, session: PostgresSession, insertKeysReread: Bool
+    ) throws(StrataError) -> [SetWriteResult] {
         // 0. Re-run the guarded fetches (PostgresEngine+Guards.swift).
         let guarded = try checkResultGuards(changes, session: session)
-        // 1. Lock and read every checked row; look up every insert key.
+        // 1. Lock and read every checked row.
         var checkedKeys: [Int: Set<Int64>] = [:]
         for check in changes.verifies + changes.deletes + changes.touches {
             checkedKeys[check.entity, default: []].insert(check.key)
@@ -130,18 +136,6 @@ extension PostgresEngine {
             for row in 0..<result.rowCount {
                 if let key = result.int64(row, 0), let version = result.int64(row, 1) {
                     stored[entity, default: [:]][key] = version
-                }
-            }
-        }
-        var insertKeys: [Int: [Int64]] = [:]
-        for row in changes.inserts { insertKeys[row.entity, default: []].append(row.key) }
-        var existing: [Int: [Int64: Int64]] = [:]
-        for entity in insertKeys.keys.sorted() {
-            let table = try table(entity)
-            let result = try session.run(table.versionsOf, [.int8Array(insertKeys[entity, default: []])])
-            for row in 0..<result.rowCount {
-                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
-                    existing[entity, default: [:]][key] = version
                 }
             }
         }
@@ -171,12 +165,21 @@ extension PostgresEngine {
         }
         for row in changes.updates { try checkIncrement(row.entity, row.key, row.expectedVersion) }
         for touch in changes.touches { try checkIncrement(touch.entity, touch.key, touch.expectedVersion) }
-        for row in changes.inserts {
-            if let version = existing[row.entity]?[row.key] {
-                conflict(row.entity, row.key, expected: row.expectedVersion, stored: version)
+        conflicts += try moveHistoryCursors(of: changes, session: session)
+        // Insert keys come from the store's reservation, so a stored one means a lost race or a
+        // key misused: the INSERT's primary key refuses it, and the conflict is listed after the
+        // rollback (`translate`, then `rereadConflicts`). Looking every key up first cost the
+        // server a probe of the primary key per inserted row; it is done only to complete a
+        // conflict list that already has entries, or where no re-read follows (`insertKeysReread`
+        // false: a migration stage's savepoint).
+        if !conflicts.isEmpty || !insertKeysReread {
+            let existing = try storedInsertKeys(changes, session: session)
+            for row in changes.inserts {
+                if let version = existing[row.entity]?[row.key] {
+                    conflict(row.entity, row.key, expected: row.expectedVersion, stored: version)
+                }
             }
         }
-        conflicts += try moveHistoryCursors(of: changes, session: session)
         if !conflicts.isEmpty { throw .conflict(conflicts) }
         // 3. Write.
         do throws(PGFailure) {
@@ -190,6 +193,25 @@ extension PostgresEngine {
             try appendHistory(history, session: session)
         }
         return results
+    }
+
+    /// The stored versions of the rows whose keys `changes` inserts, by entity and key (only the
+    /// keys already taken appear).
+    private func storedInsertKeys(
+        _ changes: ChangeSet, session: PostgresSession
+    ) throws(StrataError) -> [Int: [Int64: Int64]] {
+        var insertKeys: [Int: [Int64]] = [:]
+        for row in changes.inserts { insertKeys[row.entity, default: []].append(row.key) }
+        var stored: [Int: [Int64: Int64]] = [:]
+        for entity in insertKeys.keys.sorted() {
+            let result = try session.run(try table(entity).versionsOf, [.int8Array(insertKeys[entity, default: []])])
+            for row in 0..<result.rowCount {
+                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
+                    stored[entity, default: [:]][key] = version
+                }
+            }
+        }
+        return stored
     }
 
     /// A write's failure: a unique clash names its index; a deadlock lists the rows involved.

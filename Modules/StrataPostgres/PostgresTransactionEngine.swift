@@ -55,7 +55,9 @@ final class PostgresTransactionEngine: StorageEngine {
         try changes.refuseSetWrites("a migration stage's PostgreSQL engine")
         if changes.isEmpty { return }
         try layout.checkShape(changes)
-        try inSavepoint { () throws(StrataError) in _ = try layout.write(changes, session: session) }
+        try inSavepoint { () throws(StrataError) in
+            _ = try layout.write(changes, session: session, insertKeysReread: false)
+        }
     }
 
     func allocateKeys(entity: Int, count: Int) throws -> Range<Int64> {

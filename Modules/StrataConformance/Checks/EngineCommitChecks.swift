@@ -111,6 +111,20 @@ enum EngineCommitChecks {
         else {
             throw kit.fail("an insert over a stored key: expected one .conflict naming account 1, got \(over)")
         }
+        // Both in one change set: the one .conflict lists the stale update and the taken key.
+        var both = ChangeSet()
+        both.updates = [EngineCommitSchema.account(2, "Savings 3", version: 1)] // stale: stored 2
+        both.inserts = [EngineCommitSchema.account(1, "Other"), EngineCommitSchema.account(4, "Fine")]
+        let mixed = try kit.expectStrataError("a stale update and an insert over a stored key") {
+            try engine.commit(both)
+        }
+        guard case .conflict(let listed) = mixed, Set(listed.compactMap(\.objectID.primaryKey)) == [1, 2],
+            listed.count == 2
+        else {
+            throw kit.fail(
+                "a stale update and an insert over a stored key: expected a .conflict naming accounts 1 and 2, "
+                    + "got \(mixed)")
+        }
         try kit.expectEqual(try EngineCommitSchema.rows(engine, EngineCommitSchema.account), before, "stored accounts")
     }
 

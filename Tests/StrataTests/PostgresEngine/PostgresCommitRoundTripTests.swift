@@ -43,6 +43,22 @@ struct PostgresCommitRoundTripTests {
         #expect(stored?.version == 3)
     }
 
+    @Test("an insert of rows takes three round trips: begin and schema check, the insert, commit (no key look-up)")
+    func insertRoundTrips() async throws {
+        let (trips, stored) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            var insert = ChangeSet()
+            insert.inserts = [Fixtures.account(1, "a")]
+            try engine.commit(insert) // prepares the statements
+            insert.inserts = [Fixtures.account(2, "b"), Fixtures.account(3, "c")]
+            let trips = try Self.roundTrips(engine) { try engine.commit(insert) }
+            let reader = try engine.makeReader()
+            defer { reader.close() }
+            return (trips, try reader.rows(for: FetchPlan(entity: Fixtures.account)).map(\.key))
+        }
+        #expect(trips == 3)
+        #expect(stored == [1, 2, 3])
+    }
+
     @Test("a key reservation takes three round trips: begin and schema check, the counter's update, commit")
     func keyReservationRoundTrips() async throws {
         let (trips, first, second) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
