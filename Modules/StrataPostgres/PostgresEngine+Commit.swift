@@ -25,6 +25,12 @@ extension PostgresEngine {
                 if case .conflict(let conflicts) = error, conflicts.isEmpty {
                     throw try rereadConflicts(changes, session: session)
                 }
+                // A taken key is a conflict first, as on the embedded engines, which compare
+                // versions before any write; here a unique index can fail before the primary key.
+                if case .constraintViolation = error {
+                    let taken = try takenInsertKeys(changes, session: session)
+                    if !taken.isEmpty { throw .conflict(taken) }
+                }
                 throw error
             }
             try commitIdentified(session)
@@ -168,18 +174,11 @@ extension PostgresEngine {
         conflicts += try moveHistoryCursors(of: changes, session: session)
         // Insert keys come from the store's reservation, so a stored one means a lost race or a
         // key misused: the INSERT's primary key refuses it, and the conflict is listed after the
-        // rollback (`translate`, then `rereadConflicts`). Looking every key up first cost the
-        // server a probe of the primary key per inserted row; it is done only to complete a
-        // conflict list that already has entries, or where no re-read follows (`insertKeysReread`
-        // false: a migration stage's savepoint).
-        if !conflicts.isEmpty || !insertKeysReread {
-            let existing = try storedInsertKeys(changes, session: session)
-            for row in changes.inserts {
-                if let version = existing[row.entity]?[row.key] {
-                    conflict(row.entity, row.key, expected: row.expectedVersion, stored: version)
-                }
-            }
-        }
+        // rollback (`translate`, then `rereadConflicts`; after a unique clash, `takenInsertKeys`
+        // in `commitTransaction`). A look-up of every key here cost a batch insert a SELECT of
+        // all its keys; it runs only to complete a conflict list that already has entries, or
+        // where no re-read follows (`insertKeysReread` false: a migration stage's savepoint).
+        if !conflicts.isEmpty || !insertKeysReread { conflicts += try takenInsertKeys(changes, session: session) }
         if !conflicts.isEmpty { throw .conflict(conflicts) }
         // 3. Write.
         do throws(PGFailure) {
@@ -195,11 +194,8 @@ extension PostgresEngine {
         return results
     }
 
-    /// The stored versions of the rows whose keys `changes` inserts, by entity and key (only the
-    /// keys already taken appear).
-    private func storedInsertKeys(
-        _ changes: ChangeSet, session: PostgresSession
-    ) throws(StrataError) -> [Int: [Int64: Int64]] {
+    /// The inserts of `changes` whose key is already stored, as conflicts with the stored version.
+    func takenInsertKeys(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> [VersionConflict] {
         var insertKeys: [Int: [Int64]] = [:]
         for row in changes.inserts { insertKeys[row.entity, default: []].append(row.key) }
         var stored: [Int: [Int64: Int64]] = [:]
@@ -211,7 +207,13 @@ extension PostgresEngine {
                 }
             }
         }
-        return stored
+        guard !stored.isEmpty else { return [] }
+        return changes.inserts.compactMap { row in
+            guard let version = stored[row.entity]?[row.key] else { return nil }
+            let id = ObjectID(
+                storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
+            return VersionConflict(objectID: id, expectedVersion: row.expectedVersion, storedVersion: version)
+        }
     }
 
     /// A write's failure: a unique clash names its index; a deadlock lists the rows involved.
@@ -231,9 +233,9 @@ extension PostgresEngine {
         }
         if failure.sqlState == "54000", let issue = indexEntryTooLong(failure) { return .validation([issue]) }
         if failure.sqlState == "23505" || failure.sqlState == "40P01" || failure.sqlState == "40001" {
-            // A concurrent transaction wrote the same rows (a deadlock, or an insert key taken after
-            // it was looked up). The rows are listed once the transaction is rolled back
-            // (``rereadConflicts(_:session:)``): an empty list marks it.
+            // A concurrent transaction wrote the same rows (a deadlock), or an insert key is taken
+            // (insert keys are not looked up first). The rows are listed once the transaction is
+            // rolled back (``rereadConflicts(_:session:)``): an empty list marks it.
             return .conflict([])
         }
         return session.error(failure, sql: nil)

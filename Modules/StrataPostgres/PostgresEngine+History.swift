@@ -15,28 +15,28 @@ extension PostgresEngine: HistoryStore {
         } catch {
             throw .misuse("the history of this change set does not encode as JSON: \(error)")
         }
-        let clock = try session.run(
+        // One statement, one round trip: the clock's next token (its row lock orders tokens by
+        // commit), the row, and the notification of the store's listeners (delivered when the
+        // transaction commits; PostgresNotifications). No row comes back when the clock is spent
+        // or its row is missing.
+        let appended = try session.run(
             """
-            UPDATE \(names.historyClock) SET last_token = last_token + 1 WHERE id = 1 AND last_token < $1 RETURNING \
-            last_token
-            """,
-            [.int8(Int64.max)])
-        guard clock.rowCount == 1, let token = clock.int64(0, 0) else {
-            throw .storeFull(
-                "\(location): the history has used every token up to \(Int64.max), or its clock row is missing")
-        }
-        // The same statement notifies the store's listeners (delivered when the transaction commits;
-        // PostgresNotifications): one round trip for both.
-        try session.run(
-            """
-            INSERT INTO \(names.history) (token, "timestamp", author, changes) SELECT $1, $2, $3, $4 FROM \
-            (SELECT pg_notify($5, $1::text)) AS notified
+            WITH clock AS (UPDATE \(names.historyClock) SET last_token = last_token + 1 \
+            WHERE id = 1 AND last_token < $1 RETURNING last_token) \
+            INSERT INTO \(names.history) (token, "timestamp", author, changes) \
+            SELECT clock.last_token, $2, $3, $4 FROM clock \
+            CROSS JOIN LATERAL (SELECT pg_notify($5, clock.last_token::text)) AS notified \
+            RETURNING token
             """,
             [
-                .int8(token), .float8(Date().timeIntervalSince1970),
+                .int8(Int64.max), .float8(Date().timeIntervalSince1970),
                 record.author.map(PGParameter.text) ?? .null(oid: PGParameter.textOID), .text(json),
                 .text(notifications.channel),
             ])
+        guard appended.rowCount == 1, appended.int64(0, 0) != nil else {
+            throw .storeFull(
+                "\(location): the history has used every token up to \(Int64.max), or its clock row is missing")
+        }
     }
 
     func currentHistoryToken() throws -> Int64 {

@@ -4,7 +4,7 @@ import StrataStorage
 /// rows, one statement whose parameters are binary arrays (`unnest($1, $2, …)`), so a change set
 /// of 100,000 updates or deletes takes 50 round trips instead of 100,000.
 ///
-/// They run after ``write(_:session:)`` has locked every row they touch (`FOR UPDATE`) and
+/// They run after ``write(_:session:insertKeysReread:)`` has locked every row they touch (`FOR UPDATE`) and
 /// compared its version, so each statement still matches every key at its expected version and
 /// its affected count is checked all the same: a short count is a concurrent write the locks
 /// missed, reported as SQLSTATE 40001 and listed as a conflict after the rollback.
@@ -123,9 +123,9 @@ extension PostgresEngine {
             let table = tables[entity]
             try Self.forEachBatch(rows) { (batch) throws(PGFailure) in
                 let parameters = [Self.int8Array(batch.map(\.key))] + Self.columnArrays(batch, table: table)
-                // A key inserted by a concurrent commit after the keys were looked up (or twice
-                // in this change set) fails on the primary key: `translate` makes it a conflict,
-                // read after the rollback.
+                // A key already stored (a concurrent commit's, or a misused key; insert keys are
+                // not looked up first) or twice in this change set fails on the primary key:
+                // `translate` makes it a conflict, read after the rollback.
                 try session.runRaw(table.insertBatch, parameters)
             }
         }

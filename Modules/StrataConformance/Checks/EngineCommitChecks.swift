@@ -125,6 +125,16 @@ enum EngineCommitChecks {
                 "a stale update and an insert over a stored key: expected a .conflict naming accounts 1 and 2, "
                     + "got \(mixed)")
         }
+        // A taken key is a conflict even when a unique value clashes first in the same commit.
+        let clashing = try kit.expectStrataError("an insert of a taken name before an insert over a stored key") {
+            try engine.commit(
+                EngineCommitSchema.inserts([
+                    EngineCommitSchema.account(5, "Savings"), EngineCommitSchema.account(1, "Other"),
+                ]))
+        }
+        guard case .conflict(let taken) = clashing, taken.map(\.objectID.primaryKey) == [1] else {
+            throw kit.fail("a unique clash and a taken key: expected a .conflict naming account 1, got \(clashing)")
+        }
         try kit.expectEqual(try EngineCommitSchema.rows(engine, EngineCommitSchema.account), before, "stored accounts")
     }
 

@@ -59,6 +59,66 @@ struct PostgresCommitRoundTripTests {
         #expect(stored == [1, 2, 3])
     }
 
+    /// An insert of account `key` described by a history record.
+    static func insertWithHistory(_ key: Int64) -> ChangeSet {
+        var changes = ChangeSet()
+        changes.inserts = [Fixtures.account(key, "h\(key)")]
+        changes.history = HistoryRecord(
+            author: "test",
+            changes: [HistoryChange(entity: "Account", key: key, kind: .insert, changedProperties: ["name"])])
+        return changes
+    }
+
+    @Test("a commit with history appends it in one round trip (four in all), with the clock's next token")
+    func historyRoundTrips() async throws {
+        let (trips, tokens) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            try engine.commit(Self.insertWithHistory(1)) // prepares the statements
+            let trips = try Self.roundTrips(engine) { try engine.commit(Self.insertWithHistory(2)) }
+            return (trips, try engine.history(after: 0, limit: nil).map(\.token))
+        }
+        #expect(trips == 4)
+        #expect(tokens == [1, 2])
+    }
+
+    @Test("a history clock that is spent, or whose row is gone, refuses the commit with .storeFull; nothing is written")
+    func spentHistoryClock() async throws {
+        let (spent, missing, rows, tokens) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            try engine.commit(Self.insertWithHistory(1))
+            func clock(_ sql: String) throws {
+                try engine.withSession { (session) throws(StrataError) in _ = try session.run(sql) }
+            }
+            func refusal(_ key: Int64) -> StrataError? {
+                do {
+                    try engine.commit(Self.insertWithHistory(key))
+                    return nil
+                } catch {
+                    return error as? StrataError
+                }
+            }
+            try clock("UPDATE \(engine.names.historyClock) SET last_token = \(Int64.max) WHERE id = 1")
+            let spent = refusal(2)
+            try clock("DELETE FROM \(engine.names.historyClock)")
+            let missing = refusal(3)
+            try clock("INSERT INTO \(engine.names.historyClock) (id, last_token) VALUES (1, 1)")
+            let reader = try engine.makeReader()
+            defer { reader.close() }
+            return (
+                spent, missing, try reader.rows(for: FetchPlan(entity: Fixtures.account)).map(\.key),
+                try engine.history(after: 0, limit: nil).map(\.token)
+            )
+        }
+        guard case .storeFull(let message, _)? = spent, message.contains("every token") else {
+            Issue.record("a spent clock: expected .storeFull, got \(String(describing: spent))")
+            return
+        }
+        guard case .storeFull? = missing else {
+            Issue.record("a missing clock row: expected .storeFull, got \(String(describing: missing))")
+            return
+        }
+        #expect(rows == [1], "nothing of the refused commits written")
+        #expect(tokens == [1])
+    }
+
     @Test("a key reservation takes three round trips: begin and schema check, the counter's update, commit")
     func keyReservationRoundTrips() async throws {
         let (trips, first, second) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
