@@ -180,11 +180,23 @@ extension PostgresEngine {
         // where no re-read follows (`insertKeysReread` false: a migration stage's savepoint).
         if !conflicts.isEmpty || !insertKeysReread { conflicts += try takenInsertKeys(changes, session: session) }
         if !conflicts.isEmpty { throw .conflict(conflicts) }
-        // 3. Write.
+        // 3. Write, several statements a round trip; with no set writes, the history goes with
+        // the writes (its record is known before they run).
+        var plan = writePlan(for: changes)
+        let history = changes.setWrites.isEmpty ? changes.historyToAppend(adding: [], schema: schema) : nil
+        if let history {
+            let append = try historyAppend(history)
+            plan.add(append.sql) { append.parameters }
+        }
+        let last: PGResult?
         do throws(PGFailure) {
-            try applyWrites(changes, session: session)
+            last = try run(plan, session: session)
         } catch {
             throw try translate(error, changes: changes, session: session)
+        }
+        if history != nil {
+            try checkHistoryAppended(last)
+            return []
         }
         // 4. Set writes, in order, each seeing what the earlier writes left; then the history.
         let results = try runSetWrites(changes, session: session)

@@ -9,31 +9,43 @@ import StrataStorage
 extension PostgresEngine: HistoryStore {
     /// Appends `record` as the next history transaction inside the commit's transaction.
     func appendHistory(_ record: HistoryRecord, session: PostgresSession) throws(StrataError) {
+        let statement = try historyAppend(record)
+        try checkHistoryAppended(try session.run(statement.sql, statement.parameters))
+    }
+
+    /// The statement that appends `record`, for a commit that sends it with its writes
+    /// (``checkHistoryAppended(_:)`` reads its result). One statement: the clock's next token
+    /// (its row lock orders tokens by commit), the row, and the notification of the store's
+    /// listeners (delivered when the transaction commits; PostgresNotifications). No row comes
+    /// back when the clock is spent or its row is missing.
+    /// - Throws: `.misuse` when the record does not encode as JSON.
+    func historyAppend(_ record: HistoryRecord) throws(StrataError) -> PGConnection.PipelinedStatement {
         let json: String
         do {
             json = String(decoding: try HistoryJSON.encode(record), as: UTF8.self)
         } catch {
             throw .misuse("the history of this change set does not encode as JSON: \(error)")
         }
-        // One statement, one round trip: the clock's next token (its row lock orders tokens by
-        // commit), the row, and the notification of the store's listeners (delivered when the
-        // transaction commits; PostgresNotifications). No row comes back when the clock is spent
-        // or its row is missing.
-        let appended = try session.run(
-            """
-            WITH clock AS (UPDATE \(names.historyClock) SET last_token = last_token + 1 \
-            WHERE id = 1 AND last_token < $1 RETURNING last_token) \
-            INSERT INTO \(names.history) (token, "timestamp", author, changes) \
-            SELECT clock.last_token, $2, $3, $4 FROM clock \
-            CROSS JOIN LATERAL (SELECT pg_notify($5, clock.last_token::text)) AS notified \
-            RETURNING token
-            """,
-            [
+        return PGConnection.PipelinedStatement(
+            sql: """
+                WITH clock AS (UPDATE \(names.historyClock) SET last_token = last_token + 1 \
+                WHERE id = 1 AND last_token < $1 RETURNING last_token) \
+                INSERT INTO \(names.history) (token, "timestamp", author, changes) \
+                SELECT clock.last_token, $2, $3, $4 FROM clock \
+                CROSS JOIN LATERAL (SELECT pg_notify($5, clock.last_token::text)) AS notified \
+                RETURNING token
+                """,
+            parameters: [
                 .int8(Int64.max), .float8(Date().timeIntervalSince1970),
                 record.author.map(PGParameter.text) ?? .null(oid: PGParameter.textOID), .text(json),
                 .text(notifications.channel),
             ])
-        guard appended.rowCount == 1, appended.int64(0, 0) != nil else {
+    }
+
+    /// Checks the result of ``historyAppend(_:)``: one token appended.
+    /// - Throws: `.storeFull` when no row was appended (the clock is spent or its row is gone).
+    func checkHistoryAppended(_ result: PGResult?) throws(StrataError) {
+        guard let result, result.rowCount == 1, result.int64(0, 0) != nil else {
             throw .storeFull(
                 "\(location): the history has used every token up to \(Int64.max), or its clock row is missing")
         }

@@ -17,35 +17,85 @@ extension PostgresEngine {
     /// unique index (``updateRows(_:session:)``).
     private static let updateSavepoint = "strata_updates"
 
+    /// The most statements of a commit's writes sent in one pipeline (one round trip): it bounds
+    /// the encoded parameters held at once to eight batches of ``insertBatchSize`` rows.
+    static let statementsPerPipeline = 8
+
     /// Deletes (and their links), unlinks, updates, touches, inserts, links — in the order of the
-    /// embedded engines, so unique values can move between rows within one change set.
-    func applyWrites(_ changes: ChangeSet, session: PostgresSession) throws(PGFailure) {
-        try checkRows(changes.deletes, statement: \.deleteBatch, verb: "deleted", session: session)
+    /// embedded engines, so unique values can move between rows within one change set — as
+    /// statements for ``run(_:session:)``.
+    func writePlan(for changes: ChangeSet) -> PostgresWritePlan {
+        var plan = PostgresWritePlan()
+        checkRows(changes.deletes, statement: \.deleteBatch, verb: "deleted", into: &plan)
         var deleted: [Int: [Int64]] = [:]
         for delete in changes.deletes { deleted[delete.entity, default: []].append(delete.key) }
         for join in joins {
-            if let keys = deleted[join.join.leftEntity] { try session.runRaw(join.deleteLefts, [.int8Array(keys)]) }
-            if let keys = deleted[join.join.rightEntity] { try session.runRaw(join.deleteRights, [.int8Array(keys)]) }
+            if let keys = deleted[join.join.leftEntity] { plan.add(join.deleteLefts) { [Self.int8Array(keys)] } }
+            if let keys = deleted[join.join.rightEntity] { plan.add(join.deleteRights) { [Self.int8Array(keys)] } }
         }
-        try writeLinks(changes.unlinks, statement: \.unlinkBatch, session: session)
-        try updateRows(changes.updates, session: session)
-        try checkRows(changes.touches, statement: \.touchBatch, verb: "touched", session: session)
-        try insertRows(changes.inserts, session: session)
-        try writeLinks(changes.links, statement: \.linkBatch, session: session)
+        writeLinks(changes.unlinks, statement: \.unlinkBatch, into: &plan)
+        updateRows(changes.updates, into: &plan)
+        checkRows(changes.touches, statement: \.touchBatch, verb: "touched", into: &plan)
+        insertRows(changes.inserts, into: &plan)
+        writeLinks(changes.links, statement: \.linkBatch, into: &plan)
+        return plan
+    }
+
+    /// Runs `plan` on `session`, ``statementsPerPipeline`` statements a round trip, checking each
+    /// statement's affected count; returns the result of the last statement (nil when the plan is
+    /// empty or ends with an update group that fell back to single rows).
+    ///
+    /// When a batch of an update group clashes on a unique index, the server skips the rest of
+    /// that pipeline: the group is rolled back to its savepoint, its rows are updated one by one,
+    /// and the steps after the group go in the next pipeline.
+    /// - Throws: the first failure, as the server reported it; SQLSTATE 40001 for a short count.
+    @discardableResult
+    func run(_ plan: PostgresWritePlan, session: PostgresSession) throws(PGFailure) -> PGResult? {
+        var start = 0
+        var last: PGResult?
+        while start < plan.steps.count {
+            let end = min(start + Self.statementsPerPipeline, plan.steps.count)
+            let statements = plan.steps[start..<end].map {
+                PGConnection.PipelinedStatement(sql: $0.sql, parameters: $0.parameters())
+            }
+            let (results, failure) = session.runPipelineRaw(statements)
+            let failedGroup = failure?.pipelineIndex.flatMap { plan.steps[start + $0].group }
+            for (offset, result) in results.enumerated() {
+                let step = plan.steps[start + offset]
+                // A batch of the group that clashed is rolled back with it, then redone row by row.
+                guard let expected = step.expectedRows, failedGroup == nil || step.group != failedGroup else {
+                    continue
+                }
+                try Self.checkAffected(result, expected, entity: step.entity, verb: step.verb)
+            }
+            guard let failure else {
+                last = results.last
+                start = end
+                continue
+            }
+            guard failure.sqlState == "23505", let failedGroup else { throw failure }
+            let group = plan.groups[failedGroup]
+            try session.runRaw("ROLLBACK TO SAVEPOINT \(Self.updateSavepoint)")
+            for row in group.rows { try updateRow(row, table: group.table, session: session) }
+            try session.runRaw("RELEASE SAVEPOINT \(Self.updateSavepoint)")
+            last = nil
+            start = group.release + 1
+        }
+        return last
     }
 
     /// Deletes or touches rows (`statement` is ``PostgresTableLayout/deleteBatch`` or
     /// ``PostgresTableLayout/touchBatch``): keys and expected versions, batch by batch.
     private func checkRows(
         _ checks: [RowVersionCheck], statement: KeyPath<PostgresTableLayout, String>, verb: String,
-        session: PostgresSession
-    ) throws(PGFailure) {
+        into plan: inout PostgresWritePlan
+    ) {
         for (entity, rows) in Self.byNumber(checks, \.entity) {
             let table = tables[entity]
-            try Self.forEachBatch(rows) { (batch) throws(PGFailure) in
-                let parameters = [Self.int8Array(batch.map(\.key)), Self.int8Array(batch.map(\.expectedVersion))]
-                let result = try session.runRaw(table[keyPath: statement], parameters)
-                try Self.checkAffected(result, batch.count, table: table, verb: verb)
+            Self.forEachBatch(rows) { batch in
+                plan.add(table[keyPath: statement], expectedRows: batch.count, entity: table.entity.name, verb: verb) {
+                    [Self.int8Array(batch.map(\.key)), Self.int8Array(batch.map(\.expectedVersion))]
+                }
             }
         }
     }
@@ -57,91 +107,85 @@ extension PostgresEngine {
     /// change set's order: a value moving from one row to another succeeds there when the row
     /// giving it up comes first. So an entity with a unique index is updated under a savepoint;
     /// on a unique clash its batches are rolled back and its rows updated one by one in the
-    /// change set's order, which then succeeds or fails exactly as before. (A swap of two values
-    /// fails either way, on every engine.)
-    private func updateRows(_ updates: [RowWrite], session: PostgresSession) throws(PGFailure) {
+    /// change set's order (``run(_:session:)``), which then succeeds or fails exactly as before.
+    /// (A swap of two values fails either way, on every engine.)
+    private func updateRows(_ updates: [RowWrite], into plan: inout PostgresWritePlan) {
         for (entity, rows) in Self.byNumber(updates, \.entity) {
             let table = tables[entity]
             guard rows.count > 1, table.entity.indexes.contains(where: \.isUnique) else {
-                try updateBatches(rows, table: table, session: session)
+                updateBatches(rows, table: table, into: &plan)
                 continue
             }
-            try session.runRaw("SAVEPOINT \(Self.updateSavepoint)")
-            do throws(PGFailure) {
-                try updateBatches(rows, table: table, session: session)
-            } catch {
-                guard error.sqlState == "23505" else { throw error }
-                try session.runRaw("ROLLBACK TO SAVEPOINT \(Self.updateSavepoint)")
-                for row in rows { try updateRow(row, table: table, session: session) }
+            plan.addUpdateGroup(savepoint: Self.updateSavepoint, table: table, rows: rows) { plan in
+                updateBatches(rows, table: table, into: &plan)
             }
-            try session.runRaw("RELEASE SAVEPOINT \(Self.updateSavepoint)")
         }
     }
 
     /// One `UPDATE … FROM unnest(…)` per batch: keys, expected versions, one array per column.
-    private func updateBatches(
-        _ rows: [RowWrite], table: PostgresTableLayout, session: PostgresSession
-    )
-        throws(PGFailure)
-    {
-        try Self.forEachBatch(rows) { (batch) throws(PGFailure) in
-            var parameters = [Self.int8Array(batch.map(\.key)), Self.int8Array(batch.map(\.expectedVersion))]
-            parameters += Self.columnArrays(batch, table: table)
-            let result = try session.runRaw(table.updateBatch, parameters)
-            try Self.checkAffected(result, batch.count, table: table, verb: "updated")
+    private func updateBatches(_ rows: [RowWrite], table: PostgresTableLayout, into plan: inout PostgresWritePlan) {
+        Self.forEachBatch(rows) { batch in
+            plan.add(table.updateBatch, expectedRows: batch.count, entity: table.entity.name, verb: "updated") {
+                [Self.int8Array(batch.map(\.key)), Self.int8Array(batch.map(\.expectedVersion))]
+                    + Self.columnArrays(batch, table: table)
+            }
         }
     }
 
-    /// One row's update (``PostgresTableLayout/update``): the fallback of ``updateRows(_:session:)``.
+    /// One row's update (``PostgresTableLayout/update``): the fallback of an update group.
     private func updateRow(_ row: RowWrite, table: PostgresTableLayout, session: PostgresSession) throws(PGFailure) {
         var parameters: [PGParameter] = [.int8(row.key), .int8(row.expectedVersion + 1)]
         for (column, storageClass) in table.storageClasses.enumerated() {
             parameters.append(Self.parameter(row.values[column], storageClass: storageClass))
         }
         parameters.append(.int8(row.expectedVersion))
-        try Self.checkAffected(try session.runRaw(table.update, parameters), 1, table: table, verb: "updated")
+        let result = try session.runRaw(table.update, parameters)
+        try Self.checkAffected(result, 1, entity: table.entity.name, verb: "updated")
     }
 
     /// Links or unlinks pairs (`statement` is ``PostgresJoinLayout/linkBatch`` or
     /// ``PostgresJoinLayout/unlinkBatch``), join by join, batch by batch. Both are idempotent, as
     /// they were row by row: a pair linked twice or unlinked while absent is no error.
     private func writeLinks(
-        _ links: [JoinLink], statement: KeyPath<PostgresJoinLayout, String>, session: PostgresSession
-    ) throws(PGFailure) {
+        _ links: [JoinLink], statement: KeyPath<PostgresJoinLayout, String>, into plan: inout PostgresWritePlan
+    ) {
         for (join, pairs) in Self.byNumber(links, \.join) {
-            try Self.forEachBatch(pairs) { (batch) throws(PGFailure) in
-                let parameters = [Self.int8Array(batch.map(\.leftKey)), Self.int8Array(batch.map(\.rightKey))]
-                try session.runRaw(joins[join][keyPath: statement], parameters)
+            Self.forEachBatch(pairs) { batch in
+                plan.add(joins[join][keyPath: statement]) {
+                    [Self.int8Array(batch.map(\.leftKey)), Self.int8Array(batch.map(\.rightKey))]
+                }
             }
         }
     }
 
     /// Inserts rows, entity by entity, in batches of ``insertBatchSize``: one
     /// `INSERT … SELECT … FROM unnest(…)` per batch, one binary array per column.
-    private func insertRows(_ inserts: [RowWrite], session: PostgresSession) throws(PGFailure) {
+    ///
+    /// A key already stored (a concurrent commit's, or a misused key; insert keys are not looked
+    /// up first) or twice in this change set fails on the primary key: `translate` makes it a
+    /// conflict, read after the rollback.
+    private func insertRows(_ inserts: [RowWrite], into plan: inout PostgresWritePlan) {
         for (entity, rows) in Self.byNumber(inserts, \.entity) {
             let table = tables[entity]
-            try Self.forEachBatch(rows) { (batch) throws(PGFailure) in
-                let parameters = [Self.int8Array(batch.map(\.key))] + Self.columnArrays(batch, table: table)
-                // A key already stored (a concurrent commit's, or a misused key; insert keys are
-                // not looked up first) or twice in this change set fails on the primary key:
-                // `translate` makes it a conflict, read after the rollback.
-                try session.runRaw(table.insertBatch, parameters)
+            Self.forEachBatch(rows) { batch in
+                plan.add(table.insertBatch) {
+                    [Self.int8Array(batch.map(\.key))] + Self.columnArrays(batch, table: table)
+                }
             }
         }
     }
 
     /// A short affected count: the rows were locked and checked, so a row not written is a
     /// concurrent write (or a key twice in the change set), listed once the transaction is
-    /// rolled back (SQLSTATE 40001, as ``insertRows(_:session:)`` reports a taken key).
+    /// rolled back (SQLSTATE 40001, as a taken insert key is listed).
     private static func checkAffected(
-        _ result: PGResult, _ expected: Int, table: PostgresTableLayout, verb: String
+        _ result: PGResult, _ expected: Int, entity: String, verb: String
     ) throws(PGFailure) {
         guard result.affectedRows != expected else { return }
         throw PGFailure(
             sqlState: "40001",
             message: """
-                \(expected - result.affectedRows) of \(expected) rows of \(table.entity.name) were not \(verb): \
+                \(expected - result.affectedRows) of \(expected) rows of \(entity) were not \(verb): \
                 written concurrently or named twice
                 """,
             connectionBroken: false)
@@ -179,12 +223,10 @@ extension PostgresEngine {
     }
 
     /// Calls `body` with consecutive slices of at most ``insertBatchSize`` items.
-    private static func forEachBatch<Item>(
-        _ items: [Item], _ body: (ArraySlice<Item>) throws(PGFailure) -> Void
-    ) throws(PGFailure) {
+    private static func forEachBatch<Item>(_ items: [Item], _ body: (ArraySlice<Item>) -> Void) {
         var start = 0
         while start < items.count {
-            try body(items[start..<min(start + insertBatchSize, items.count)])
+            body(items[start..<min(start + insertBatchSize, items.count)])
             start += insertBatchSize
         }
     }

@@ -41,6 +41,13 @@ struct PostgresSession {
         }
     }
 
+    /// Runs `statements` in one round trip, returning the results of those before the first
+    /// failure and that failure untranslated
+    /// (``PGConnection/executePipelineKeepingResults(_:deadline:)``).
+    func runPipelineRaw(_ statements: [PGConnection.PipelinedStatement]) -> (results: [PGResult], failure: PGFailure?) {
+        connection.executePipelineKeepingResults(statements, deadline: pool.statementDeadline)
+    }
+
     /// Runs parameterless SQL (one or several statements) in one round trip, mapping failures to
     /// `StrataError`.
     func runScript(_ sql: String) throws(StrataError) {

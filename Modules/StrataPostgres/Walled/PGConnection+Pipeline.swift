@@ -30,21 +30,38 @@ extension PGConnection {
     func executePipeline(
         _ statements: [PipelinedStatement], deadline: ContinuousClock.Instant
     ) throws(PGFailure) -> [PGResult] {
-        guard !abandoned else { throw Self.abandonedFailure }
+        let outcome = executePipelineKeepingResults(statements, deadline: deadline)
+        if let failure = outcome.failure { throw failure }
+        return outcome.results
+    }
+
+    /// Runs `statements` in one round trip as ``executePipeline(_:deadline:)`` does, and returns
+    /// the results of the statements that succeeded before the first failure (all of them when
+    /// there is none) together with that failure, for a caller that must read the results of
+    /// the statements before the one that failed.
+    func executePipelineKeepingResults(
+        _ statements: [PipelinedStatement], deadline: ContinuousClock.Instant
+    ) -> (results: [PGResult], failure: PGFailure?) {
+        guard !abandoned else { return ([], Self.abandonedFailure) }
         var names: [String?] = []
         for statement in statements {
-            names.append(try preparedName(statement.sql, statement.parameters, deadline: deadline))
+            do {
+                names.append(try preparedName(statement.sql, statement.parameters, deadline: deadline))
+            } catch {
+                return ([], error)
+            }
         }
-        guard unsafe PQenterPipelineMode(conn) == 1 else { throw connectionFailure() }
-        let outcome: Result<[PGResult], PGFailure>
+        guard unsafe PQenterPipelineMode(conn) == 1 else { return ([], connectionFailure()) }
+        var results: [PGResult] = []
+        var failure: PGFailure?
         do throws(PGFailure) {
             for (index, statement) in statements.enumerated() {
                 try send(statement.sql, statement.parameters, name: names[index], binaryResults: true)
             }
             guard unsafe PQpipelineSync(conn) == 1 else { throw connectionFailure() }
-            outcome = .success(try readPipeline(expecting: statements.count, deadline: deadline))
+            try readPipeline(expecting: statements.count, into: &results, deadline: deadline)
         } catch {
-            outcome = .failure(error)
+            failure = error
         }
         // libpq leaves pipeline mode only once every result is read. A connection still in it
         // (a send or the sync failed with statements queued, a wait failed, the connection was
@@ -53,25 +70,22 @@ extension PGConnection {
         _ = unsafe PQexitPipelineMode(conn)
         let stuck = unsafe PQpipelineStatus(conn) != PQ_PIPELINE_OFF
         if stuck { abandonWithoutCancel() }
-        switch outcome {
-        case .success(let results):
-            if stuck { throw connectionFailure() }
-            return results
-        case .failure(var failure):
-            failure.connectionBroken = failure.connectionBroken || stuck || isBroken
-            if failure.sqlState == "26000" { forgetPreparedStatements() }
-            throw failure
+        guard var failure else {
+            return stuck ? (results, connectionFailure()) : (results, nil)
         }
+        failure.connectionBroken = failure.connectionBroken || stuck || isBroken
+        if failure.sqlState == "26000" { forgetPreparedStatements() }
+        return (results, failure)
     }
 
-    /// Reads a synced pipeline's results up to its sync: one result per statement, each
-    /// followed by libpq's end-of-statement nil, then the sync's.
+    /// Reads a synced pipeline's results up to its sync into `results`: one result per
+    /// statement, each followed by libpq's end-of-statement nil, then the sync's. Throws the
+    /// first failure once the sync is read (the results before it stay in `results`).
     private func readPipeline(
-        expecting count: Int, deadline: ContinuousClock.Instant
-    ) throws(PGFailure) -> [PGResult] {
+        expecting count: Int, into results: inout [PGResult], deadline: ContinuousClock.Instant
+    ) throws(PGFailure) {
         roundTrips += 1
         try flush(deadline: deadline)
-        var results: [PGResult] = []
         var failure: PGFailure?
         var nilsInARow = 0
         while true {
@@ -101,12 +115,11 @@ extension PGConnection {
                     error.pipelineIndex = results.count
                     failure = error
                 }
-            } else {
+            } else if failure == nil {
                 results.append(result)
             }
         }
         if let failure { throw failure }
         guard results.count == count else { throw connectionFailure() }
-        return results
     }
 }

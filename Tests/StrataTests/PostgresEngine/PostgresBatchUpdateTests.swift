@@ -52,6 +52,38 @@ struct PostgresBatchUpdateTests {
         #expect(codes == ["c2", "c3", "c4", "c5", "new"])
     }
 
+    @Test("the chain, then inserts and the history in the same commit: rows redone one by one, the rest still runs")
+    func chainThenMoreWrites() async throws {
+        let (codes, tags, tokens) = try await PostgresEngineFixture.withEngine(
+            Self.schema, serverSettings: Self.mergeJoin
+        ) {
+            engine in
+            var seed = ChangeSet()
+            seed.inserts = (1...Self.rowCount).map { Self.entry($0, code: "c\($0)", version: 0) }
+            try engine.commit(seed)
+            var changes = ChangeSet()
+            changes.updates = (1...Self.rowCount).reversed().map { key in
+                Self.entry(key, code: key == Self.rowCount ? "new" : "c\(key + 1)", version: 1)
+            }
+            changes.inserts = [
+                Self.entry(9, code: "c9", version: 0),
+                RowWrite(entity: 1, key: 1, expectedVersion: 0, values: [.text("t")]),
+            ]
+            changes.history = HistoryRecord(
+                author: nil, changes: [HistoryChange(entity: "Tag", key: 1, kind: .insert, changedProperties: ["name"])]
+            )
+            try engine.commit(changes)
+            let rows = try PostgresBatchInsertTests.allRows(engine, entity: 0)
+            return (
+                rows.map { $0.values[0] }, try PostgresBatchInsertTests.allRows(engine, entity: 1).map(\.values),
+                try engine.history(after: 0, limit: nil).map(\.token)
+            )
+        }
+        #expect(codes == ["c2", "c3", "c4", "c5", "new", "c9"].map(StoredValue.text))
+        #expect(tags == [[.text("t")]])
+        #expect(tokens == [1])
+    }
+
     @Test("a chain in the clashing order, and a code taken by a row not updated: .constraintViolation, nothing written")
     func realClashes() async throws {
         var chain = ChangeSet()

@@ -69,15 +69,49 @@ struct PostgresCommitRoundTripTests {
         return changes
     }
 
-    @Test("a commit with history appends it in one round trip (four in all), with the clock's next token")
+    @Test("an insert with history takes three round trips: begin and schema check, the writes with the history, commit")
     func historyRoundTrips() async throws {
         let (trips, tokens) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
             try engine.commit(Self.insertWithHistory(1)) // prepares the statements
             let trips = try Self.roundTrips(engine) { try engine.commit(Self.insertWithHistory(2)) }
             return (trips, try engine.history(after: 0, limit: nil).map(\.token))
         }
-        #expect(trips == 4)
+        #expect(trips == 3)
         #expect(tokens == [1, 2])
+    }
+
+    @Test("a transfer (two updates under a unique index, two inserts, history) takes four round trips")
+    func transferRoundTrips() async throws {
+        let (trips, balances, txns) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            var seed = Self.insertWithHistory(1)
+            seed.inserts.append(Fixtures.account(2, "h2"))
+            try engine.commit(seed)
+            func transfer(_ version: Int64, first: Int64) -> ChangeSet {
+                var changes = ChangeSet()
+                changes.updates = [
+                    Fixtures.account(1, "h1", balance: -version, version: version),
+                    Fixtures.account(2, "h2", balance: version, version: version),
+                ]
+                changes.inserts = [
+                    Fixtures.txn(first, amount: -1, account: 1), Fixtures.txn(first + 1, amount: 1, account: 2),
+                ]
+                changes.history = HistoryRecord(
+                    author: nil,
+                    changes: [HistoryChange(entity: "Account", key: 1, kind: .update, changedProperties: ["balance"])])
+                return changes
+            }
+            try engine.commit(transfer(1, first: 1)) // prepares the statements
+            let trips = try Self.roundTrips(engine) { try engine.commit(transfer(2, first: 3)) }
+            let reader = try engine.makeReader()
+            defer { reader.close() }
+            return (
+                trips, try reader.rows(for: FetchPlan(entity: Fixtures.account)).map { $0.values[1] },
+                try reader.rows(for: FetchPlan(entity: Fixtures.txn)).count
+            )
+        }
+        #expect(trips == 4)
+        #expect(balances == [.integer(-2), .integer(2)])
+        #expect(txns == 4)
     }
 
     @Test("a history clock that is spent, or whose row is gone, refuses the commit with .storeFull; nothing is written")
