@@ -38,6 +38,22 @@ enum PGParameter: Sendable {
         }
     }
 
+    /// About how many bytes the parameter sends (its values' sizes, before escaping and headers):
+    /// what a commit's pipeline counts against its byte budget.
+    var approximateByteCount: Int {
+        switch self {
+        case .null: 0
+        case .int8, .float8: 8
+        case .text(let value), .rawText(let value): value.utf8.count
+        case .bytea(let value): value.count
+        case .int8Array(let values): values.count * 8
+        case .float8Array(let values): values.count * 8
+        case .textArray(let values): values.reduce(0) { $0 + $1.utf8.count }
+        case .byteaArray(let values): values.reduce(0) { $0 + $1.count }
+        case .encodedArray(_, let bytes): bytes.count
+        }
+    }
+
     /// The array type of an element type (`int8` → `int8[]`).
     static func arrayOID(of elementOID: UInt32) -> UInt32 {
         switch elementOID {

@@ -184,14 +184,14 @@ extension PostgresEngine {
         // the writes (its record is known before they run).
         var plan = writePlan(for: changes)
         let history = changes.setWrites.isEmpty ? changes.historyToAppend(adding: [], schema: schema) : nil
-        if let history {
-            let append = try historyAppend(history)
-            plan.add(append.sql) { append.parameters }
-        }
+        let append = try history.map { (record) throws(StrataError) in try historyAppend(record) }
+        if let append { plan.add(append.sql, append.parameters) }
         let last: PGResult?
         do throws(PGFailure) {
             last = try run(plan, session: session)
         } catch {
+            // The history's failure is reported as its own append's would be, with its SQL.
+            if let append, error.pipelineIndex == plan.steps.count - 1 { throw session.error(error, sql: append.sql) }
             throw try translate(error, changes: changes, session: session)
         }
         if history != nil {

@@ -9,37 +9,40 @@ import StrataStorage
 extension PostgresEngine: HistoryStore {
     /// Appends `record` as the next history transaction inside the commit's transaction.
     func appendHistory(_ record: HistoryRecord, session: PostgresSession) throws(StrataError) {
-        let statement = try historyAppend(record)
-        try checkHistoryAppended(try session.run(statement.sql, statement.parameters))
+        let append = try historyAppend(record)
+        try checkHistoryAppended(try session.run(append.sql, append.parameters()))
     }
 
     /// The statement that appends `record`, for a commit that sends it with its writes
     /// (``checkHistoryAppended(_:)`` reads its result). One statement: the clock's next token
     /// (its row lock orders tokens by commit), the row, and the notification of the store's
     /// listeners (delivered when the transaction commits; PostgresNotifications). No row comes
-    /// back when the clock is spent or its row is missing.
+    /// back when the clock is spent or its row is missing. The record is encoded now; the
+    /// parameters, with the commit's timestamp, when they are made (as the statement is sent).
     /// - Throws: `.misuse` when the record does not encode as JSON.
-    func historyAppend(_ record: HistoryRecord) throws(StrataError) -> PGConnection.PipelinedStatement {
+    func historyAppend(_ record: HistoryRecord) throws(StrataError) -> (sql: String, parameters: () -> [PGParameter]) {
         let json: String
         do {
             json = String(decoding: try HistoryJSON.encode(record), as: UTF8.self)
         } catch {
             throw .misuse("the history of this change set does not encode as JSON: \(error)")
         }
-        return PGConnection.PipelinedStatement(
-            sql: """
-                WITH clock AS (UPDATE \(names.historyClock) SET last_token = last_token + 1 \
-                WHERE id = 1 AND last_token < $1 RETURNING last_token) \
-                INSERT INTO \(names.history) (token, "timestamp", author, changes) \
-                SELECT clock.last_token, $2, $3, $4 FROM clock \
-                CROSS JOIN LATERAL (SELECT pg_notify($5, clock.last_token::text)) AS notified \
-                RETURNING token
-                """,
-            parameters: [
-                .int8(Int64.max), .float8(Date().timeIntervalSince1970),
-                record.author.map(PGParameter.text) ?? .null(oid: PGParameter.textOID), .text(json),
-                .text(notifications.channel),
-            ])
+        let sql = """
+            WITH clock AS (UPDATE \(names.historyClock) SET last_token = last_token + 1 \
+            WHERE id = 1 AND last_token < $1 RETURNING last_token) \
+            INSERT INTO \(names.history) (token, "timestamp", author, changes) \
+            SELECT clock.last_token, $2, $3, $4 FROM clock \
+            CROSS JOIN LATERAL (SELECT pg_notify($5, clock.last_token::text)) AS notified \
+            RETURNING token
+            """
+        let author = record.author.map(PGParameter.text) ?? .null(oid: PGParameter.textOID)
+        let channel = notifications.channel
+        return (
+            sql,
+            {
+                [.int8(Int64.max), .float8(Date().timeIntervalSince1970), author, .text(json), .text(channel)]
+            }
+        )
     }
 
     /// Checks the result of ``historyAppend(_:)``: one token appended.

@@ -2,10 +2,11 @@ import StrataStorage
 
 /// The writes of a commit, set-wise: per entity (or join) and per batch of ``insertBatchSize``
 /// rows, one statement whose parameters are binary arrays (`unnest($1, $2, …)`), so a change set
-/// of 100,000 updates or deletes takes 50 round trips instead of 100,000.
+/// of 100,000 updates or deletes takes 50 statements instead of 100,000, sent up to eight to a
+/// round trip (``run(_:session:)``).
 ///
-/// They run after ``write(_:session:insertKeysReread:)`` has locked every row they touch (`FOR UPDATE`) and
-/// compared its version, so each statement still matches every key at its expected version and
+/// They run after ``write(_:session:insertKeysReread:)`` has locked every row they touch (`FOR
+/// UPDATE`) and compared its version, so each statement still matches every key at its expected version and
 /// its affected count is checked all the same: a short count is a concurrent write the locks
 /// missed, reported as SQLSTATE 40001 and listed as a conflict after the rollback.
 extension PostgresEngine {
@@ -14,12 +15,17 @@ extension PostgresEngine {
     static let insertBatchSize = 2_000
 
     /// The savepoint around an entity's batched updates, rolled back to when they clash on a
-    /// unique index (``updateRows(_:session:)``).
+    /// unique index (``updateRows(_:into:)``).
     private static let updateSavepoint = "strata_updates"
 
-    /// The most statements of a commit's writes sent in one pipeline (one round trip): it bounds
-    /// the encoded parameters held at once to eight batches of ``insertBatchSize`` rows.
+    /// The most statements of a commit's writes sent in one pipeline (one round trip).
     static let statementsPerPipeline = 8
+
+    /// The parameter bytes past which a pipeline takes no further statement: with
+    /// ``statementsPerPipeline`` it bounds what a commit holds encoded at once (the statements
+    /// being sent, which libpq copies into its output buffer too) to about 4 MiB, or one batch
+    /// when a batch alone is larger.
+    static let bytesPerPipeline = 4 << 20
 
     /// Deletes (and their links), unlinks, updates, touches, inserts, links — in the order of the
     /// embedded engines, so unique values can move between rows within one change set — as
@@ -41,25 +47,36 @@ extension PostgresEngine {
         return plan
     }
 
-    /// Runs `plan` on `session`, ``statementsPerPipeline`` statements a round trip, checking each
-    /// statement's affected count; returns the result of the last statement (nil when the plan is
-    /// empty or ends with an update group that fell back to single rows).
+    /// Runs `plan` on `session`, up to ``statementsPerPipeline`` statements (and about
+    /// ``bytesPerPipeline`` bytes of parameters) a round trip, checking each statement's affected
+    /// count; returns the result of the last statement (nil when the plan is empty or ends with an
+    /// update group that fell back to single rows).
     ///
     /// When a batch of an update group clashes on a unique index, the server skips the rest of
     /// that pipeline: the group is rolled back to its savepoint, its rows are updated one by one,
     /// and the steps after the group go in the next pipeline.
-    /// - Throws: the first failure, as the server reported it; SQLSTATE 40001 for a short count.
+    /// - Throws: the first failure, as the server reported it, its ``PGFailure/pipelineIndex`` the
+    ///   index of the failing step in `plan`; SQLSTATE 40001 for a short count.
     @discardableResult
     func run(_ plan: PostgresWritePlan, session: PostgresSession) throws(PGFailure) -> PGResult? {
         var start = 0
         var last: PGResult?
         while start < plan.steps.count {
-            let end = min(start + Self.statementsPerPipeline, plan.steps.count)
-            let statements = plan.steps[start..<end].map {
-                PGConnection.PipelinedStatement(sql: $0.sql, parameters: $0.parameters())
+            var statements: [PGConnection.PipelinedStatement] = []
+            var bytes = 0
+            while start + statements.count < plan.steps.count, statements.count < Self.statementsPerPipeline,
+                statements.isEmpty || bytes < Self.bytesPerPipeline
+            {
+                let step = plan.steps[start + statements.count]
+                let parameters = step.parameters()
+                bytes += parameters.reduce(0) { $0 + $1.approximateByteCount }
+                statements.append(PGConnection.PipelinedStatement(sql: step.sql, parameters: parameters))
             }
-            let (results, failure) = session.runPipelineRaw(statements)
-            let failedGroup = failure?.pipelineIndex.flatMap { plan.steps[start + $0].group }
+            let end = start + statements.count
+            var (results, failure) = session.runPipelineRaw(statements)
+            statements = []
+            if let index = failure?.pipelineIndex { failure?.pipelineIndex = start + index }
+            let failedGroup = failure?.pipelineIndex.flatMap { plan.steps[$0].group }
             for (offset, result) in results.enumerated() {
                 let step = plan.steps[start + offset]
                 // A batch of the group that clashed is rolled back with it, then redone row by row.
@@ -73,7 +90,7 @@ extension PostgresEngine {
                 start = end
                 continue
             }
-            guard failure.sqlState == "23505", let failedGroup else { throw failure }
+            guard failure.sqlState == "23505", !failure.connectionBroken, let failedGroup else { throw failure }
             let group = plan.groups[failedGroup]
             try session.runRaw("ROLLBACK TO SAVEPOINT \(Self.updateSavepoint)")
             for row in group.rows { try updateRow(row, table: group.table, session: session) }

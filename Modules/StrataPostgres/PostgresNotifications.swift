@@ -3,7 +3,7 @@ import StrataStorage
 
 /// The engine's LISTEN connection (design notes §10.4): one dedicated connection outside the
 /// pool, listening on the store's channel (`strata.<schema>`), where every commit that appends
-/// history sends its token (``PostgresEngine/appendHistory(_:session:)``).
+/// history sends its token (``PostgresEngine/historyAppend(_:)``).
 ///
 /// Started by the first ``waitForHistory(after:until:)`` (a store nobody observes never opens
 /// it); a thread of its own waits on the socket, records the highest token notified and wakes

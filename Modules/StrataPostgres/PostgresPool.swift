@@ -114,6 +114,12 @@ final class PostgresPool: @unchecked Sendable {
     /// The deadline of one statement: the server's own timeout plus 2 s.
     var statementDeadline: ContinuousClock.Instant { .now + options.statementTimeout + .seconds(2) }
 
+    /// The deadline of `count` statements sent together in one pipeline: each may take the
+    /// server's timeout, so the pipeline gets `count` times it, plus 2 s.
+    func deadline(forStatements count: Int) -> ContinuousClock.Instant {
+        .now + options.statementTimeout * max(count, 1) + .seconds(2)
+    }
+
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }

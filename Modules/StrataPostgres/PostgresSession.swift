@@ -41,11 +41,12 @@ struct PostgresSession {
         }
     }
 
-    /// Runs `statements` in one round trip, returning the results of those before the first
-    /// failure and that failure untranslated
+    /// Runs `statements` in one round trip, each given the server's statement timeout (the
+    /// pipeline's deadline is their sum, plus 2 s), returning the results of those before the
+    /// first failure and that failure untranslated
     /// (``PGConnection/executePipelineKeepingResults(_:deadline:)``).
     func runPipelineRaw(_ statements: [PGConnection.PipelinedStatement]) -> (results: [PGResult], failure: PGFailure?) {
-        connection.executePipelineKeepingResults(statements, deadline: pool.statementDeadline)
+        connection.executePipelineKeepingResults(statements, deadline: pool.deadline(forStatements: statements.count))
     }
 
     /// Runs parameterless SQL (one or several statements) in one round trip, mapping failures to

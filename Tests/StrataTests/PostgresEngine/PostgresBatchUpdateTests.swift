@@ -84,6 +84,44 @@ struct PostgresBatchUpdateTests {
         #expect(tokens == [1])
     }
 
+    /// Deleting `tagCount` tags first puts the update group's statements where a pipeline of
+    /// eight ends: 10,001 tags take six delete batches (the group's `SAVEPOINT` and clashing
+    /// `UPDATE` end the first pipeline, its `RELEASE` begins the next), 12,001 take seven (the
+    /// `SAVEPOINT` ends the first, the `UPDATE` begins the next).
+    @Test(
+        "an update group across two pipelines: the clash falls back to single rows; the writes before and after hold",
+        arguments: [10_001, 12_001])
+    func chainAcrossPipelines(tagCount: Int) async throws {
+        let commit: @Sendable (PostgresEngine) throws -> ([StoredValue], [ContiguousArray<StoredValue>], [Int64]) = {
+            engine in
+            var seed = ChangeSet()
+            seed.inserts = (1...Self.rowCount).map { Self.entry($0, code: "c\($0)", version: 0) }
+            seed.inserts += (1...Int64(tagCount)).map {
+                RowWrite(entity: 1, key: $0, expectedVersion: 0, values: [.text("t\($0)")])
+            }
+            try engine.commit(seed)
+            var changes = ChangeSet()
+            changes.deletes = (1...Int64(tagCount)).map { RowVersionCheck(entity: 1, key: $0, expectedVersion: 1) }
+            changes.updates = (1...Self.rowCount).reversed().map { key in
+                Self.entry(key, code: key == Self.rowCount ? "new" : "c\(key + 1)", version: 1)
+            }
+            changes.inserts = [RowWrite(entity: 1, key: 100_000, expectedVersion: 0, values: [.text("kept")])]
+            changes.history = HistoryRecord(
+                author: nil, changes: [HistoryChange(entity: "Tag", key: 1, kind: .delete, changedProperties: [])])
+            try engine.commit(changes)
+            return (
+                try PostgresBatchInsertTests.allRows(engine, entity: 0).map { $0.values[0] },
+                try PostgresBatchInsertTests.allRows(engine, entity: 1).map(\.values),
+                try engine.history(after: 0, limit: nil).map(\.token)
+            )
+        }
+        let (codes, tags, tokens) = try await PostgresEngineFixture.withEngine(
+            Self.schema, serverSettings: Self.mergeJoin, commit)
+        #expect(codes == ["c2", "c3", "c4", "c5", "new"].map(StoredValue.text))
+        #expect(tags == [[.text("kept")]])
+        #expect(tokens == [1])
+    }
+
     @Test("a chain in the clashing order, and a code taken by a row not updated: .constraintViolation, nothing written")
     func realClashes() async throws {
         var chain = ChangeSet()
