@@ -21,10 +21,10 @@ extension PostgresEngine {
     /// The most statements of a commit's writes sent in one pipeline (one round trip).
     static let statementsPerPipeline = 8
 
-    /// The parameter bytes past which a pipeline takes no further statement: with
+    /// The most parameter bytes of one pipeline, unless its first statement alone has more: with
     /// ``statementsPerPipeline`` it bounds what a commit holds encoded at once (the statements
-    /// being sent, which libpq copies into its output buffer too) to about 4 MiB, or one batch
-    /// when a batch alone is larger.
+    /// being sent, which libpq copies into its output buffer too, and the next one's, made and
+    /// kept for the next round trip) to about 4 MiB plus one batch.
     static let bytesPerPipeline = 4 << 20
 
     /// Deletes (and their links), unlinks, updates, touches, inserts, links — in the order of the
@@ -61,17 +61,9 @@ extension PostgresEngine {
     func run(_ plan: PostgresWritePlan, session: PostgresSession) throws(PGFailure) -> PGResult? {
         var start = 0
         var last: PGResult?
+        var carried: (index: Int, parameters: [PGParameter])?
         while start < plan.steps.count {
-            var statements: [PGConnection.PipelinedStatement] = []
-            var bytes = 0
-            while start + statements.count < plan.steps.count, statements.count < Self.statementsPerPipeline,
-                statements.isEmpty || bytes < Self.bytesPerPipeline
-            {
-                let step = plan.steps[start + statements.count]
-                let parameters = step.parameters()
-                bytes += parameters.reduce(0) { $0 + $1.approximateByteCount }
-                statements.append(PGConnection.PipelinedStatement(sql: step.sql, parameters: parameters))
-            }
+            var statements = Self.nextPipeline(plan, from: start, carried: &carried)
             let end = start + statements.count
             var (results, failure) = session.runPipelineRaw(statements)
             statements = []
@@ -99,6 +91,31 @@ extension PostgresEngine {
             start = group.release + 1
         }
         return last
+    }
+
+    /// The statements of the next round trip from step `start`: up to ``statementsPerPipeline``,
+    /// with at most ``bytesPerPipeline`` bytes of parameters unless the first alone has more. The
+    /// statement that would pass the budget is left in `carried`, its parameters made, for the
+    /// next round trip (which drops it when a fallback moved past it).
+    private static func nextPipeline(
+        _ plan: PostgresWritePlan, from start: Int, carried: inout (index: Int, parameters: [PGParameter])?
+    ) -> [PGConnection.PipelinedStatement] {
+        var statements: [PGConnection.PipelinedStatement] = []
+        var bytes = 0
+        while start + statements.count < plan.steps.count, statements.count < statementsPerPipeline {
+            let index = start + statements.count
+            let step = plan.steps[index]
+            let parameters = if let carried, carried.index == index { carried.parameters } else { step.parameters() }
+            carried = nil
+            let size = parameters.reduce(0) { $0 + $1.approximateByteCount }
+            if !statements.isEmpty && bytes + size > bytesPerPipeline {
+                carried = (index, parameters)
+                break
+            }
+            bytes += size
+            statements.append(PGConnection.PipelinedStatement(sql: step.sql, parameters: parameters))
+        }
+        return statements
     }
 
     /// Deletes or touches rows (`statement` is ``PostgresTableLayout/deleteBatch`` or

@@ -85,9 +85,10 @@ struct PostgresBatchUpdateTests {
     }
 
     /// Deleting `tagCount` tags first puts the update group's statements where a pipeline of
-    /// eight ends: 10,001 tags take six delete batches (the group's `SAVEPOINT` and clashing
-    /// `UPDATE` end the first pipeline, its `RELEASE` begins the next), 12,001 take seven (the
-    /// `SAVEPOINT` ends the first, the `UPDATE` begins the next).
+    /// eight ends: with 10,001 tags (six delete batches) the group's `SAVEPOINT` and clashing
+    /// `UPDATE` end the first pipeline, and after the fallback the next starts at the insert; with
+    /// 12,001 (seven) the `SAVEPOINT` ends the first pipeline and the clashing `UPDATE` begins the
+    /// next, so the clash is found in a later pipeline than its savepoint.
     @Test(
         "an update group across two pipelines: the clash falls back to single rows; the writes before and after hold",
         arguments: [10_001, 12_001])

@@ -153,6 +153,29 @@ struct PostgresCommitRoundTripTests {
         #expect(tokens == [1])
     }
 
+    @Test("a batch that would take a round trip past 4 MiB of parameters goes in the next one")
+    func byteBudgetRoundTrips() async throws {
+        // Two insert batches: 2,000 rows with short memos, then 2,000 with 3,000-byte memos
+        // (about 6 MB): one round trip each, where eight small batches share one.
+        let (trips, count) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
+            func accounts(_ keys: ClosedRange<Int64>) -> ChangeSet {
+                var changes = ChangeSet()
+                changes.inserts = keys.map { key in
+                    let memo = key % 4_000 <= 2_000 && key % 4_000 != 0 ? "m" : String(repeating: "x", count: 3_000)
+                    return Fixtures.account(key, "a\(key)", memo: memo)
+                }
+                return changes
+            }
+            try engine.commit(accounts(1...4_000)) // prepares the statements
+            let trips = try Self.roundTrips(engine) { try engine.commit(accounts(4_001...8_000)) }
+            let reader = try engine.makeReader()
+            defer { reader.close() }
+            return (trips, try reader.rows(for: FetchPlan(entity: Fixtures.account)).count)
+        }
+        #expect(trips == 4)
+        #expect(count == 8_000)
+    }
+
     @Test("a key reservation takes three round trips: begin and schema check, the counter's update, commit")
     func keyReservationRoundTrips() async throws {
         let (trips, first, second) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
