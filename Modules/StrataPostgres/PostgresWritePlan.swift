@@ -35,8 +35,6 @@ struct PostgresWritePlan {
     /// The group the steps added now belong to.
     private var openGroup: Int?
 
-    var isEmpty: Bool { steps.isEmpty }
-
     /// Adds a statement whose result must report `expectedRows` affected rows (nil: any).
     mutating func add(
         _ sql: String, expectedRows: Int? = nil, entity: String = "", verb: String = "",
