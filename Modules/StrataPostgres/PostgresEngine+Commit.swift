@@ -50,21 +50,11 @@ extension PostgresEngine {
         }
         for row in changes.updates { involved.append((row.entity, row.key, row.expectedVersion, false)) }
         for row in changes.inserts { involved.append((row.entity, row.key, row.expectedVersion, true)) }
-        var current: [Int: [Int64: Int64]] = [:]
-        for entity in Set(involved.map(\.entity)).sorted() {
-            let keys = involved.filter { $0.entity == entity }.map(\.key)
-            let result = try session.run(tables[entity].versionsOf, [.int8Array(keys)])
-            for row in 0..<result.rowCount {
-                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
-                    current[entity, default: [:]][key] = version
-                }
-            }
-        }
+        var involvedKeys: [Int: [Int64]] = [:]
+        for row in involved { involvedKeys[row.entity, default: []].append(row.key) }
+        let current = try storedVersions(involvedKeys, \.versionsOf, session: session)
         func conflict(_ row: (entity: Int, key: Int64, expected: Int64, isInsert: Bool)) -> VersionConflict {
-            let id = ObjectID(
-                storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
-            return VersionConflict(
-                objectID: id, expectedVersion: row.expected, storedVersion: current[row.entity]?[row.key])
+            versionConflict(row.entity, row.key, expected: row.expected, stored: current[row.entity]?[row.key])
         }
         let stale = involved.filter { row in
             let version = current[row.entity]?[row.key]
@@ -135,21 +125,11 @@ extension PostgresEngine {
             checkedKeys[check.entity, default: []].insert(check.key)
         }
         for row in changes.updates { checkedKeys[row.entity, default: []].insert(row.key) }
-        var stored: [Int: [Int64: Int64]] = [:]
-        for entity in checkedKeys.keys.sorted() {
-            let table = try table(entity)
-            let result = try session.run(table.lockVersions, [.int8Array(checkedKeys[entity, default: []].sorted())])
-            for row in 0..<result.rowCount {
-                if let key = result.int64(row, 0), let version = result.int64(row, 1) {
-                    stored[entity, default: [:]][key] = version
-                }
-            }
-        }
+        let stored = try storedVersions(checkedKeys.mapValues { $0.sorted() }, \.lockVersions, session: session)
         // 2. Compare.
         var conflicts = guarded
         func conflict(_ entity: Int, _ key: Int64, expected: Int64, stored version: Int64?) {
-            let id = ObjectID(storeIdentifier: storeIdentifier, entityName: tables[entity].entity.name, primaryKey: key)
-            conflicts.append(VersionConflict(objectID: id, expectedVersion: expected, storedVersion: version))
+            conflicts.append(versionConflict(entity, key, expected: expected, stored: version))
         }
         for check in changes.verifies + changes.deletes {
             let version = stored[check.entity]?[check.key]
@@ -210,22 +190,37 @@ extension PostgresEngine {
     func takenInsertKeys(_ changes: ChangeSet, session: PostgresSession) throws(StrataError) -> [VersionConflict] {
         var insertKeys: [Int: [Int64]] = [:]
         for row in changes.inserts { insertKeys[row.entity, default: []].append(row.key) }
+        let stored = try storedVersions(insertKeys, \.versionsOf, session: session)
+        guard !stored.isEmpty else { return [] }
+        return changes.inserts.compactMap { row in
+            guard let version = stored[row.entity]?[row.key] else { return nil }
+            return versionConflict(row.entity, row.key, expected: row.expectedVersion, stored: version)
+        }
+    }
+
+    /// The stored version of each row among `keys` (entity → keys), read with `statement`
+    /// (``PostgresTableLayout/versionsOf``, or ``PostgresTableLayout/lockVersions``, which locks
+    /// the rows too), entity by entity in number order. Keys without a row are absent.
+    private func storedVersions(
+        _ keys: [Int: [Int64]], _ statement: KeyPath<PostgresTableLayout, String>, session: PostgresSession
+    ) throws(StrataError) -> [Int: [Int64: Int64]] {
         var stored: [Int: [Int64: Int64]] = [:]
-        for entity in insertKeys.keys.sorted() {
-            let result = try session.run(try table(entity).versionsOf, [.int8Array(insertKeys[entity, default: []])])
+        for entity in keys.keys.sorted() {
+            let result = try session.run(try table(entity)[keyPath: statement], [.int8Array(keys[entity, default: []])])
             for row in 0..<result.rowCount {
                 if let key = result.int64(row, 0), let version = result.int64(row, 1) {
                     stored[entity, default: [:]][key] = version
                 }
             }
         }
-        guard !stored.isEmpty else { return [] }
-        return changes.inserts.compactMap { row in
-            guard let version = stored[row.entity]?[row.key] else { return nil }
-            let id = ObjectID(
-                storeIdentifier: storeIdentifier, entityName: tables[row.entity].entity.name, primaryKey: row.key)
-            return VersionConflict(objectID: id, expectedVersion: row.expectedVersion, storedVersion: version)
-        }
+        return stored
+    }
+
+    /// The conflict of row `key` of `entity`, expected at version `expected`, stored at `stored`
+    /// (nil: no row).
+    private func versionConflict(_ entity: Int, _ key: Int64, expected: Int64, stored: Int64?) -> VersionConflict {
+        let id = ObjectID(storeIdentifier: storeIdentifier, entityName: tables[entity].entity.name, primaryKey: key)
+        return VersionConflict(objectID: id, expectedVersion: expected, storedVersion: stored)
     }
 
     /// A write's failure: a unique clash names its index; a deadlock lists the rows involved.

@@ -138,7 +138,7 @@ enum PGTransactionState {
             return try collect(deadline: deadline)
         } catch {
             // A statement missing on the server (a pooler between us, DEALLOCATE by hand): forget them all.
-            if error.sqlState == "26000" { prepared.removeAll() }
+            if error.sqlState == "26000" { forgetPreparedStatements() }
             throw error
         }
     }
