@@ -4,9 +4,11 @@ import StrataStorage
 /// when the change set has result guards and writes, see `PostgresEngine+Guards.swift`). Every
 /// row the change set depends on is locked (`FOR UPDATE`, entities in number order, keys
 /// ascending) and its version compared first, so a conflict lists every stale row and nothing is
-/// written; then the writes, the history append and `COMMIT`, sent with the commit's identity so
-/// that a lost reply is settled instead of guessed (``commitIdentified(_:)``). Set writes run
-/// after the row writes, before the history append (`PostgresEngine+SetWrites.swift`).
+/// written; then the writes, and last the history append, the commit's identity and `COMMIT` in
+/// one round trip, so that a lost reply is settled instead of guessed
+/// (``commitIdentified(_:appending:)``). Set writes run after the row writes, before the history
+/// append (`PostgresEngine+SetWrites.swift`). A commit that doubled a table then analyses it
+/// (`PostgresEngine+PlannerStatistics.swift`).
 extension PostgresEngine {
     func commit(_ changes: ChangeSet) throws {
         _ = try commitReturningResults(changes)
@@ -17,9 +19,9 @@ extension PostgresEngine {
     func commitTransaction(_ changes: ChangeSet) throws(StrataError) -> [SetWriteResult] {
         try withSession { (session) throws(StrataError) -> [SetWriteResult] in
             try beginCheckingSchemaVersion(session, Self.begin(for: changes))
-            let results: [SetWriteResult]
+            let written: (results: [SetWriteResult], history: HistoryRecord?)
             do throws(StrataError) {
-                results = try write(changes, session: session, insertKeysReread: true)
+                written = try writeLeavingHistory(changes, session: session, insertKeysReread: true)
             } catch {
                 session.rollbackQuietly()
                 if case .conflict(let conflicts) = error, conflicts.isEmpty {
@@ -33,8 +35,9 @@ extension PostgresEngine {
                 }
                 throw error
             }
-            try commitIdentified(session)
-            return results
+            try commitIdentified(session, appending: written.history)
+            refreshPlannerStatistics(after: changes, results: written.results, session: session)
+            return written.results
         }
     }
 
@@ -117,6 +120,18 @@ extension PostgresEngine {
     func write(
         _ changes: ChangeSet, session: PostgresSession, insertKeysReread: Bool
     ) throws(StrataError) -> [SetWriteResult] {
+        let written = try writeLeavingHistory(changes, session: session, insertKeysReread: insertKeysReread)
+        if let history = written.history { try appendHistory(history, session: session) }
+        return written.results
+    }
+
+    /// ``write(_:session:insertKeysReread:)`` but the history append: returns the record to
+    /// append (nil when the change set records none), for a commit that sends it in the round trip
+    /// of its `COMMIT`, so the history clock's row lock, which every commit with history takes, is
+    /// held only while the server runs the last three statements (``commitIdentified(_:appending:)``).
+    func writeLeavingHistory(
+        _ changes: ChangeSet, session: PostgresSession, insertKeysReread: Bool
+    ) throws(StrataError) -> (results: [SetWriteResult], history: HistoryRecord?) {
         // 0. Re-run the guarded fetches (PostgresEngine+Guards.swift).
         let guarded = try checkResultGuards(changes, session: session)
         // 1. Lock and read every checked row.
@@ -160,30 +175,16 @@ extension PostgresEngine {
         // where no re-read follows (`insertKeysReread` false: a migration stage's savepoint).
         if !conflicts.isEmpty || !insertKeysReread { conflicts += try takenInsertKeys(changes, session: session) }
         if !conflicts.isEmpty { throw .conflict(conflicts) }
-        // 3. Write, several statements a round trip; with no set writes, the history goes with
-        // the writes (its record is known before they run).
-        var plan = writePlan(for: changes)
-        let history = changes.setWrites.isEmpty ? changes.historyToAppend(adding: [], schema: schema) : nil
-        let append = try history.map { (record) throws(StrataError) in try historyAppend(record) }
-        if let append { plan.add(append.sql, append.parameters) }
-        let last: PGResult?
+        // 3. Write, several statements a round trip.
         do throws(PGFailure) {
-            last = try run(plan, session: session)
+            try run(writePlan(for: changes), session: session)
         } catch {
-            // The history's failure is reported as its own append's would be, with its SQL.
-            if let append, error.pipelineIndex == plan.steps.count - 1 { throw session.error(error, sql: append.sql) }
             throw try translate(error, changes: changes, session: session)
         }
-        if history != nil {
-            try checkHistoryAppended(last)
-            return []
-        }
-        // 4. Set writes, in order, each seeing what the earlier writes left; then the history.
+        // 4. Set writes, in order, each seeing what the earlier writes left; the history record
+        // lists their rows too.
         let results = try runSetWrites(changes, session: session)
-        if let history = changes.historyToAppend(adding: results, schema: schema) {
-            try appendHistory(history, session: session)
-        }
-        return results
+        return (results, changes.historyToAppend(adding: results, schema: schema))
     }
 
     /// The inserts of `changes` whose key is already stored, as conflicts with the stored version.

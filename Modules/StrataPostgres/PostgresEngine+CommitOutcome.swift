@@ -50,32 +50,74 @@ extension PostgresEngine {
     }
 
     /// Commits the transaction open on `session`, sending its identity with the `COMMIT` in one
-    /// message, and settles the outcome of a lost reply (see the extension's notes).
+    /// round trip, and settles the outcome of a lost reply (see the extension's notes).
+    ///
+    /// `history`, when given, is appended in the same round trip, first (``historyAppend(_:)``):
+    /// the history clock's row lock, which orders every commit with history, is then held only
+    /// while the server runs the append, the identity and the `COMMIT`, not across a round trip.
+    /// When the append fails, the server skips the rest and the transaction is rolled back.
     ///
     /// Returns when the transaction committed. A failure the server reported on a live
-    /// connection (a serialization failure at commit, a full disk) rolled the transaction back
-    /// and is thrown as usual.
+    /// connection (the history clock spent, a serialization failure at commit, a full disk)
+    /// rolled the transaction back and is thrown as usual.
     /// - Throws: `.busy` when the commit was checked and not applied (retry), and
-    ///   `.commitOutcomeUnknown` when the server could not be asked in time.
-    func commitIdentified(_ session: PostgresSession) throws(StrataError) {
+    ///   `.commitOutcomeUnknown` when the server could not be asked in time; `.storeFull` when the
+    ///   history clock gives no token; `.misuse` when the history record does not encode.
+    func commitIdentified(_ session: PostgresSession, appending history: HistoryRecord? = nil) throws(StrataError) {
         let identity = UUID()
-        let sent = ContinuousClock.now
-        let script = "INSERT INTO \(names.commits) (id) VALUES ('\(identity.uuidString)'); COMMIT"
-        do {
-            _ = try session.connection.executeScript(script, deadline: pool.statementDeadline)
-        } catch {
-            guard Self.isAmbiguous(error) else { throw session.error(error, sql: "COMMIT") }
-            let backend = session.connection.backendPID
-            if try settleCommit(identity, backend: backend, sent: sent, failure: error) { return }
-            throw .busy(
-                """
-                \(location): the reply to COMMIT was lost (\(error.message)); the engine checked on a new \
-                connection and the commit was not applied (its session was ended, so it never will be)
-                """,
-                native: PostgresError.native(
-                    error, sql: "COMMIT", operation: "committing", redacting: pool.settings.secret))
+        var statements: [PGConnection.PipelinedStatement] = []
+        var appendSQL: String?
+        if let history {
+            do throws(StrataError) {
+                let append = try historyAppend(history)
+                appendSQL = append.sql
+                statements.append(.init(sql: append.sql, parameters: append.parameters()))
+            } catch {
+                session.rollbackQuietly()
+                throw error
+            }
         }
-        pruneCommitsIfDue(session)
+        statements.append(
+            .init(
+                sql: "INSERT INTO \(names.commits) (id) VALUES ($1::uuid)", parameters: [.rawText(identity.uuidString)])
+        )
+        statements.append(.init(sql: "COMMIT"))
+        let sent = ContinuousClock.now
+        // One statement's deadline, as for the COMMIT alone before (Docs/Deploying.md), plus
+        // lockTimeout when the append may wait for the clock's lock, so that wait is not taken
+        // from the COMMIT's time.
+        let commitIndex = statements.count - 1
+        let deadline = pool.statementDeadline + (history == nil ? .zero : pool.options.lockTimeout)
+        guard let failure = session.runPipelineRaw(statements, deadline: deadline).failure else {
+            // The append inserted its row or failed (a clock that gives no token fails it), so a
+            // committed transaction has its history.
+            pruneCommitsIfDue(session)
+            return
+        }
+        if let index = failure.pipelineIndex, index < commitIndex, failure.sqlState != nil {
+            // The server refused a statement before the COMMIT (or its preparation), so it skipped
+            // the COMMIT: nothing was committed, whatever became of the connection. (A failure
+            // libpq made up, without a SQLSTATE, says only which results had arrived: settled.)
+            session.rollbackQuietly()
+            if let appendSQL, index == 0 { throw historyFailure(failure, sql: appendSQL, session: session) }
+            throw session.error(failure, sql: statements[index].sql)
+        }
+        if !Self.isAmbiguous(failure) {
+            // The server refused the COMMIT itself (a serialization failure, a full disk): the
+            // transaction ended, rolled back. (A failure that names no statement is rolled back
+            // too, to be safe; a ROLLBACK outside a transaction changes nothing.)
+            if failure.pipelineIndex == nil { session.rollbackQuietly() }
+            throw session.error(failure, sql: "COMMIT")
+        }
+        let backend = session.connection.backendPID
+        if try settleCommit(identity, backend: backend, sent: sent, failure: failure) { return }
+        throw .busy(
+            """
+            \(location): the reply to COMMIT was lost (\(failure.message)); the engine checked on a new \
+            connection and the commit was not applied (its session was ended, so it never will be)
+            """,
+            native: PostgresError.native(
+                failure, sql: "COMMIT", operation: "committing", redacting: pool.settings.secret))
     }
 
     /// Whether a `COMMIT`'s failure leaves its outcome open: no answer (a lost connection, a

@@ -10,14 +10,23 @@ extension PostgresEngine: HistoryStore {
     /// Appends `record` as the next history transaction inside the commit's transaction.
     func appendHistory(_ record: HistoryRecord, session: PostgresSession) throws(StrataError) {
         let append = try historyAppend(record)
-        try checkHistoryAppended(try session.run(append.sql, append.parameters()))
+        let result: PGResult
+        do throws(PGFailure) {
+            result = try session.runRaw(append.sql, append.parameters())
+        } catch {
+            throw historyFailure(error, sql: append.sql, session: session)
+        }
+        try checkHistoryAppended(result)
     }
 
-    /// The statement that appends `record`, for a commit that sends it with its writes
-    /// (``checkHistoryAppended(_:)`` reads its result). One statement: the clock's next token
-    /// (its row lock orders tokens by commit), the row, and the notification of the store's
-    /// listeners (delivered when the transaction commits; PostgresNotifications). No row comes
-    /// back when the clock is spent or its row is missing. The record is encoded now; the
+    /// The statement that appends `record`, for a commit that sends it in the round trip of its
+    /// `COMMIT` (``commitIdentified(_:appending:)``, before the commit's identity and the
+    /// `COMMIT`). One statement: the clock's next token (its row lock orders tokens by commit, and
+    /// is held only while the server runs this statement and the two after it), the row, and the
+    /// notification of the store's listeners (delivered when the transaction commits;
+    /// PostgresNotifications). A spent clock, or a missing clock row, gives no token, and
+    /// inserting none fails (SQLSTATE 23502, a NULL token), so the server skips the `COMMIT` that
+    /// follows; ``historyFailure(_:sql:session:)`` reports it. The record is encoded now; the
     /// parameters, with the commit's timestamp, when they are made (as the statement is sent).
     /// - Throws: `.misuse` when the record does not encode as JSON.
     func historyAppend(_ record: HistoryRecord) throws(StrataError) -> (sql: String, parameters: () -> [PGParameter]) {
@@ -31,8 +40,8 @@ extension PostgresEngine: HistoryStore {
             WITH clock AS (UPDATE \(names.historyClock) SET last_token = last_token + 1 \
             WHERE id = 1 AND last_token < $1 RETURNING last_token) \
             INSERT INTO \(names.history) (token, "timestamp", author, changes) \
-            SELECT clock.last_token, $2, $3, $4 FROM clock \
-            CROSS JOIN LATERAL (SELECT pg_notify($5, clock.last_token::text)) AS notified \
+            SELECT next.token, $2, $3, $4 FROM (SELECT (SELECT last_token FROM clock) AS token) AS next \
+            CROSS JOIN LATERAL (SELECT pg_notify($5, next.token::text)) AS notified \
             RETURNING token
             """
         let author = record.author.map(PGParameter.text) ?? .null(oid: PGParameter.textOID)
@@ -46,12 +55,26 @@ extension PostgresEngine: HistoryStore {
     }
 
     /// Checks the result of ``historyAppend(_:)``: one token appended.
-    /// - Throws: `.storeFull` when no row was appended (the clock is spent or its row is gone).
+    /// - Throws: `.storeFull` when no row was appended.
     func checkHistoryAppended(_ result: PGResult?) throws(StrataError) {
-        guard let result, result.rowCount == 1, result.int64(0, 0) != nil else {
-            throw .storeFull(
-                "\(location): the history has used every token up to \(Int64.max), or its clock row is missing")
-        }
+        guard let result, result.rowCount == 1, result.int64(0, 0) != nil else { throw historyClockSpent }
+    }
+
+    /// The error of a failed ``historyAppend(_:)``: `.storeFull` for a clock that gave no token
+    /// (SQLSTATE 23502), else the server's error with the statement's SQL.
+    func historyFailure(_ failure: PGFailure, sql: String, session: PostgresSession) -> StrataError {
+        failure.sqlState == "23502" ? historyClockSpent : session.error(failure, sql: sql)
+    }
+
+    /// A history clock that gives no more tokens: spent, or its row deleted.
+    private var historyClockSpent: StrataError {
+        .storeFull(
+            """
+            \(location): the history clock gave no token, so nothing was written: its row in \
+            \(names.historyClock) is missing (insert it again: id 1, last_token the highest token in \
+            \(names.history)), or it has used every token up to \(Int64.max) (the store needs a new history: copy \
+            its rows into a new store)
+            """)
     }
 
     func currentHistoryToken() throws -> Int64 {

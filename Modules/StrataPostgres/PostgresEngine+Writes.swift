@@ -49,18 +49,15 @@ extension PostgresEngine {
 
     /// Runs `plan` on `session`, up to ``statementsPerPipeline`` statements (and about
     /// ``bytesPerPipeline`` bytes of parameters) a round trip, checking each statement's affected
-    /// count; returns the result of the last statement (nil when the plan is empty or ends with an
-    /// update group that fell back to single rows).
+    /// count.
     ///
     /// When a batch of an update group clashes on a unique index, the server skips the rest of
     /// that pipeline: the group is rolled back to its savepoint, its rows are updated one by one,
     /// and the steps after the group go in the next pipeline.
     /// - Throws: the first failure, as the server reported it, its ``PGFailure/pipelineIndex`` the
     ///   index of the failing step in `plan`; SQLSTATE 40001 for a short count.
-    @discardableResult
-    func run(_ plan: PostgresWritePlan, session: PostgresSession) throws(PGFailure) -> PGResult? {
+    func run(_ plan: PostgresWritePlan, session: PostgresSession) throws(PGFailure) {
         var start = 0
-        var last: PGResult?
         var carried: (index: Int, parameters: [PGParameter])?
         while start < plan.steps.count {
             var statements = Self.nextPipeline(plan, from: start, carried: &carried)
@@ -78,7 +75,6 @@ extension PostgresEngine {
                 try Self.checkAffected(result, expected, entity: step.entity, verb: step.verb)
             }
             guard let failure else {
-                last = results.last
                 start = end
                 continue
             }
@@ -87,10 +83,8 @@ extension PostgresEngine {
             try session.runRaw("ROLLBACK TO SAVEPOINT \(Self.updateSavepoint)")
             for row in group.rows { try updateRow(row, table: group.table, session: session) }
             try session.runRaw("RELEASE SAVEPOINT \(Self.updateSavepoint)")
-            last = nil
             start = group.release + 1
         }
-        return last
     }
 
     /// The statements of the next round trip from step `start`: up to ``statementsPerPipeline``,

@@ -23,6 +23,9 @@ final class PostgresEngine: StorageEngine {
     let notifications: PostgresNotifications
     /// When this engine last pruned `strata_commits` (``pruneCommitsIfDue(_:)``).
     let lastCommitPrune = Mutex<ContinuousClock.Instant?>(nil)
+    /// Per table (quoted and qualified): how it grew since its last analysis
+    /// (``refreshPlannerStatistics(after:results:session:)``).
+    let tableGrowth = Mutex<[String: TableGrowth]>([:])
 
     /// Opens or creates the store.
     /// - Throws: `.misuse` (URL, schema name), `.io` (server unreachable, login refused),
@@ -99,9 +102,9 @@ final class PostgresEngine: StorageEngine {
     ///
     /// With `checkingSchemaVersion`, the transaction holds the store's open lock shared and has
     /// checked the schema version before `body` runs (``beginCheckingSchemaVersion(_:_:)``). A lost
-    /// reply to its `COMMIT` is settled (``commitIdentified(_:)``), unless `retrySafe` says that
-    /// applying the transaction twice or not at all is harmless (a key reservation: keys are never
-    /// reused, and gaps are allowed); then it is `.busy`, and a retry is safe.
+    /// reply to its `COMMIT` is settled (``commitIdentified(_:appending:)``), unless `retrySafe`
+    /// says that applying the transaction twice or not at all is harmless (a key reservation: keys
+    /// are never reused, and gaps are allowed); then it is `.busy`, and a retry is safe.
     @discardableResult
     func withTransaction<T>(
         checkingSchemaVersion: Bool = false, retrySafe: Bool = false,
@@ -199,7 +202,8 @@ struct PostgresStoreNames: Sendable {
     let historyClock: String
     let history: String
     let historyCursors: String
-    /// `strata_commits`: the identity of every recent commit (``PostgresEngine/commitIdentified(_:)``).
+    /// `strata_commits`: the identity of every recent commit
+    /// (``PostgresEngine/commitIdentified(_:appending:)``).
     let commits: String
 
     init(schema: String) {

@@ -11,7 +11,8 @@ enum PostgresError {
         case ordinary
         /// A `COMMIT` was sent: a lost connection or a passed deadline leaves the outcome unknown
         /// (`.commitOutcomeUnknown`). Commits settle such failures themselves
-        /// (``PostgresEngine/commitIdentified(_:)``); this phase is the classification of last resort.
+        /// (``PostgresEngine/commitIdentified(_:appending:)``); this phase is the classification of last
+        /// resort.
         case committing
         /// A new pooled connection of a store that is open: a server that cannot be reached now
         /// (restarting, failing over) is `.busy`, which `performUnitOfWork` retries; a refused

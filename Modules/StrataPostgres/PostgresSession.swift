@@ -42,11 +42,14 @@ struct PostgresSession {
     }
 
     /// Runs `statements` in one round trip, each given the server's statement timeout (the
-    /// pipeline's deadline is their sum, plus 2 s), returning the results of those before the
-    /// first failure and that failure untranslated
+    /// pipeline's deadline is their sum, plus 2 s, unless `deadline` is given), returning the
+    /// results of those before the first failure and that failure untranslated
     /// (``PGConnection/executePipelineKeepingResults(_:deadline:)``).
-    func runPipelineRaw(_ statements: [PGConnection.PipelinedStatement]) -> (results: [PGResult], failure: PGFailure?) {
-        connection.executePipelineKeepingResults(statements, deadline: pool.deadline(forStatements: statements.count))
+    func runPipelineRaw(
+        _ statements: [PGConnection.PipelinedStatement], deadline: ContinuousClock.Instant? = nil
+    ) -> (results: [PGResult], failure: PGFailure?) {
+        connection.executePipelineKeepingResults(
+            statements, deadline: deadline ?? pool.deadline(forStatements: statements.count))
     }
 
     /// Runs parameterless SQL (one or several statements) in one round trip, mapping failures to

@@ -17,8 +17,8 @@ extension PGConnection {
     /// (that preparation is a round trip of its own, the first time only). The server runs the
     /// statements one after another; when one fails it skips the rest, and the first failure is
     /// thrown once every result has been read, with ``PGFailure/pipelineIndex`` naming the
-    /// statement. Waits at most until `deadline`, as `execute` does: past it, the statement
-    /// running is cancelled and the connection abandoned.
+    /// statement (also when its preparation failed). Waits at most until `deadline`, as `execute`
+    /// does: past it, the statement running is cancelled and the connection abandoned.
     ///
     /// ```swift
     /// let results = try connection.executePipeline(
@@ -44,11 +44,13 @@ extension PGConnection {
     ) -> (results: [PGResult], failure: PGFailure?) {
         guard !abandoned else { return ([], Self.abandonedFailure) }
         var names: [String?] = []
-        for statement in statements {
+        for (index, statement) in statements.enumerated() {
             do {
                 names.append(try preparedName(statement.sql, statement.parameters, deadline: deadline))
             } catch {
-                return ([], error)
+                var failure = error
+                failure.pipelineIndex = index
+                return ([], failure)
             }
         }
         guard unsafe PQenterPipelineMode(conn) == 1 else { return ([], connectionFailure()) }

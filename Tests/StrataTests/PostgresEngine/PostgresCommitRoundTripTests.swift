@@ -1,6 +1,7 @@
 import Foundation
 import StrataStorage
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @testable import StrataPostgres
@@ -69,7 +70,9 @@ struct PostgresCommitRoundTripTests {
         return changes
     }
 
-    @Test("an insert with history takes three round trips: begin and schema check, the writes with the history, commit")
+    @Test(
+        "an insert with history takes three round trips: begin and schema check, the insert, history with commit"
+    )
     func historyRoundTrips() async throws {
         let (trips, tokens) = try await PostgresEngineFixture.withEngine(Fixtures.schema) { engine in
             try engine.commit(Self.insertWithHistory(1)) // prepares the statements
@@ -153,6 +156,38 @@ struct PostgresCommitRoundTripTests {
         #expect(tokens == [1])
     }
 
+    @Test("a history clock locked past lockTimeout refuses the commit with .busy; nothing written; the next commits")
+    func lockedHistoryClock() async throws {
+        let options = PostgresOptions(lockTimeout: .milliseconds(300))
+        let (refusal, rows, tokens) = try await PostgresEngineFixture.withEngine(Fixtures.schema, options: options) {
+            engine in
+            try engine.commit(Self.insertWithHistory(1)) // prepares the statements
+            // Another session holds the clock's row lock, as a commit with history does while
+            // the server runs its last statements.
+            let holder = try PGConnection(keywords: engine.pool.settings.keywords)
+            _ = try holder.executeScript(
+                "BEGIN; SELECT last_token FROM \(engine.names.historyClock) WHERE id = 1 FOR UPDATE",
+                deadline: .now + .seconds(10))
+            var refusal: StrataError?
+            do { try engine.commit(Self.insertWithHistory(2)) } catch let error as StrataError { refusal = error }
+            _ = try holder.executeScript("ROLLBACK", deadline: .now + .seconds(10))
+            try engine.commit(Self.insertWithHistory(3))
+            let reader = try engine.makeReader()
+            defer { reader.close() }
+            return (
+                refusal, try reader.rows(for: FetchPlan(entity: Fixtures.account)).map(\.key),
+                try engine.history(after: 0, limit: nil).map(\.token)
+            )
+        }
+        guard case .busy(let message, let native)? = refusal else {
+            Issue.record("expected .busy, got \(String(describing: refusal))")
+            return
+        }
+        #expect(native?.sqlState == "55P03", "the server's lock timeout: \(message)")
+        #expect(rows == [1, 3], "nothing of the refused commit written")
+        #expect(tokens == [1, 2])
+    }
+
     @Test("a batch that would take a round trip past 4 MiB of parameters goes in the next one")
     func byteBudgetRoundTrips() async throws {
         // Two insert batches: 2,000 rows with short memos, then 2,000 with 3,000-byte memos
@@ -167,6 +202,10 @@ struct PostgresCommitRoundTripTests {
                 return changes
             }
             try engine.commit(accounts(1...4_000)) // prepares the statements
+            // The table doubles in the counted commit: its analysis (PostgresPlannerStatisticsTests)
+            // is put off, so only the commit's own round trips are counted.
+            let table = engine.tables[Fixtures.account].table
+            engine.tableGrowth.withLock { $0[table, default: .init()].rowsAtAnalysis = 1_000_000 }
             let trips = try Self.roundTrips(engine) { try engine.commit(accounts(4_001...8_000)) }
             let reader = try engine.makeReader()
             defer { reader.close() }

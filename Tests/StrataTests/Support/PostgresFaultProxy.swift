@@ -8,8 +8,8 @@ import Synchronization
 #endif
 
 /// A TCP proxy on 127.0.0.1 in front of the PostgreSQL test server's Unix socket, which injects
-/// one fault at the next identified commit (the engine's `INSERT INTO … strata_commits …; COMMIT`
-/// message): the faults a network or a sick server causes, made exact.
+/// one fault at the next identified commit (the engine's pipeline of the identity's `INSERT INTO …
+/// strata_commits` and `COMMIT`): the faults a network or a sick server causes, made exact.
 ///
 /// Connections through it reach the server as local connections, so the server's `trust` login
 /// applies, and the URL is `postgresql://USER@127.0.0.1:PORT/DATABASE`.
@@ -112,10 +112,20 @@ final class PostgresFaultProxy: @unchecked Sendable {
         return descriptor
     }
 
-    /// Whether `chunk` holds the engine's identified commit.
+    /// Whether `chunk` holds the engine's identified commit, recognised by its `COMMIT`, parsed as
+    /// an unnamed statement (`P`, an empty name, then `COMMIT` and its NUL) in the pipeline that
+    /// also inserts the commit's identity. Opening a store also parses `COMMIT` so: arm the proxy after
+    /// the open. A pipeline whose parameters pass libpq's 8 KiB output buffer may be split where
+    /// the bytes looked for straddle two reads; the tests' commits are far smaller.
     private static func isIdentifiedCommit(_ chunk: [UInt8]) -> Bool {
-        let text = String(decoding: chunk, as: UTF8.self)
-        return text.contains("strata_commits") && text.contains("; COMMIT")
+        let parse = Array("P".utf8)
+        let commit = Array("\0COMMIT\0".utf8)
+        guard chunk.count >= commit.count else { return false }
+        for start in 0...(chunk.count - commit.count) where chunk[start..<start + commit.count].elementsEqual(commit) {
+            // The Parse message: "P", a four-byte length, then the empty name (the NUL matched).
+            if start >= 5, chunk[start - 5] == parse[0] { return true }
+        }
+        return false
     }
 
     /// Copies bytes both ways until either side closes, injecting the armed fault.
