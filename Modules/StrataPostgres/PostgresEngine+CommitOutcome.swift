@@ -77,10 +77,7 @@ extension PostgresEngine {
                 throw error
             }
         }
-        statements.append(
-            .init(
-                sql: "INSERT INTO \(names.commits) (id) VALUES ($1::uuid)", parameters: [.rawText(identity.uuidString)])
-        )
+        statements.append(.init(sql: identityInsert, parameters: [.rawText(identity.uuidString)]))
         statements.append(.init(sql: "COMMIT"))
         let sent = ContinuousClock.now
         // One statement's deadline, as for the COMMIT alone before (Docs/Deploying.md), plus
@@ -120,6 +117,9 @@ extension PostgresEngine {
                 failure, sql: "COMMIT", operation: "committing", redacting: pool.settings.secret))
     }
 
+    /// Inserts a commit's identity: in its transaction, and as the fence that settles it.
+    private var identityInsert: String { "INSERT INTO \(names.commits) (id) VALUES ($1::uuid)" }
+
     /// Whether a `COMMIT`'s failure leaves its outcome open: no answer (a lost connection, a
     /// deadline), a broken connection, or a server that said the connection or the statement's
     /// completion is in doubt. An error the server reported on a live connection is a rollback.
@@ -158,7 +158,7 @@ extension PostgresEngine {
                     deadline: statementDeadline)
                 do throws(PGFailure) {
                     _ = try connection.execute(
-                        "INSERT INTO \(names.commits) (id) VALUES ($1::uuid)", [.rawText(identity.uuidString)],
+                        identityInsert, [.rawText(identity.uuidString)],
                         deadline: statementDeadline + .seconds(1))
                     return false
                 } catch  where error.sqlState == "23505" {

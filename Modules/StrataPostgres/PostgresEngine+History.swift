@@ -56,8 +56,8 @@ extension PostgresEngine: HistoryStore {
 
     /// Checks the result of ``historyAppend(_:)``: one token appended.
     /// - Throws: `.storeFull` when no row was appended.
-    func checkHistoryAppended(_ result: PGResult?) throws(StrataError) {
-        guard let result, result.rowCount == 1, result.int64(0, 0) != nil else { throw historyClockSpent }
+    func checkHistoryAppended(_ result: PGResult) throws(StrataError) {
+        guard result.rowCount == 1, result.int64(0, 0) != nil else { throw historyClockSpent }
     }
 
     /// The error of a failed ``historyAppend(_:)``: `.storeFull` for a clock that gave no token

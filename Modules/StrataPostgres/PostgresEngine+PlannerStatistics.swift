@@ -49,17 +49,18 @@ extension PostgresEngine {
     /// ``analyzeAfterRows`` more rows. Links count as offered (a link already stored is counted
     /// too, so a join table may be analysed a little early).
     func refreshPlannerStatistics(after changes: ChangeSet, results: [SetWriteResult], session: PostgresSession) {
-        var inserted: [String: Int64] = [:]
-        for row in changes.inserts where tables.indices.contains(row.entity) {
-            inserted[tables[row.entity].table, default: 0] += 1
+        // Counted by number first: a batch insert of 1,000,000 rows passes here, and a table
+        // name hashed per row would add a dictionary update per row to every commit.
+        var entityRows = [Int64](repeating: 0, count: tables.count)
+        var joinRows = [Int64](repeating: 0, count: joins.count)
+        for row in changes.inserts where entityRows.indices.contains(row.entity) { entityRows[row.entity] += 1 }
+        for (write, result) in zip(changes.setWrites, results) where entityRows.indices.contains(write.entity) {
+            entityRows[write.entity] += Int64(result.insertedKeys.count)
         }
-        for (write, result) in zip(changes.setWrites, results)
-        where !result.insertedKeys.isEmpty && tables.indices.contains(write.entity) {
-            inserted[tables[write.entity].table, default: 0] += Int64(result.insertedKeys.count)
-        }
-        for link in changes.links where joins.indices.contains(link.join) {
-            inserted[joins[link.join].table, default: 0] += 1
-        }
+        for link in changes.links where joinRows.indices.contains(link.join) { joinRows[link.join] += 1 }
+        let inserted =
+            zip(tables.map(\.table), entityRows).filter { $0.1 > 0 }
+            + zip(joins.map(\.table), joinRows).filter { $0.1 > 0 }
         guard !inserted.isEmpty else { return }
         let due = tableGrowth.withLock { growth in
             var due: [String] = []
@@ -67,7 +68,7 @@ extension PostgresEngine {
                 growth[table, default: TableGrowth()].inserted += count
                 if growth[table]?.isDue == true { due.append(table) }
             }
-            return due.sorted()
+            return due
         }
         for table in due { refresh(table, session: session) }
     }
@@ -76,17 +77,13 @@ extension PostgresEngine {
     /// when the engine has none), and notes the count the analysis made.
     private func refresh(_ table: String, session: PostgresSession) {
         do throws(PGFailure) {
-            if tableGrowth.withLock({ $0[table]?.rowsAtAnalysis }) == nil {
-                let rows = try rowsCounted(in: table, session: session)
-                let stillDue = tableGrowth.withLock { growth in
-                    // A concurrent commit may have analysed it meanwhile: its count is newer.
-                    if growth[table]?.rowsAtAnalysis == nil { growth[table]?.rowsAtAnalysis = rows }
-                    return growth[table]?.isDue == true
-                }
-                guard stillDue else { return }
-            }
+            let counted: Int64? =
+                tableGrowth.withLock({ $0[table]?.rowsAtAnalysis }) == nil
+                ? try rowsCounted(in: table, session: session) : nil
             // Claimed before the analysis runs, so a concurrent commit does not run another.
             let claimed = tableGrowth.withLock { growth -> Int64? in
+                // A concurrent commit may have analysed it meanwhile: its count is newer.
+                if let counted, growth[table]?.rowsAtAnalysis == nil { growth[table]?.rowsAtAnalysis = counted }
                 guard let inserted = growth[table]?.inserted, growth[table]?.isDue == true else { return nil }
                 growth[table]?.inserted = 0
                 return inserted

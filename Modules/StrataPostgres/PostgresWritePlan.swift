@@ -11,7 +11,7 @@ struct PostgresWritePlan {
         let sql: String
         /// Makes the statement's parameters (binary arrays, built when the step is sent).
         let parameters: () -> [PGParameter]
-        /// The rows the statement must affect; nil for any count (links, savepoints, history).
+        /// The rows the statement must affect; nil for any count (inserts, links, savepoints).
         let expectedRows: Int?
         /// The entity and the verb a short count's message names.
         let entity: String
