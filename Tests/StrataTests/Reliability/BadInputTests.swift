@@ -22,6 +22,9 @@ struct BadInputTests {
             Account(context: context).name = "Precious"
             try context.save()
         }
+        // Closed here, not whenever its last reference goes: SQLite's close checkpoints the WAL
+        // into the file, which must happen before the caller snapshots it.
+        container.close()
         return store.configuration.location
     }
 
