@@ -3,7 +3,13 @@ import Ledger
 import Strata
 import StrataPostgres
 import StrataTestSupport
+import Synchronization
 import Testing
+
+/// A row of the large lost commit.
+final class LostCommitRow: ManagedObject {
+    @Attribute var value: Int64 = 0
+}
 
 /// A commit whose reply never comes, made exact by ``PostgresFaultProxy``: the engine settles the
 /// outcome on a new connection instead of guessing it, so a transfer is applied exactly once
@@ -68,6 +74,80 @@ struct PostgresLostCommitTests {
         #expect(bank.proxy.triggered == 1)
         #expect(try bank.count(note: "lost reply") == 2, "one withdrawal and one deposit")
         #expect(try bank.balances() == [10_000 - 250, 250])
+    }
+
+    /// A store of 20,000 rows reached through a fresh proxy, for commits whose last round trip
+    /// is large.
+    struct LargeStore {
+        let proxy: PostgresFaultProxy
+        let container: PersistentContainer
+        let schema: String
+
+        init() async throws {
+            let url = try #require(TestPostgres.url, "run with Scripts/with-postgres.sh")
+            proxy = try PostgresFaultProxy(serverURL: url)
+            schema = "lost_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            container = try PersistentContainer(
+                schema: try Schema(version: 1, [LostCommitRow.self]),
+                engine: .postgres(url: proxy.url, schema: schema, options: PostgresLostCommitTests.quick))
+            try await container.performUnitOfWork { context in
+                try context.batchInsert(LostCommitRow.self, from: 0..<20_000) { _, _ in }
+                try context.save()
+            }
+        }
+
+        /// Adds 1 to every other row's value (not idempotent: a commit applied twice leaves 2s),
+        /// in one save whose history lists 10,000 keys that form no runs.
+        static func bumpEveryOther(_ context: ObjectContext) throws {
+            for (index, row) in try context.fetch(FetchRequest<LostCommitRow>()).enumerated() where index % 2 == 0 {
+                row.value += 1
+            }
+            try context.save()
+        }
+
+        /// How many rows hold each value, read straight from the server.
+        func valueCounts() throws -> [[String]] {
+            let table = "\(PostgresSQL.identifier(schema)).\"LostCommitRow\""
+            return try PostgresSQL().execute("SELECT value, count(*) FROM \(table) GROUP BY value ORDER BY value")
+                .map { [$0[0] ?? "", $0[1] ?? ""] }
+        }
+
+        func close() {
+            container.close()
+            proxy.stop()
+            _ = try? PostgresSQL().execute(
+                "SET client_min_messages TO warning; DROP SCHEMA \(PostgresSQL.identifier(schema)) CASCADE")
+        }
+    }
+
+    @Test("a large commit's reply was lost (its last round trip passes the proxy's 64 KiB reads): applied once")
+    func largeReplyLost() async throws {
+        let store = try await LargeStore()
+        defer { store.close() }
+        store.proxy.arm(.loseReply)
+        try await store.container.performUnitOfWork(retries: .none) { try LargeStore.bumpEveryOther($0) }
+        #expect(store.proxy.triggered == 1)
+        let bytes = store.proxy.faultedPipelineBytes
+        print("large lost commit: its last round trip sent \(bytes) bytes")
+        #expect(bytes > 65_536, "the commit's pipeline was \(bytes) bytes")
+        #expect(try store.valueCounts() == [["0", "10000"], ["1", "10000"]])
+    }
+
+    @Test("the connection is cut as a large commit is sent: settled, retried if need be, applied exactly once")
+    func largeCommitCut() async throws {
+        let store = try await LargeStore()
+        defer { store.close() }
+        store.proxy.arm(.cutAfterSending)
+        let attempts = Atomic<Int>(0)
+        try await store.container.performUnitOfWork { context in
+            attempts.add(1, ordering: .relaxed)
+            try LargeStore.bumpEveryOther(context)
+        }
+        #expect(store.proxy.triggered == 1)
+        // Two when the server rolled the cut commit back (a large pipeline is usually still being
+        // read when the server finds its client gone), one when it had committed.
+        print("large commit cut: \(attempts.load(ordering: .relaxed)) attempts")
+        #expect(try store.valueCounts() == [["0", "10000"], ["1", "10000"]])
     }
 
     @Test("the COMMIT never reached the server: its session is ended, the unit of work retried, applied once")

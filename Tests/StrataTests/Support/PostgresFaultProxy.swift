@@ -11,19 +11,36 @@ import Synchronization
 /// one fault at the next identified commit (the engine's pipeline of the identity's `INSERT INTO …
 /// strata_commits` and `COMMIT`): the faults a network or a sick server causes, made exact.
 ///
+/// It reads what clients send as protocol messages (``FrontendMessages``) and passes a pipeline
+/// on once it is whole (through its Sync), so a commit is found however its pipeline is split
+/// between reads (a large history append passes libpq's 8 KiB buffer), and a fault applies to the
+/// whole pipeline: the history append, the identity and the `COMMIT`.
+///
 /// Connections through it reach the server as local connections, so the server's `trust` login
 /// applies, and the URL is `postgresql://USER@127.0.0.1:PORT/DATABASE`.
 final class PostgresFaultProxy: @unchecked Sendable {
     enum Fault: Sendable {
-        /// The commit reaches the server, which commits; its reply is lost (the client's
-        /// connection is cut, the server's is closed after it).
+        /// The commit reaches the server, which commits; its reply is lost (the server's reply is
+        /// read through its ReadyForQuery and dropped, then the client's connection is cut and the
+        /// server's closed).
         case loseReply
+        /// The commit is sent whole and both connections are cut at once: the server may or may
+        /// not have run the `COMMIT` when it finds its client gone (a large pipeline is usually
+        /// still being read, and is rolled back).
+        case cutAfterSending
         /// The commit never reaches the server; the client's connection is cut, the server's kept
         /// (its session idles in the open transaction until someone ends it).
         case swallowCommit
         /// From the commit on, nothing passes in either direction on any connection, old or new:
         /// a server that stopped answering. New connections are accepted and left unanswered.
         case blackHole
+        /// The commit's pipeline is held back, the server's session idling in its open
+        /// transaction, until ``release()``; then it passes on. A commit delayed on the way while
+        /// other transactions run and commit (``isHolding`` says when it is held).
+        case holdPipeline
+        /// As ``holdPipeline``, but the pipeline's statements before the `COMMIT` (the history
+        /// append, the identity) pass at once: only the `COMMIT` is held back.
+        case holdCommitStatement
     }
 
     let port: Int
@@ -35,6 +52,9 @@ final class PostgresFaultProxy: @unchecked Sendable {
     private let blackHoled = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let triggeredCount = Atomic<Int>(0)
+    private let faultedBytes = Atomic<Int>(0)
+    private let holding = Atomic<Bool>(false)
+    private let released = Atomic<Bool>(false)
 
     /// Starts a proxy to the server of `serverURL` (a `host=<socket dir>&port=<port>` URL, as
     /// `Scripts/with-postgres.sh` makes).
@@ -56,10 +76,23 @@ final class PostgresFaultProxy: @unchecked Sendable {
     deinit { Glibc.close(listener) }
 
     /// Injects `fault` at the next identified commit through the proxy (once).
-    func arm(_ fault: Fault) { armed.withLock { $0 = fault } }
+    func arm(_ fault: Fault) {
+        released.store(false, ordering: .relaxed)
+        armed.withLock { $0 = fault }
+    }
+
+    /// Whether a commit is being held back (``Fault/holdPipeline``, ``Fault/holdCommitStatement``).
+    var isHolding: Bool { holding.load(ordering: .relaxed) }
+
+    /// Passes on the commit held back (or the next one, if none is held yet).
+    func release() { released.store(true, ordering: .relaxed) }
 
     /// How many faults were injected.
     var triggered: Int { triggeredCount.load(ordering: .relaxed) }
+
+    /// The size in bytes of the last pipeline a fault was injected at (the proxy reads at most
+    /// 64 KiB at a time, so a larger one reached it in several reads).
+    var faultedPipelineBytes: Int { faultedBytes.load(ordering: .relaxed) }
 
     /// Lets traffic pass again after ``Fault/blackHole`` (connections cut off stay cut off).
     func heal() { blackHoled.store(false, ordering: .relaxed) }
@@ -112,29 +145,22 @@ final class PostgresFaultProxy: @unchecked Sendable {
         return descriptor
     }
 
-    /// Whether `chunk` holds the engine's identified commit, recognised by its `COMMIT`, parsed as
-    /// an unnamed statement (`P`, an empty name, then `COMMIT` and its NUL) in the pipeline that
-    /// also inserts the commit's identity. Opening a store also parses `COMMIT` so: arm the proxy after
-    /// the open. A pipeline whose parameters pass libpq's 8 KiB output buffer may be split where
-    /// the bytes looked for straddle two reads; the tests' commits are far smaller.
-    private static func isIdentifiedCommit(_ chunk: [UInt8]) -> Bool {
-        let parse = Array("P".utf8)
-        let commit = Array("\0COMMIT\0".utf8)
-        guard chunk.count >= commit.count else { return false }
-        for start in 0...(chunk.count - commit.count) where chunk[start..<start + commit.count].elementsEqual(commit) {
-            // The Parse message: "P", a four-byte length, then the empty name (the NUL matched).
-            if start >= 5, chunk[start - 5] == parse[0] { return true }
-        }
-        return false
-    }
-
-    /// Copies bytes both ways until either side closes, injecting the armed fault.
+    /// Copies bytes both ways until either side closes, injecting the armed fault at the next
+    /// identified commit: a pipeline (the extended-protocol messages up to a Sync) that parses
+    /// `COMMIT` as an unnamed statement (Parse: `P`, an empty name, `COMMIT`). Opening a store also
+    /// parses `COMMIT` so: arm the proxy after the open.
     private func relay(client: Int32, server: Int32) {
         var keepServer = false
         defer {
             Glibc.close(client)
             if !keepServer { Glibc.close(server) }
         }
+        var messages = FrontendMessages()
+        // The extended-protocol messages since the last Sync (or other message that makes the
+        // server answer), and whether they parse COMMIT: kept until the pipeline is whole.
+        var pipeline: [UInt8] = []
+        // Where the pipeline's Parse of COMMIT starts in it, if it has one.
+        var commitStart: Int?
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while !stopped.load(ordering: .relaxed) {
             if blackHoled.load(ordering: .relaxed) {
@@ -149,27 +175,60 @@ final class PostgresFaultProxy: @unchecked Sendable {
             if descriptors[0].revents != 0 {
                 let count = read(client, &buffer, buffer.count)
                 if count <= 0 { return }
-                let chunk = Array(buffer[0..<count])
-                let fault = Self.isIdentifiedCommit(chunk) ? armed.withLock { $0.take() } : nil
-                if fault != nil { triggeredCount.add(1, ordering: .relaxed) }
-                switch fault {
-                case .loseReply?:
-                    _ = write(server, chunk, count)
-                    return
-                case .swallowCommit?:
-                    keepServer = true
-                    Thread { [self] in
-                        while !stopped.load(ordering: .relaxed) { usleep(100_000) }
-                        Glibc.close(server)
-                    }.start()
-                    return
-                case .blackHole?:
-                    blackHoled.store(true, ordering: .relaxed)
-                    _ = write(server, chunk, count)
-                    continue
-                case nil:
-                    guard write(server, chunk, count) == count else { return }
+                messages.append(buffer[0..<count])
+                var passing: [UInt8] = []
+                while let message = messages.next() {
+                    if message.isUnnamedParse(of: "COMMIT") { commitStart = pipeline.count }
+                    pipeline += message.bytes
+                    // Parse, Bind, Describe, Execute and Close wait for the rest of their pipeline.
+                    if Array("PBDEC".utf8).contains(message.type) { continue }
+                    let whole = pipeline
+                    let start = commitStart ?? 0
+                    let fault =
+                        commitStart != nil && message.type == UInt8(ascii: "S") ? armed.withLock { $0.take() } : nil
+                    pipeline = []
+                    commitStart = nil
+                    guard let fault else {
+                        passing += whole
+                        continue
+                    }
+                    triggeredCount.add(1, ordering: .relaxed)
+                    faultedBytes.store(whole.count, ordering: .relaxed)
+                    switch fault {
+                    case .loseReply:
+                        // Closed at once, the server could find its peer gone before the COMMIT of
+                        // a large pipeline ran, and roll back: a lost connection, not a lost reply.
+                        if Self.writeAll(server, passing + whole) { Self.drainReply(server) }
+                        return
+                    case .cutAfterSending:
+                        _ = Self.writeAll(server, passing + whole)
+                        return
+                    case .swallowCommit:
+                        _ = Self.writeAll(server, passing)
+                        keepServer = true
+                        Thread { [self] in
+                            while !stopped.load(ordering: .relaxed) { usleep(100_000) }
+                            Glibc.close(server)
+                        }.start()
+                        return
+                    case .blackHole:
+                        blackHoled.store(true, ordering: .relaxed)
+                        _ = Self.writeAll(server, passing + whole)
+                        passing = []
+                    case .holdPipeline, .holdCommitStatement:
+                        let kept = fault == .holdPipeline ? 0 : start
+                        passing += whole[0..<kept]
+                        guard Self.writeAll(server, passing) else { return }
+                        holding.store(true, ordering: .relaxed)
+                        while !released.load(ordering: .relaxed) && !stopped.load(ordering: .relaxed) {
+                            usleep(1_000)
+                        }
+                        holding.store(false, ordering: .relaxed)
+                        passing = Array(whole[kept...])
+                    }
                 }
+                if blackHoled.load(ordering: .relaxed) { continue }
+                guard Self.writeAll(server, passing) else { return }
             }
             if descriptors[1].revents != 0 {
                 let count = read(server, &buffer, buffer.count)
@@ -177,5 +236,77 @@ final class PostgresFaultProxy: @unchecked Sendable {
                 guard write(client, buffer, count) == count else { return }
             }
         }
+    }
+}
+
+extension PostgresFaultProxy {
+    /// Writes all of `bytes` to `descriptor` (a write may take part of them); false when it fails.
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { return false }
+            written += count
+        }
+        return true
+    }
+
+    /// Reads and drops what the server sends until its ReadyForQuery (`Z`, length 5, a status
+    /// byte: the last message of a pipeline's reply), the connection's end, or 10 seconds.
+    static func drainReply(_ server: Int32) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: server, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            let count = read(server, &buffer, buffer.count)
+            if count <= 0 { return }
+            received += buffer[0..<count]
+            if received.count >= 6, Array(received.suffix(6).prefix(5)) == [UInt8(ascii: "Z"), 0, 0, 0, 5] { return }
+        }
+    }
+}
+
+/// What a PostgreSQL client sends, cut into whole protocol messages however the bytes arrive:
+/// first the untyped ones (an SSL or GSS encryption request, then the startup message: a length
+/// and a code), then typed ones (a type byte, then a length that counts itself).
+struct FrontendMessages {
+    struct Message {
+        /// The type byte; 0 for an untyped message.
+        let type: UInt8
+        /// The whole message, as sent.
+        let bytes: [UInt8]
+
+        /// Whether this is a Parse of `sql` as the unnamed statement.
+        func isUnnamedParse(of sql: String) -> Bool {
+            guard type == UInt8(ascii: "P") else { return false }
+            let expected: [UInt8] = [0] + Array(sql.utf8) + [0]
+            return bytes.count >= 5 + expected.count && bytes[5..<(5 + expected.count)].elementsEqual(expected)
+        }
+    }
+
+    private var pending: [UInt8] = []
+    /// Whether the startup message has passed (typed messages follow).
+    private var started = false
+    /// The protocol version 3.0 code of a startup message.
+    private static let protocolVersion3: UInt32 = 196_608
+
+    mutating func append(_ bytes: ArraySlice<UInt8>) { pending += bytes }
+
+    /// The next whole message, or nil until more bytes arrive.
+    mutating func next() -> Message? {
+        let header = started ? 5 : 8
+        guard pending.count >= header else { return nil }
+        let lengthStart = started ? 1 : 0
+        let length = pending[lengthStart..<(lengthStart + 4)].reduce(0) { $0 << 8 | Int($1) }
+        let total = lengthStart + length
+        guard total >= header, pending.count >= total else { return nil }
+        let bytes = Array(pending[0..<total])
+        pending.removeFirst(total)
+        if started { return Message(type: bytes[0], bytes: bytes) }
+        let code = bytes[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        if code == Self.protocolVersion3 { started = true }
+        return Message(type: 0, bytes: bytes)
     }
 }
