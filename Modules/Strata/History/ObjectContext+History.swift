@@ -39,9 +39,13 @@ extension ObjectContext {
             // does not keep the same names for every inserted object.
             changes.append(HistoryChange(entity: model.name, key: object.key, kind: .insert, changedProperties: []))
         }
+        var shared = SharedPropertyNames()
         for object in updated where !object.state.contains(.deleted) && !object.state.contains(.inserted) {
             guard let model = object.model else { continue }
-            let names = changedPropertyNames(of: object, model: model)
+            // A save that changed a to-many relationship lists it too: each object on its own then.
+            let names =
+                (changedToMany.isEmpty ? shared.names(of: object, model: model) : nil)
+                ?? changedPropertyNames(of: object, model: model)
             if names.isEmpty && !object.state.contains(.touched) { continue }
             changes.append(HistoryChange(entity: model.name, key: object.key, kind: .update, changedProperties: names))
         }
@@ -68,6 +72,38 @@ extension ObjectContext {
                     entity: model.name, key: object.key, kind: .delete, changedProperties: [], tombstone: tombstone))
         }
         return HistoryRecord(author: transactionAuthor ?? name, changes: changes)
+    }
+
+    /// One array of changed property names for every updated object of a save whose changed
+    /// columns are those of the object before it: a save that changes the same attributes of
+    /// 10,000 objects builds and sorts one array, not 10,000 (and its history is written as
+    /// one run of keys, ``HistoryJSON``).
+    private struct SharedPropertyNames {
+        private var model: ObjectIdentifier?
+        private var changedColumns: UInt64 = 0
+        private var names: [String] = []
+
+        /// The names of `object`'s changed attributes and to-one relationships, shared with the
+        /// objects before it that changed the same columns; nil when it has no committed values or
+        /// more than 64 columns (``changedPropertyNames(of:model:)`` tells then). The caller
+        /// adds no to-many names: it uses this only when no to-many relationship changed.
+        mutating func names(of object: ManagedObject, model: EntityModel) -> [String]? {
+            guard let committed = object.committedValues, !object.state.contains(.touched) else { return nil }
+            let values = object.values
+            let count = min(committed.count, values.count)
+            guard count <= 64 else { return nil }
+            var changed: UInt64 = 0
+            for column in 0..<count where committed[column] != values[column] { changed |= 1 << UInt64(column) }
+            let entity = ObjectIdentifier(model)
+            if self.model == entity && changedColumns == changed { return names }
+            var names: [String] = []
+            for column in 0..<count where changed & (1 << UInt64(column)) != 0 {
+                names.append(model.properties[model.columnProperties[column]].name)
+            }
+            names.sort()
+            (self.model, changedColumns, self.names) = (entity, changed, names)
+            return names
+        }
     }
 
     /// The attributes and to-one relationships whose columns differ from the committed values,

@@ -86,7 +86,7 @@ extension StoredValue: Equatable {
         case (.null, .null): true
         case (.integer(let a), .integer(let b)): a == b
         case (.real(let a), .real(let b)): a == b
-        case (.text(let a), .text(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.text(let a), .text(let b)): ByteOrder.equal(a, b)
         case (.blob(let a), .blob(let b)): a == b
         default: false
         }

@@ -77,11 +77,11 @@ private struct UTF8Bytes: Hashable, Sendable {
     init(_ text: String) { self.text = text }
 
     static func == (lhs: UTF8Bytes, rhs: UTF8Bytes) -> Bool {
-        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+        ByteOrder.equal(lhs.text, rhs.text)
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(text.utf8.count)
-        for byte in text.utf8 { hasher.combine(byte) }
+        ByteOrder.hashUTF8(of: text, into: &hasher)
     }
 }

@@ -17,6 +17,18 @@ enum ByteOrder {
         return a.withUTF8 { pa in b.withUTF8 { pb in unsafe compareBuffers(pa, pb) } }
     }
 
+    /// Whether two strings have the same UTF-8 bytes: the lengths first, then one `memcmp` (a
+    /// walk of the two UTF-8 views cost about 500 instructions for two 25-byte texts).
+    static func equal(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        // In place, with no copy of either string (nil only for a string not stored as UTF-8).
+        let inPlace = unsafe a.utf8.withContiguousStorageIfAvailable { pa in
+            unsafe b.utf8.withContiguousStorageIfAvailable { pb in unsafe compareBuffers(pa, pb) == .orderedSame }
+        }
+        if let inPlace, let equal = inPlace { return equal }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+
     /// Bytewise order of two byte strings, shorter first on a common prefix.
     static func compare(_ a: Data, _ b: Data) -> ComparisonResult {
         unsafe a.withUnsafeBytes { ra in

@@ -67,6 +67,37 @@ struct HistoryJSONTests {
         #expect(try JSONDecoder().decode(HistoryTransaction.self, from: Data(bytes)) == transaction)
     }
 
+    @Test("updates that changed the same properties are written as one run and read back one change per key")
+    func updateRuns() throws {
+        let both = ["amount", "memo"]
+        let updates =
+            [5, 3, 9].map { HistoryChange(entity: "Row", key: $0, kind: .update, changedProperties: both) }
+            + [HistoryChange(entity: "Row", key: 4, kind: .update, changedProperties: ["memo", "amount"])]
+            + [HistoryChange(entity: "Entry", key: 4, kind: .update, changedProperties: ["memo", "amount"])]
+            + [
+                HistoryChange(
+                    entity: "Entry", key: 6, kind: .update, changedProperties: ["memo", "amount"],
+                    tombstone: ["memo": RecordedValue(.text("kept"))])
+            ]
+            + (7...8).map { HistoryChange(entity: "Entry", key: $0, kind: .delete, changedProperties: ["memo"]) }
+        let json = String(decoding: try HistoryJSON.encode(updates), as: UTF8.self)
+        let run = #"[{"changedProperties":["amount","memo"],"entity":"Row","keys":[5,3,9],"kind":"update"},"#
+        #expect(json.hasPrefix(run))
+        // Properties in another order, another entity, a tombstone: single changes.
+        #expect(json.contains(#"{"changedProperties":["memo","amount"],"entity":"Row","key":4,"kind":"update","#))
+        #expect(json.contains(#"{"changedProperties":["memo","amount"],"entity":"Entry","key":4,"kind":"update","#))
+        #expect(json.contains(#""entity":"Entry","key":6,"kind":"update","tombstone":{"memo""#))
+        #expect(json.hasSuffix(#"{"changedProperties":["memo"],"entity":"Entry","keys":[7,8],"kind":"delete"}]"#))
+        #expect(try JSONDecoder().decode(HistoryChangeList.self, from: Data(json.utf8)).changes == updates)
+        // 10,000 objects with one attribute changed: their keys, not 10,000 objects.
+        let many = (0..<10_000).map {
+            HistoryChange(entity: "Row", key: Int64($0) * 2, kind: .update, changedProperties: ["value"])
+        }
+        let bytes = try HistoryJSON.encode(many)
+        #expect(bytes.count < 10_000 * 8, "\(bytes.count) bytes")
+        #expect(try JSONDecoder().decode(HistoryChangeList.self, from: Data(bytes)).changes == many)
+    }
+
     @Test("a record's key runs are written as ranges after its changes and read back one change per key")
     func keyRuns() throws {
         var record = HistoryRecord(author: "a", changes: Array(Self.bulk.prefix(2)))

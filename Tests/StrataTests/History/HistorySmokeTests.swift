@@ -39,6 +39,47 @@ struct HistorySmokeTests {
         #expect(onlyEntries.map(\.token) == [history[2].token])
     }
 
+    /// One save that changes different attributes of objects in turn: each change names its own
+    /// (the history groups objects that changed the same ones, and must not carry one object's
+    /// names over to the next).
+    @Test(arguments: EngineKind.allCases)
+    func eachUpdateNamesItsOwnProperties(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        let context = container.newBackgroundContext()
+        let names = (0..<6).map { "account \($0)" }
+        try await context.perform {
+            for name in names { Account(context: context).name = name }
+            try context.save()
+        }
+        let start = try await container.currentHistoryToken()
+        try await context.perform {
+            let accounts = try context.fetch(FetchRequest<Account>(sortBy: [SortDescriptor(\.name)]))
+            for (index, account) in accounts.enumerated() {
+                switch index {
+                case 0, 1, 4: account.balance = 5
+                case 2: account.note = "n"
+                default:
+                    account.balance = 7
+                    account.note = "m"
+                }
+            }
+            try context.save()
+        }
+        let changes = try #require(try await container.history(after: start).first).changes
+        let byName = try await context.perform {
+            try changes.map { change in
+                let account = try context.existingObject(with: change.objectID, as: Account.self)
+                return "\(account.name): \(change.changedProperties.sorted())"
+            }.sorted()
+        }
+        #expect(
+            byName == [
+                "account 0: [\"balance\"]", "account 1: [\"balance\"]", "account 2: [\"note\"]",
+                "account 3: [\"balance\", \"note\"]", "account 4: [\"balance\"]", "account 5: [\"balance\", \"note\"]",
+            ])
+    }
+
     @Test(arguments: EngineKind.allCases)
     func observerSeesCommitsInOrder(kind: EngineKind) async throws {
         let store = try TestStore(kind)

@@ -9,6 +9,7 @@ import Testing
 /// A row of the large lost commit.
 final class LostCommitRow: ManagedObject {
     @Attribute var value: Int64 = 0
+    @Attribute var other: Int64 = 0
 }
 
 /// A commit whose reply never comes, made exact by ``PostgresFaultProxy``: the engine settles the
@@ -97,20 +98,25 @@ struct PostgresLostCommitTests {
         }
 
         /// Adds 1 to every other row's value (not idempotent: a commit applied twice leaves 2s),
-        /// in one save whose history lists 10,000 keys that form no runs.
+        /// and to the other attribute of the rows between, in one save whose history lists
+        /// 20,000 changes that form no runs (each run is one change, about 100 bytes).
         static func bumpEveryOther(_ context: ObjectContext) throws {
-            for (index, row) in try context.fetch(FetchRequest<LostCommitRow>()).enumerated() where index % 2 == 0 {
-                row.value += 1
+            for (index, row) in try context.fetch(FetchRequest<LostCommitRow>()).enumerated() {
+                if index % 2 == 0 { row.value += 1 } else { row.other += 1 }
             }
             try context.save()
         }
 
-        /// How many rows hold each value, read straight from the server.
+        /// How many rows hold each pair of values, read straight from the server.
         func valueCounts() throws -> [[String]] {
             let table = "\(PostgresSQL.identifier(schema)).\"LostCommitRow\""
-            return try PostgresSQL().execute("SELECT value, count(*) FROM \(table) GROUP BY value ORDER BY value")
-                .map { [$0[0] ?? "", $0[1] ?? ""] }
+            return try PostgresSQL().execute(
+                "SELECT value, other, count(*) FROM \(table) GROUP BY value, other ORDER BY value, other"
+            ).map { $0.map { $0 ?? "" } }
         }
+
+        /// What ``valueCounts()`` reads after one ``bumpEveryOther(_:)``.
+        static let bumpedOnce = [["0", "1", "10000"], ["1", "0", "10000"]]
 
         func close() {
             container.close()
@@ -130,7 +136,7 @@ struct PostgresLostCommitTests {
         let bytes = store.proxy.faultedPipelineBytes
         print("large lost commit: its last round trip sent \(bytes) bytes")
         #expect(bytes > 65_536, "the commit's pipeline was \(bytes) bytes")
-        #expect(try store.valueCounts() == [["0", "10000"], ["1", "10000"]])
+        #expect(try store.valueCounts() == LargeStore.bumpedOnce)
     }
 
     @Test("the connection is cut as a large commit is sent: settled, retried if need be, applied exactly once")
@@ -147,7 +153,7 @@ struct PostgresLostCommitTests {
         // Two when the server rolled the cut commit back (a large pipeline is usually still being
         // read when the server finds its client gone), one when it had committed.
         print("large commit cut: \(attempts.load(ordering: .relaxed)) attempts")
-        #expect(try store.valueCounts() == [["0", "10000"], ["1", "10000"]])
+        #expect(try store.valueCounts() == LargeStore.bumpedOnce)
     }
 
     @Test("the COMMIT never reached the server: its session is ended, the unit of work retried, applied once")
