@@ -65,6 +65,26 @@ struct PostgresCommitSerializationTests {
             }
         }
 
+        /// Waits until the server has run the held commit's identity insert, so that the `COMMIT`
+        /// is the first statement refused: a session whose last statement is that insert and that
+        /// is still `active` (the server reports a session idle only when it answers a Sync, and
+        /// the pipeline's Sync is held with its `COMMIT`; the insert's preparation, a round trip
+        /// of its own before, leaves the session `idle in transaction`).
+        func waitUntilIdentityInserted() async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            let sql = try PostgresSQL()
+            while true {
+                let waiting = try sql.value(
+                    """
+                    SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' \
+                    AND query LIKE 'INSERT INTO %' || $1 || '%strata_commits%'
+                    """, [schema])
+                if waiting != "0" { return }
+                try #require(ContinuousClock.now < deadline, "the held commit's identity insert never ran")
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+
         /// Every member's org, read straight from the server.
         func orgs() throws -> [Int64] {
             try PostgresSQL().execute(
@@ -108,6 +128,7 @@ struct PostgresCommitSerializationTests {
             }
         }
         try await pair.waitUntilHolding()
+        if refusal == .atCommit { try await pair.waitUntilIdentityInserted() }
         let second = try await pair.direct.performUnitOfWork(retries: .none) { context in
             try Self.insert(1, unlessMemberOf: 2, in: context)
         }
@@ -137,6 +158,7 @@ struct PostgresCommitSerializationTests {
             }
         }
         try await pair.waitUntilHolding()
+        if refusal == .atCommit { try await pair.waitUntilIdentityInserted() }
         let second = try await pair.direct.performUnitOfWork(retries: .none) { context in
             try Self.insert(1, unlessMemberOf: 2, in: context)
         }

@@ -80,6 +80,11 @@ struct PostgresLostCommitTests {
     /// A store of 20,000 rows reached through a fresh proxy, for commits whose last round trip
     /// is large.
     struct LargeStore {
+        /// `quick`'s, with room for 20,000 rows a statement through the proxy on a busy machine.
+        static let options = PostgresOptions(
+            poolSize: 4, connectTimeout: .seconds(2), statementTimeout: .seconds(20),
+            commitResolutionTimeout: .seconds(20))
+
         let proxy: PostgresFaultProxy
         let container: PersistentContainer
         let schema: String
@@ -90,7 +95,7 @@ struct PostgresLostCommitTests {
             schema = "lost_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
             container = try PersistentContainer(
                 schema: try Schema(version: 1, [LostCommitRow.self]),
-                engine: .postgres(url: proxy.url, schema: schema, options: PostgresLostCommitTests.quick))
+                engine: .postgres(url: proxy.url, schema: schema, options: Self.options))
             try await container.performUnitOfWork { context in
                 try context.batchInsert(LostCommitRow.self, from: 0..<20_000) { _, _ in }
                 try context.save()

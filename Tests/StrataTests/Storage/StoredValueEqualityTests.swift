@@ -10,6 +10,7 @@ struct StoredValueEqualityTests {
     /// Pairs of texts whose bytes differ, though some are equal as Swift strings.
     static let different: [(String, String)] = [
         ("\u{E9}", "e\u{301}"), // é precomposed and decomposed: equal as Strings
+        ("\u{1E0B}\u{323}", "\u{1E0D}\u{307}"), // d with two dots, marks in two orders: equal, 5 bytes each
         ("Cafe\u{301} de la gare, quai 4", "Caf\u{E9} de la gare, quai 4"), // the same, in long texts
         ("a", "b"), ("", "a"), ("ab", "abc"), ("short", "a text well past fifteen bytes"),
         (String(repeating: "x", count: 1_000), String(repeating: "x", count: 999) + "y"),
@@ -22,6 +23,8 @@ struct StoredValueEqualityTests {
             #expect(StoredValue.text(right) != .text(left))
         }
         #expect("\u{E9}" == "e\u{301}", "Swift's own equality is canonical")
+        #expect("\u{1E0B}\u{323}" == "\u{1E0D}\u{307}", "canonically equal")
+        #expect("\u{1E0B}\u{323}".utf8.count == "\u{1E0D}\u{307}".utf8.count, "with as many bytes")
     }
 
     @Test("texts with the same bytes are equal and hash alike, however they were made")

@@ -39,7 +39,9 @@ final class PostgresFaultProxy: @unchecked Sendable {
         /// other transactions run and commit (``isHolding`` says when it is held).
         case holdPipeline
         /// As ``holdPipeline``, but the pipeline's statements before the `COMMIT` (the history
-        /// append, the identity) pass at once: only the `COMMIT` is held back.
+        /// append, the identity) pass at once: only the `COMMIT` is held back. ``isHolding`` turns
+        /// true once they are sent, not once the server has run them. With history the append
+        /// holds the history clock's row lock meanwhile, so other commits with history wait.
         case holdCommitStatement
     }
 
@@ -263,7 +265,12 @@ extension PostgresFaultProxy {
             let count = read(server, &buffer, buffer.count)
             if count <= 0 { return }
             received += buffer[0..<count]
-            if received.count >= 6, Array(received.suffix(6).prefix(5)) == [UInt8(ascii: "Z"), 0, 0, 0, 5] { return }
+            let readyForQuery: [UInt8] = [UInt8(ascii: "Z"), 0, 0, 0, 5]
+            if received.count >= 6,
+                (0...(received.count - 6)).contains(where: { received[$0..<($0 + 5)].elementsEqual(readyForQuery) })
+            {
+                return
+            }
         }
     }
 }
@@ -289,8 +296,6 @@ struct FrontendMessages {
     private var pending: [UInt8] = []
     /// Whether the startup message has passed (typed messages follow).
     private var started = false
-    /// The protocol version 3.0 code of a startup message.
-    private static let protocolVersion3: UInt32 = 196_608
 
     mutating func append(_ bytes: ArraySlice<UInt8>) { pending += bytes }
 
@@ -306,7 +311,8 @@ struct FrontendMessages {
         pending.removeFirst(total)
         if started { return Message(type: bytes[0], bytes: bytes) }
         let code = bytes[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        if code == Self.protocolVersion3 { started = true }
+        // Protocol 3.x (a newer libpq may ask for 3.2); the encryption requests' codes are not.
+        if code >> 16 == 3 { started = true }
         return Message(type: 0, bytes: bytes)
     }
 }
