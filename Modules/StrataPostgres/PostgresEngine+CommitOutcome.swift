@@ -66,11 +66,9 @@ extension PostgresEngine {
     func commitIdentified(_ session: PostgresSession, appending history: HistoryRecord? = nil) throws(StrataError) {
         let identity = UUID()
         var statements: [PGConnection.PipelinedStatement] = []
-        var appendSQL: String?
         if let history {
             do throws(StrataError) {
                 let append = try historyAppend(history)
-                appendSQL = append.sql
                 statements.append(.init(sql: append.sql, parameters: append.parameters()))
             } catch {
                 session.rollbackQuietly()
@@ -96,7 +94,7 @@ extension PostgresEngine {
             // the COMMIT: nothing was committed, whatever became of the connection. (A failure
             // libpq made up, without a SQLSTATE, says only which results had arrived: settled.)
             session.rollbackQuietly()
-            if let appendSQL, index == 0 { throw historyFailure(failure, sql: appendSQL, session: session) }
+            if history != nil, index == 0 { throw historyFailure(failure, sql: statements[0].sql, session: session) }
             throw session.error(failure, sql: statements[index].sql)
         }
         if !Self.isAmbiguous(failure) {

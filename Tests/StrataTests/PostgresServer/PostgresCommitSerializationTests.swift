@@ -44,7 +44,7 @@ struct PostgresCommitSerializationTests {
         init(recordsHistory: Bool) throws {
             let url = try #require(TestPostgres.url, "run with Scripts/with-postgres.sh")
             proxy = try PostgresFaultProxy(serverURL: url)
-            schema = "skew_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            schema = PostgresSQL.uniqueSchema("skew_")
             let model = try Schema(version: 1, [SkewMember.self])
             // The commit is held while the other one runs: well within the statement timeout.
             let options = PostgresOptions(statementTimeout: .seconds(30))
@@ -58,9 +58,14 @@ struct PostgresCommitSerializationTests {
 
         /// Waits until the proxy holds the armed commit back.
         func waitUntilHolding() async throws {
+            try await Self.wait(until: "the held container's commit reached the proxy") { proxy.isHolding }
+        }
+
+        /// Polls `condition` every 2 ms until it holds; a test failure after 30 s.
+        static func wait(until what: String, _ condition: () throws -> Bool) async throws {
             let deadline = ContinuousClock.now + .seconds(30)
-            while !proxy.isHolding {
-                try #require(ContinuousClock.now < deadline, "the held container's commit never reached the proxy")
+            while try !condition() {
+                try #require(ContinuousClock.now < deadline, "never: \(what)")
                 try await Task.sleep(for: .milliseconds(2))
             }
         }
@@ -71,17 +76,14 @@ struct PostgresCommitSerializationTests {
         /// the pipeline's Sync is held with its `COMMIT`; the insert's preparation, a round trip
         /// of its own before, leaves the session `idle in transaction`).
         func waitUntilIdentityInserted() async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
             let sql = try PostgresSQL()
-            while true {
+            try await Self.wait(until: "the held commit's identity insert ran") {
                 let waiting = try sql.value(
                     """
                     SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' \
                     AND query LIKE 'INSERT INTO %' || $1 || '%strata_commits%'
                     """, [schema])
-                if waiting != "0" { return }
-                try #require(ContinuousClock.now < deadline, "the held commit's identity insert never ran")
-                try await Task.sleep(for: .milliseconds(2))
+                return waiting != "0"
             }
         }
 
@@ -97,8 +99,7 @@ struct PostgresCommitSerializationTests {
             held.close()
             direct.close()
             proxy.stop()
-            _ = try? PostgresSQL().execute(
-                "SET client_min_messages TO warning; DROP SCHEMA \(PostgresSQL.identifier(schema)) CASCADE")
+            PostgresSQL.dropSchema(schema)
         }
     }
 

@@ -30,7 +30,7 @@ struct PostgresLostCommitTests {
         init(options: PostgresOptions) async throws {
             let url = try #require(TestPostgres.url, "run with Scripts/with-postgres.sh")
             proxy = try PostgresFaultProxy(serverURL: url)
-            schema = "lost_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            schema = PostgresSQL.uniqueSchema("lost_")
             container = try PersistentContainer(
                 ledger: .postgres(url: proxy.url, schema: schema, options: options))
             let accounts = AccountService(contexts: container)
@@ -57,8 +57,7 @@ struct PostgresLostCommitTests {
         func close() {
             container.close()
             proxy.stop()
-            _ = try? PostgresSQL().execute(
-                "SET client_min_messages TO warning; DROP SCHEMA \(PostgresSQL.identifier(schema)) CASCADE")
+            PostgresSQL.dropSchema(schema)
         }
     }
 
@@ -92,7 +91,7 @@ struct PostgresLostCommitTests {
         init() async throws {
             let url = try #require(TestPostgres.url, "run with Scripts/with-postgres.sh")
             proxy = try PostgresFaultProxy(serverURL: url)
-            schema = "lost_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            schema = PostgresSQL.uniqueSchema("lost_")
             container = try PersistentContainer(
                 schema: try Schema(version: 1, [LostCommitRow.self]),
                 engine: .postgres(url: proxy.url, schema: schema, options: Self.options))
@@ -126,8 +125,7 @@ struct PostgresLostCommitTests {
         func close() {
             container.close()
             proxy.stop()
-            _ = try? PostgresSQL().execute(
-                "SET client_min_messages TO warning; DROP SCHEMA \(PostgresSQL.identifier(schema)) CASCADE")
+            PostgresSQL.dropSchema(schema)
         }
     }
 

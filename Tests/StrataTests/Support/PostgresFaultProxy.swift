@@ -182,8 +182,7 @@ final class PostgresFaultProxy: @unchecked Sendable {
                 while let message = messages.next() {
                     if message.isUnnamedParse(of: "COMMIT") { commitStart = pipeline.count }
                     pipeline += message.bytes
-                    // Parse, Bind, Describe, Execute and Close wait for the rest of their pipeline.
-                    if Array("PBDEC".utf8).contains(message.type) { continue }
+                    if FrontendMessages.pipelined.contains(message.type) { continue }
                     let whole = pipeline
                     let start = commitStart ?? 0
                     let fault =
@@ -264,10 +263,12 @@ extension PostgresFaultProxy {
             guard poll(&descriptor, 1, 100) > 0 else { continue }
             let count = read(server, &buffer, buffer.count)
             if count <= 0 { return }
+            // Searched from where the last read could have left a partial match.
+            let from = max(0, received.count - 5)
             received += buffer[0..<count]
             let readyForQuery: [UInt8] = [UInt8(ascii: "Z"), 0, 0, 0, 5]
-            if received.count >= 6,
-                (0...(received.count - 6)).contains(where: { received[$0..<($0 + 5)].elementsEqual(readyForQuery) })
+            if received.count >= from + 6,
+                (from...(received.count - 6)).contains(where: { received[$0..<($0 + 5)].elementsEqual(readyForQuery) })
             {
                 return
             }
@@ -293,22 +294,33 @@ struct FrontendMessages {
         }
     }
 
+    /// The types a pipeline's messages wait with for the rest of it: Parse, Bind, Describe,
+    /// Execute and Close (the server answers at the Sync that ends it).
+    static let pipelined = Set("PBDEC".utf8)
+
+    /// Bytes received; those before ``consumed`` were returned as messages.
     private var pending: [UInt8] = []
+    private var consumed = 0
     /// Whether the startup message has passed (typed messages follow).
     private var started = false
 
-    mutating func append(_ bytes: ArraySlice<UInt8>) { pending += bytes }
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        // Returned bytes are dropped once per read, not once per message.
+        pending.removeFirst(consumed)
+        consumed = 0
+        pending += bytes
+    }
 
     /// The next whole message, or nil until more bytes arrive.
     mutating func next() -> Message? {
         let header = started ? 5 : 8
-        guard pending.count >= header else { return nil }
-        let lengthStart = started ? 1 : 0
+        guard pending.count - consumed >= header else { return nil }
+        let lengthStart = consumed + (started ? 1 : 0)
         let length = pending[lengthStart..<(lengthStart + 4)].reduce(0) { $0 << 8 | Int($1) }
-        let total = lengthStart + length
-        guard total >= header, pending.count >= total else { return nil }
-        let bytes = Array(pending[0..<total])
-        pending.removeFirst(total)
+        let total = (started ? 1 : 0) + length
+        guard total >= header, pending.count - consumed >= total else { return nil }
+        let bytes = Array(pending[consumed..<(consumed + total)])
+        consumed += total
         if started { return Message(type: bytes[0], bytes: bytes) }
         let code = bytes[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         // Protocol 3.x (a newer libpq may ask for 3.2); the encryption requests' codes are not.

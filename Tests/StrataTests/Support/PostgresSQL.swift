@@ -84,6 +84,16 @@ final class PostgresSQL {
         }
     }
 
+    /// A schema name no other test uses: `prefix` and 16 hex digits of a new UUID.
+    static func uniqueSchema(_ prefix: String) -> String {
+        prefix + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+    }
+
+    /// Drops `schema` and everything in it, quietly; for a test's cleanup (errors are ignored).
+    static func dropSchema(_ schema: String) {
+        _ = try? PostgresSQL().execute("SET client_min_messages TO warning; DROP SCHEMA \(identifier(schema)) CASCADE")
+    }
+
     /// `name` quoted as an SQL identifier.
     static func identifier(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
