@@ -80,6 +80,44 @@ struct HistorySmokeTests {
             ])
     }
 
+    /// One save that changes the second column of objects of two entities (an account's
+    /// `currency`, an entry's `memo`): each change names its own entity's property, though both
+    /// changed the same column position (the history shares names between objects that changed
+    /// the same columns of the same entity only).
+    @Test(arguments: EngineKind.allCases)
+    func sameColumnOfTwoEntitiesNamesEach(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            for index in 0..<3 {
+                let account = Account(context: context)
+                account.name = "account \(index)"
+                let entry = Entry(context: context)
+                entry.account = account
+                entry.amount = Int64(index)
+            }
+            try context.save()
+        }
+        let start = try await container.currentHistoryToken()
+        try await context.perform {
+            let accounts = try context.fetch(FetchRequest<Account>())
+            let entries = try context.fetch(FetchRequest<Entry>())
+            for (account, entry) in zip(accounts, entries) {
+                account.currency = "USD"
+                entry.memo = "moved"
+            }
+            try context.save()
+        }
+        let changes = try #require(try await container.history(after: start).first).changes
+        let named = changes.map { "\($0.objectID.entityName): \($0.changedProperties.sorted())" }.sorted()
+        #expect(
+            named == [
+                "Account: [\"currency\"]", "Account: [\"currency\"]", "Account: [\"currency\"]",
+                "Entry: [\"memo\"]", "Entry: [\"memo\"]", "Entry: [\"memo\"]",
+            ])
+    }
+
     @Test(arguments: EngineKind.allCases)
     func observerSeesCommitsInOrder(kind: EngineKind) async throws {
         let store = try TestStore(kind)

@@ -24,13 +24,13 @@ enum PostgresEngineFixture {
             url += (url.contains("?") ? "&" : "?") + "options=" + encoded
         }
         let finalURL = url
-        let schemaName = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        let schemaName = PostgresSQL.uniqueSchema("t_")
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     with: Result {
                         let engine = try PostgresEngine.open(
-                            url: finalURL, schema: String(schemaName), storeSchema: schema, options: options)
+                            url: finalURL, schema: schemaName, storeSchema: schema, options: options)
                         defer { engine.close() }
                         return try body(engine)
                     })
