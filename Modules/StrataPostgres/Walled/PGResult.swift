@@ -104,20 +104,38 @@ import Foundation
     /// are not UTF-8. A text without escapes is made straight from the result's buffer.
     func text(_ row: Int, _ column: Int) -> String? {
         guard let value = unsafe value(row, column) else { return nil }
-        let length = value.count
         let units = unsafe value.assumingMemoryBound(to: UInt8.self)
         // Most texts are ASCII without the escape byte: made straight from the buffer, with nothing
         // to unescape or validate (ASCII is valid UTF-8). `String(validating:)` would cost a generic
         // call with its metadata look-ups per value.
-        var plain = true
+        if unsafe Self.isPlain(value) { return unsafe String(decoding: units, as: UTF8.self) }
+        return unsafe PostgresTextEscape.decode(units)
+    }
+
+    /// Whether every byte of `bytes` is ASCII and above ``PostgresTextEscape/highestEscapedByte``
+    /// (a text with nothing to unescape or validate). Eight bytes a step: a word holds a byte of
+    /// 0x80 or more when `w & 0x8080…` is not zero, and one below 0x02 exactly when
+    /// `(w - 0x0202…) & ~w & 0x8080…` is not zero (a borrow starts only at such a byte, and the
+    /// lowest one sets its own high bit).
+    @unsafe @inline(__always)
+    private static func isPlain(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count > 0, let base = bytes.baseAddress else { return true }
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let below: UInt64 = 0x0202_0202_0202_0202
         var index = 0
-        while plain && index < length {
-            let unit = unsafe units[index]
-            plain = unit < 0x80 && unit > PostgresTextEscape.highestEscapedByte
+        // Each load reads bytes index ..< index + 8, all inside the value (index + 8 <= count).
+        while index &+ 8 <= count {
+            let word = unsafe base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if word & high != 0 || (word &- below) & ~word & high != 0 { return false }
+            index &+= 8
+        }
+        while index < count {
+            let unit = unsafe base.load(fromByteOffset: index, as: UInt8.self)
+            if unit >= 0x80 || unit <= PostgresTextEscape.highestEscapedByte { return false }
             index &+= 1
         }
-        if plain { return unsafe String(decoding: units, as: UTF8.self) }
-        return unsafe PostgresTextEscape.decode(units)
+        return true
     }
 
     /// The error of a failed result, nil for a successful one.
