@@ -122,7 +122,9 @@ import Foundation
         let count = bytes.count
         guard count > 0, let base = bytes.baseAddress else { return true }
         let high: UInt64 = 0x8080_8080_8080_8080
-        let below: UInt64 = 0x0202_0202_0202_0202
+        // 0x0202…: one more than the highest escaped byte, in every byte (the test below needs
+        // it to be at most 0x80).
+        let below = 0x0101_0101_0101_0101 &* UInt64(PostgresTextEscape.highestEscapedByte &+ 1)
         var index = 0
         // Each load reads bytes index ..< index + 8, all inside the value (index + 8 <= count).
         while index &+ 8 <= count {
@@ -136,6 +138,12 @@ import Foundation
             index &+= 1
         }
         return true
+    }
+
+    /// Whether the text read from `bytes` would be made straight from them (`isPlain` of their
+    /// buffer), for tests.
+    static func isPlainText(_ bytes: [UInt8]) -> Bool {
+        unsafe bytes.withUnsafeBytes { unsafe isPlain($0) }
     }
 
     /// The error of a failed result, nil for a successful one.

@@ -35,6 +35,31 @@ struct PostgresCodecTests {
         #expect(PostgresTextEscape.containsIsExact("x\u{0}"))
     }
 
+    @Test("a text is read straight from the buffer only when every byte is ASCII above the escape bytes")
+    func plainTextCheck() {
+        // Every byte value at every position of texts of 0 to 25 bytes ("a" elsewhere): the first
+        // word, a later one and the bytes after the last whole word, against a byte-by-byte check.
+        var mismatches: [String] = []
+        for length in 1...25 {
+            for position in 0..<length {
+                for byte in UInt8.min...UInt8.max {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    bytes[position] = byte
+                    let expected = byte < 0x80 && byte > PostgresTextEscape.highestEscapedByte
+                    if PGResult.isPlainText(bytes) != expected {
+                        mismatches.append("0x\(String(byte, radix: 16)) at \(position) of \(length)")
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty)
+        #expect(PGResult.isPlainText([]))
+        // Two bytes below 0x02 in one word, and 0x02 beside 0x01 (a borrow must not hide either).
+        #expect(!PGResult.isPlainText([0x61, 0x00, 0x01, 0x61, 0x61, 0x61, 0x61, 0x61]))
+        #expect(!PGResult.isPlainText([0x02, 0x01, 0x61, 0x61, 0x61, 0x61, 0x61, 0x61]))
+        #expect(PGResult.isPlainText([0x02, 0x02, 0x7F, 0x7F, 0x02, 0x61, 0x61, 0x61, 0x02]))
+    }
+
     @Test("parameters are sent in PostgreSQL's binary formats")
     func binaryParameters() {
         #expect(PGParameter.int8(1).encoded() == [0, 0, 0, 0, 0, 0, 0, 1])
