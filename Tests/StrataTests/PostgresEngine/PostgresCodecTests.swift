@@ -37,8 +37,9 @@ struct PostgresCodecTests {
 
     @Test("a text is read straight from the buffer only when every byte is ASCII above the escape bytes")
     func plainTextCheck() {
-        // Every byte value at every position of texts of 0 to 25 bytes ("a" elsewhere): the first
+        // Every byte value at every position of texts of 1 to 25 bytes ("a" elsewhere): the first
         // word, a later one and the bytes after the last whole word, against a byte-by-byte check.
+        // The empty text after.
         var mismatches: [String] = []
         for length in 1...25 {
             for position in 0..<length {
