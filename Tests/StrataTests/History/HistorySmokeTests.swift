@@ -52,8 +52,7 @@ struct HistorySmokeTests {
             for name in names { Account(context: context).name = name }
             try context.save()
         }
-        let start = try await container.currentHistoryToken()
-        try await context.perform {
+        let changes = try await Self.changesOfOneSave(context, container) {
             let accounts = try context.fetch(FetchRequest<Account>(sortBy: [SortDescriptor(\.name)]))
             for (index, account) in accounts.enumerated() {
                 switch index {
@@ -64,9 +63,7 @@ struct HistorySmokeTests {
                     account.note = "m"
                 }
             }
-            try context.save()
         }
-        let changes = try #require(try await container.history(after: start).first).changes
         let byName = try await context.perform {
             try changes.map { change in
                 let account = try context.existingObject(with: change.objectID, as: Account.self)
@@ -99,23 +96,33 @@ struct HistorySmokeTests {
             }
             try context.save()
         }
-        let start = try await container.currentHistoryToken()
-        try await context.perform {
+        let changes = try await Self.changesOfOneSave(context, container) {
             let accounts = try context.fetch(FetchRequest<Account>())
             let entries = try context.fetch(FetchRequest<Entry>())
             for (account, entry) in zip(accounts, entries) {
                 account.currency = "USD"
                 entry.memo = "moved"
             }
-            try context.save()
         }
-        let changes = try #require(try await container.history(after: start).first).changes
         let named = changes.map { "\($0.objectID.entityName): \($0.changedProperties.sorted())" }.sorted()
         #expect(
             named == [
                 "Account: [\"currency\"]", "Account: [\"currency\"]", "Account: [\"currency\"]",
                 "Entry: [\"memo\"]", "Entry: [\"memo\"]", "Entry: [\"memo\"]",
             ])
+    }
+
+    /// The changes history records for one save of `context`: `edit` runs inside its `perform`,
+    /// then the save, and the first transaction after it is read back from `container`.
+    private static func changesOfOneSave(
+        _ context: ObjectContext, _ container: PersistentContainer, _ edit: @escaping @Sendable () throws -> Void
+    ) async throws -> [PersistentHistoryChange] {
+        let start = try await container.currentHistoryToken()
+        try await context.perform {
+            try edit()
+            try context.save()
+        }
+        return try #require(try await container.history(after: start).first).changes
     }
 
     @Test(arguments: EngineKind.allCases)
