@@ -22,9 +22,14 @@ extension ObjectContext {
     /// Lifetime: an object of a batch is valid inside `body`; do not keep it past the call (keep
     /// its ``ManagedObject/objectID`` instead). An object this context already held before the
     /// read is passed as that same instance, and stays.
+    ///
+    /// Save after the loop, once: ``save()`` inside `body` throws `.misuse` and writes nothing
+    /// (it would end the snapshot the remaining batches read, with part of the work committed),
+    /// and a `body` that ends the snapshot otherwise (``reset()``, ``mergeChanges(from:)``) stops the
+    /// read with `.misuse`.
     /// - Throws: `.misuse` outside `perform`, for a size below 1, sort descriptors, unsaved changes
-    ///   (or staged batches) for the entity, or a predicate the engine cannot run; engine errors;
-    ///   whatever `body` throws (reading stops).
+    ///   (or staged batches) for the entity, or a predicate the engine cannot run, and when `body`
+    ///   saves or ends the snapshot; engine errors; whatever `body` throws (reading stops).
     public func forEachBatch<Model: ManagedObject>(
         of request: FetchRequest<Model>, size: Int = 1_000, _ body: ([Model]) throws -> Void
     ) throws {
@@ -45,6 +50,9 @@ extension ObjectContext {
             throw StrataError.misuse("forEachBatch(of:size:) was given a negative fetch limit or offset")
         }
         let reader = try snapshot()
+        let outerStream = streamingEntity
+        streamingEntity = Model.entityName
+        defer { streamingEntity = outerStream }
         var remaining = request.fetchLimit ?? Int.max
         var offset = request.fetchOffset
         var after: Int64?
@@ -97,6 +105,14 @@ extension ObjectContext {
             remaining -= count
             try body(batch)
             if count < plan.limit ?? Int.max { return }
+            guard self.reader === reader else {
+                throw StrataError.misuse(
+                    """
+                    forEachBatch(of:size:) over \(Model.entityName): its body ended the snapshot the batches read \
+                    (reset() or mergeChanges(from:)), so the remaining batches cannot be read. Call them after \
+                    forEachBatch returns
+                    """)
+            }
         }
     }
 

@@ -94,10 +94,20 @@ extension ObjectContext {
         defer {
             token.end()
             currentPerform = nil
+            failedLoad = nil
             endSnapshot()
             link.ownerThread.store(0, ordering: .relaxed)
         }
-        return try PerformScope.binding(token) { try body() }
+        let result: T
+        do {
+            result = try PerformScope.binding(token) { try body() }
+        } catch {
+            // A relationship that could not be loaded is the cause of what followed.
+            try throwFailedLoad()
+            throw error
+        }
+        try throwFailedLoad()
+        return result
     }
 
     private func blockedPerform(_ token: PerformToken) -> StrataError {

@@ -48,6 +48,16 @@ extension ObjectContext {
     public func save() throws {
         try checkInside("ObjectContext.save()")
         try checkCancellation()
+        try throwFailedLoad()
+        if let streamingEntity {
+            throw StrataError.misuse(
+                """
+                save() was called inside forEachBatch(of:size:_:) over \(streamingEntity); nothing was written. The \
+                batches read one snapshot, which a save would end with part of the work committed. Save once after \
+                forEachBatch returns (the objects changed in its batches stay in the context), or read pages with \
+                fetchLimit and fetchOffset and save each page in a perform of its own
+                """)
+        }
         if let refused = refusedInserts.first { throw refused }
         try refuseChangesToDeletedObjects()
         guard
@@ -63,6 +73,8 @@ extension ObjectContext {
         let expanded = direct.expandedBatches(pendingBatches)
         var expansion = try expandBatches(expanded)
         var changes = try buildChangeSet(adding: expansion, direct)
+        // Delete rules and validation read relationships; one that failed to load read as empty.
+        try throwFailedLoad()
         endSnapshot()
         var merges = 0
         var batchRetries = 0

@@ -46,6 +46,13 @@ public final class ObjectContext: @unchecked Sendable {
     var currentPerform: PerformToken?
     /// Inserts refused because the class is not in the schema: the next `save()` throws the first.
     var refusedInserts: [StrataError] = []
+    /// The first relationship that could not be loaded in the running `perform` body (a damaged
+    /// row, a lost connection): a relationship read cannot throw, so it answers empty and
+    /// ``save()`` and the end of the body throw this instead (``recordFailedLoad(_:)``).
+    var failedLoad: (any Error)?
+    /// The entity of the ``forEachBatch(of:size:_:)`` whose body is running, if any: its batches
+    /// read one snapshot, which ``save()`` would end after writing part of the work.
+    var streamingEntity: String?
     /// Saved objects whose rows must still have the version read when the next `save()` commits.
     var unchangedRequirements: [ManagedObject] = []
     /// Fetch results that must be unchanged when the next `save()` commits (``requireUnchangedResults(of:)``).
@@ -188,17 +195,21 @@ public final class ObjectContext: @unchecked Sendable {
         )
     }
 
-    /// Whether there are unsaved inserts, updates or deletes, or staged batches.
+    /// Whether there are unsaved inserts, updates or deletes, or staged batches. An object
+    /// inserted and deleted again before a save is no change (it is never written), though what
+    /// its deletion did to other objects' relationships is.
     public var hasChanges: Bool {
         requireInside("ObjectContext.hasChanges")
-        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
-            || !refusedInserts.isEmpty || !pendingBatches.isEmpty
+        return !updated.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty || !refusedInserts.isEmpty
+            || !pendingBatches.isEmpty || inserted.contains { !$0.state.contains(.deleted) }
+            || deleted.contains { !$0.state.contains(.inserted) }
     }
 
-    /// Objects inserted since the last save.
+    /// Objects inserted since the last save, but those deleted again before it (which are never
+    /// written; nor are they in ``deletedObjects``).
     public var insertedObjects: Set<ManagedObject> {
         requireInside("ObjectContext.insertedObjects")
-        return Set(inserted)
+        return Set(inserted.filter { !$0.state.contains(.deleted) })
     }
 
     /// Saved objects changed since the last save (including relationship changes).

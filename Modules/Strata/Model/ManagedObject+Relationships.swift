@@ -50,17 +50,21 @@ extension ManagedObject {
     private func resolvedToOneTarget(_ property: Int, context: ObjectContext) -> ManagedObject? {
         if let cached = relations?[toOne: property] { return cached }
         let target = storedToOneTarget(property, relation: relation(property), context: context)
-        relationState[toOne: property] = .some(target)
-        return target
+        if let target { relationState[toOne: property] = .some(target) }
+        return target ?? nil
     }
 
-    /// The target the foreign-key column names, loaded through the context (not cached).
-    private func storedToOneTarget(_ property: Int, relation: RelationModel, context: ObjectContext) -> ManagedObject? {
-        guard case .integer(let key) = values[resolvedModel.column(ofProperty: property)] else { return nil }
+    /// The target the foreign-key column names, loaded through the context (not cached); nil
+    /// when the load failed (kept by the context: ``ObjectContext/recordFailedLoad(_:)``), `.some(nil)`
+    /// when the column names none.
+    private func storedToOneTarget(_ property: Int, relation: RelationModel, context: ObjectContext) -> ManagedObject??
+    {
+        guard case .integer(let key) = values[resolvedModel.column(ofProperty: property)] else { return .some(nil) }
         do {
-            return try context.object(model: relation.target, key: key)
+            return .some(try context.object(model: relation.target, key: key))
         } catch {
-            Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
+            context.recordFailedLoad(error)
+            return nil
         }
     }
 
@@ -121,8 +125,9 @@ extension ManagedObject {
         if let cached = cache[toOne: property] {
             oldTarget = cached
         } else {
-            oldTarget = storedToOneTarget(property, relation: relation, context: context)
-            if oldTarget === newTarget { cache[toOne: property] = .some(oldTarget) }
+            let stored = storedToOneTarget(property, relation: relation, context: context)
+            oldTarget = stored ?? nil
+            if let stored, oldTarget === newTarget { cache[toOne: property] = .some(stored) }
         }
         if oldTarget === newTarget { return false }
         cache[toOne: property] = .some(newTarget)
@@ -253,7 +258,9 @@ extension ManagedObject {
         do {
             set = try context.faultToMany(relation, of: self)
         } catch {
-            Misuse.fail("\(propertyName(property)) could not be loaded: \(error)")
+            // Not kept as the loaded set: the next read tries again.
+            context.recordFailedLoad(error)
+            return RelatedSet([])
         }
         relationState.toMany[property] = set
         return set

@@ -120,8 +120,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return link?.context
     }
 
-    /// Inserted into its context and not saved yet.
-    public final var isInserted: Bool { state.contains(.inserted) }
+    /// Inserted into its context and not saved yet; false again once the object is deleted
+    /// before a save (it will never be written), as in Core Data.
+    public final var isInserted: Bool { state.contains(.inserted) && !state.contains(.deleted) }
     /// Changed since the last save.
     public final var isUpdated: Bool { state.contains(.updated) }
     /// Marked for deletion at the next save, or deleted by a save.

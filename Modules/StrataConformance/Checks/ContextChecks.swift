@@ -11,6 +11,9 @@ enum ContextChecks {
         ConformanceCheck(
             "Contexts", "a failed operation's unsaved changes do not reach a fresh context", failedOperation),
         ConformanceCheck("Contexts", "rollback discards changes and reset forgets every object", rollbackAndReset),
+        ConformanceCheck(
+            "Contexts", "an object inserted and deleted before a save is no change, and the save writes nothing",
+            insertedThenDeleted),
         ConformanceCheck("Contexts", "obtainPermanentIDs gives unsaved objects their final IDs", permanentIDs),
         ConformanceCheck("Contexts", "performUnitOfWork re-runs conflicting work until every increment lands", retries),
     ]
@@ -75,6 +78,29 @@ enum ContextChecks {
             return log
         }
         try kit.expect(!outcome.contains(false), "rollback/reset steps: \(outcome)")
+    }
+
+    static func insertedThenDeleted(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let context = container.newBackgroundContext()
+        let (afterDelete, afterSave) = try await context.perform {
+            let account = KitAccount(context: context)
+            account.name = "Never written"
+            let inserted = [account.isInserted, context.insertedObjects.count == 1, context.hasChanges]
+            context.delete(account)
+            let afterDelete =
+                inserted + [
+                    !account.isInserted, context.insertedObjects.isEmpty, context.deletedObjects.isEmpty,
+                    !context.hasChanges,
+                ]
+            try context.save()
+            return (afterDelete, try context.count(for: FetchRequest<KitAccount>()))
+        }
+        try kit.expectEqual(
+            afterDelete, [true, true, true, true, true, true, true],
+            "isInserted, insertedObjects and hasChanges before the delete, then isInserted, insertedObjects, "
+                + "deletedObjects and hasChanges after it")
+        try kit.expectEqual(afterSave, 0, "rows after the save")
     }
 
     static func permanentIDs(_ kit: ConformanceHarness) async throws {

@@ -13,6 +13,9 @@ enum ProjectionChecks {
         ConformanceCheck(
             "Streaming", "a batch's objects are let go after it unless changed; changes made in a batch save",
             lifetimes),
+        ConformanceCheck(
+            "Streaming", "save() or reset() inside a batch is refused with .misuse and writes nothing",
+            saveInsideBatch),
     ]
 
     static func seed(_ container: PersistentContainer, count: Int) async throws {
@@ -127,5 +130,47 @@ enum ProjectionChecks {
             try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.note == "changed in a batch" })).count
         }
         try kit.expectEqual(notes, 1, "the change made inside a batch was saved")
+    }
+
+    static func saveInsideBatch(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        try await seed(container, count: 10)
+        let saving = try await kit.expectStrataError("save() inside a forEachBatch body") {
+            try await container.performUnitOfWork { context in
+                try context.forEachBatch(of: FetchRequest<KitAccount>(), size: 4) { accounts in
+                    for account in accounts { account.balance += 1_000 }
+                    try context.save()
+                }
+            }
+        }
+        guard case .misuse(let message, _) = saving, message.contains("inside forEachBatch") else {
+            throw kit.fail("save() inside a batch gives .misuse naming forEachBatch, not \(saving)")
+        }
+        let resetting = try await kit.expectStrataError("reset() inside a forEachBatch body") {
+            try await container.performUnitOfWork { context in
+                try context.forEachBatch(of: FetchRequest<KitAccount>(), size: 4) { accounts in
+                    for account in accounts { account.balance += 1_000 }
+                    context.reset()
+                }
+                try context.save()
+            }
+        }
+        guard case .misuse(let message, _) = resetting, message.contains("ended the snapshot") else {
+            throw kit.fail("reset() inside a batch gives .misuse saying the snapshot ended, not \(resetting)")
+        }
+        let unchanged = try await container.read { context in
+            try context.count(for: FetchRequest<KitAccount>(predicate: #Predicate { $0.balance >= 1_000 }))
+        }
+        try kit.expectEqual(unchanged, 0, "no batch's change was written")
+        try await container.performUnitOfWork { context in
+            try context.forEachBatch(of: FetchRequest<KitAccount>(), size: 4) { accounts in
+                for account in accounts { account.balance += 1_000 }
+            }
+            try context.save()
+        }
+        let changed = try await container.read { context in
+            try context.count(for: FetchRequest<KitAccount>(predicate: #Predicate { $0.balance >= 1_000 }))
+        }
+        try kit.expectEqual(changed, 10, "the save after the loop wrote every batch's changes")
     }
 }
