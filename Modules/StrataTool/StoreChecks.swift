@@ -33,31 +33,37 @@ struct StoreChecks {
         var references: [(key: Int64, column: Int, target: Int64)] = []
         let uniques = entity.indexes.filter(\.isUnique)
         var seen: [[[StoredValue]: Int64]] = Array(repeating: [:], count: uniques.count)
-        do {
-            try reader.forEachRow(for: FetchPlan(entity: entity.number)) { row in
-                found.insert(row.key)
-                checkValues(of: row, entity)
-                for (column, schema) in entity.columns.enumerated() where schema.type == .reference {
-                    if column < row.values.count, case .integer(let target) = row.values[column] {
-                        references.append((row.key, column, target))
-                    }
-                }
-                for (number, index) in uniques.enumerated() {
-                    let values = index.columns.map { $0 < row.values.count ? row.values[$0] : .null }
-                    if values.contains(.null) { continue }
-                    if let other = seen[number][values] {
-                        problems.append(
-                            """
-                            \(entity.name): unique index \(index.name) does not hold: rows \(other) and \(row.key) \
-                            both have \(values.map(\.description).joined(separator: ", "))
-                            """)
-                    } else {
-                        seen[number][values] = row.key
-                    }
+        TolerantRowScan(reader: reader, entity: entity.number).run { row in
+            found.insert(row.key)
+            checkValues(of: row, entity)
+            for (column, schema) in entity.columns.enumerated() where schema.type == .reference {
+                if column < row.values.count, case .integer(let target) = row.values[column] {
+                    references.append((row.key, column, target))
                 }
             }
-        } catch {
-            problems.append("\(entity.name): rows do not decode: \(ToolError.oneLine(String(describing: error)))")
+            for (number, index) in uniques.enumerated() {
+                let values = index.columns.map { $0 < row.values.count ? row.values[$0] : .null }
+                if values.contains(.null) { continue }
+                if let other = seen[number][values] {
+                    problems.append(
+                        """
+                        \(entity.name): unique index \(index.name) does not hold: rows \(other) and \(row.key) \
+                        both have \(values.map(\.description).joined(separator: ", "))
+                        """)
+                } else {
+                    seen[number][values] = row.key
+                }
+            }
+        } failed: { failure in
+            switch failure {
+            case .row(let key, let error):
+                // The row is there, so keys naming it are not dangling; its values are unknown.
+                found.insert(key)
+                problems.append(
+                    "\(entity.name) \(key): the row does not decode: \(ToolError.oneLine(String(describing: error)))")
+            case .entity(let error):
+                problems.append("\(entity.name): rows do not decode: \(ToolError.oneLine(String(describing: error)))")
+            }
         }
         keys.append(found)
         pendingReferences.append((entity, references))

@@ -35,7 +35,7 @@ struct ToolDamageCase: CustomTestStringConvertible, Sendable {
             try file.seek(toOffset: size - 4096)
             try file.write(contentsOf: Data(repeating: 0x5A, count: 16))
         },
-        ToolDamageCase(kind: .lmdb, name: "a row whose checksum fails", expected: "Entry: rows do not decode") {
+        ToolDamageCase(kind: .lmdb, name: "a row whose checksum fails", expected: "Entry 1: the row does not decode") {
             try ToolDamage.lmdbRewriteFirst($0, database: "e.Entry") { _, value in
                 let last = value.index(before: value.endIndex)
                 value.replaceSubrange(last...last, with: value[last] == "0" ? "1" : "0")
