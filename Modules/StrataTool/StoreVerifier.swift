@@ -11,8 +11,9 @@ enum StoreVerifier {
 
     /// Verifies the store `inspection` reaches.
     /// - Throws: ``ToolError/missingStore(_:)``, ``ToolError/notAStrataStore(_:)``,
-    ///   ``ToolError/loginRefused(_:)`` and other errors that leave nothing to verify; every problem
-    ///   of the store itself is in the report instead.
+    ///   ``ToolError/loginRefused(_:)``, ``ToolError/storeUnreachable(_:)`` (the store does not open
+    ///   for an I/O or permission reason) and other errors that leave nothing to verify; every
+    ///   problem of the store itself is in the report instead.
     static func verify(_ inspection: StoreInspection) throws(ToolError) -> VerifyReport {
         _ = try OpenedStore.readRecord(inspection)
         var problems: [String] = []
@@ -25,7 +26,12 @@ enum StoreVerifier {
         do {
             store = try OpenedStore(inspection)
         } catch {
-            if case .loginRefused = error { throw error }
+            // Only damage makes a store unsound: a store this process cannot reach or write (a
+            // read-only file, a lock held too long) is the tool's failure, as for `inspect`.
+            switch error {
+            case .loginRefused, .storeUnreachable: throw error
+            default: break
+            }
             problems.append("the store does not open: \(ToolError.oneLine(error.message))")
             return VerifyReport(
                 engine: inspection.engineName, location: inspection.location, checks: checkNames, problems: problems)

@@ -18,7 +18,10 @@ package enum ToolError: Error, Sendable, Equatable {
     case notAStrataStore(String)
     /// The store's recorded schema is missing or does not describe a store the tool can open.
     case schemaUnreadable(String)
-    /// Any other failure of the store or the engine (I/O, a lock held too long, damage found at open).
+    /// The store cannot be reached or written: an I/O or permission failure, a lock held too long,
+    /// no room left. Not damage: the store may be sound.
+    case storeUnreachable(String)
+    /// Any other failure of the store or the engine (damage found at open, an engine's own error).
     case storeFailed(String)
     /// A backup's destination or a copy's target is already there (a file, a directory, a store).
     case destinationTaken(String)
@@ -37,7 +40,7 @@ package enum ToolError: Error, Sendable, Equatable {
         case .notAStrataStore: 6
         case .inMemoryStore: 7
         case .schemaUnreadable: 8
-        case .storeFailed: 9
+        case .storeUnreachable, .storeFailed: 9
         case .destinationTaken: 10
         case .unfinishedCopy: 11
         case .copyMismatch: 12
@@ -63,7 +66,7 @@ package enum ToolError: Error, Sendable, Equatable {
         case .loginRefused(let text): "strata: \(Self.oneLine(text))"
         case .notAStrataStore(let text): "strata: not a Strata store: \(Self.oneLine(text))"
         case .schemaUnreadable(let text): "strata: the store's recorded schema cannot be used: \(Self.oneLine(text))"
-        case .storeFailed(let text): "strata: \(Self.oneLine(text))"
+        case .storeUnreachable(let text), .storeFailed(let text): "strata: \(Self.oneLine(text))"
         case .destinationTaken(let location):
             "strata: \(location) is not empty: a copy or a backup writes only to a new store; choose another target"
         case .unfinishedCopy(let location):
@@ -86,7 +89,8 @@ package enum ToolError: Error, Sendable, Equatable {
             if text.contains("refused the login") || native?.sqlState.map(loginCodes.contains) == true {
                 return .loginRefused(error.description)
             }
-            return .storeFailed(error.description)
+            return .storeUnreachable(error.description)
+        case .busy, .storeFull: return .storeUnreachable(error.description)
         default: return .storeFailed(error.description)
         }
     }
