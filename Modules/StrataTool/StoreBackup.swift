@@ -21,17 +21,16 @@ enum StoreBackup {
     }
 
     /// Backs up the store `store` names into `destination`, a path where nothing is.
-    /// - Throws: ``ToolError/destinationTaken(_:)`` when something is at `destination`, and the
-    ///   errors of reading the store.
+    /// - Throws: the errors of ``BackupDestination/path(_:engine:)`` for a bad `destination`, and
+    ///   the errors of reading the store.
     static func backup(
         _ store: String, to destination: String, batchRows: Int = 2000, progress: ((String) -> Void)?
     ) throws(ToolError) -> Outcome {
-        guard !destination.isEmpty else { throw .usage("backup needs a DEST path") }
-        let url = URL(fileURLWithPath: destination)
-        let path = url.path(percentEncoded: false)
         let inspection = try StoreArgument.inspection(for: store)
-        guard SystemCalls.isDirectory(atPath: path) == nil else { throw .destinationTaken(path) }
-        guard let copy = try StoreArgument.maintenance(for: store).backup else {
+        let backup = try StoreArgument.maintenance(for: store).backup
+        let path = try BackupDestination.path(destination, engine: backup == nil ? "sqlite" : inspection.engineName)
+        let url = URL(fileURLWithPath: path)
+        guard let copy = backup else {
             var copier = StoreCopier(source: store, target: "sqlite:" + path)
             copier.progress = progress
             copier.batchRows = batchRows
