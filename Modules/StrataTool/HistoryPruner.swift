@@ -39,17 +39,29 @@ enum HistoryPruner {
         var oldestKept: Int64?
         /// The cursors that held the bound back, when they did.
         var heldBackBy: [String]
+        /// The store's current history token: the newest transaction's.
+        var currentToken: Int64
 
         var text: String {
             var lines = [
                 "removed \(removed) history transaction\(removed == 1 ? "" : "s") before token \(removedBefore)"
             ]
-            if removedBefore < requestedBefore {
+            if !heldBackBy.isEmpty {
+                let many = heldBackBy.count > 1
                 lines.append(
                     """
-                    kept the history from token \(removedBefore) on (not \(requestedBefore)): cursor \
-                    \(heldBackBy.joined(separator: ", ")) has not processed it; --force removes it anyway
+                    kept the history from token \(removedBefore) on (not \(requestedBefore)): cursor\(many ? "s" : "") \
+                    \(heldBackBy.joined(separator: ", ")) \(many ? "have" : "has") not processed it; --force removes \
+                    it anyway
                     """)
+            } else if requestedBefore > currentToken + 1 {
+                lines.append(
+                    """
+                    token \(requestedBefore) is past the newest transaction (token \(currentToken)), so the bound \
+                    stopped after it
+                    """)
+            } else if removedBefore < requestedBefore {
+                lines.append("kept the history from token \(removedBefore) on (not \(requestedBefore))")
             }
             lines.append(oldestKept.map { "the history now starts at token \($0)" } ?? "the history is now empty")
             return lines.joined(separator: "\n")
@@ -61,15 +73,19 @@ enum HistoryPruner {
         let store = try OpenedStore(inspection)
         do {
             let requested = try token(for: bound, in: store)
+            let current = try store.engine.currentHistoryToken()
             let before = try count(in: store, before: requested)
             let used = try store.engine.deleteHistory(before: requested, force: force)
             let after = try count(in: store, before: requested)
             let cursors = try store.engine.historyCursors()
-            let holding = used < requested ? cursors.filter { $0.value + 1 == used }.keys.sorted() : []
+            // The engine stops at the newest transaction (current + 1) as well as at the slowest
+            // cursor: only a bound below both was held back by a cursor.
+            let holding =
+                used < min(requested, current + 1) ? cursors.filter { $0.value + 1 == used }.keys.sorted() : []
             let oldest = try store.inspection.readHistorySummary().oldestToken
             return Outcome(
                 removed: before - after, requestedBefore: requested, removedBefore: used, oldestKept: oldest,
-                heldBackBy: holding)
+                heldBackBy: holding, currentToken: current)
         } catch {
             throw ToolError.from(error)
         }

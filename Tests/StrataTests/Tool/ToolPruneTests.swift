@@ -40,6 +40,20 @@ struct ToolPruneTests {
         #expect(run.output.contains("removed 4 history transactions before token 5"), "\(run.output)")
         #expect(run.output.contains("the history is now empty"), "\(run.output)")
     }
+
+    @Test(
+        "a token past the newest transaction is said to be so, and no cursor is blamed",
+        arguments: EngineKind.sharedAcrossProcesses)
+    func pruneBeyondTheNewest(kind: EngineKind) async throws {
+        let store = try await ToolFixture.seededStore(kind)
+        let argument = try StrataCommandRun.argument(for: store)
+        let run = try await StrataCommandRun.run(["history", "prune", argument, "--before", "100"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.contains("removed 4 history transactions before token 5"), "\(run.output)")
+        #expect(run.output.contains("token 100 is past the newest transaction (token 4)"), "\(run.output)")
+        #expect(!run.output.contains("cursor"), "\(run.output)")
+        #expect(run.output.contains("the history is now empty"), "\(run.output)")
+    }
 }
 
 extension PersistentContainer {
