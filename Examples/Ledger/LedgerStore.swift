@@ -49,7 +49,7 @@ struct LedgerStore {
             reopenOptions = "--engine postgres --store '\(Self.serverURL(configuration.location))' --schema \(schema)"
         } else {
             let url = URL(fileURLWithPath: path)
-            if !create && !FileManager.default.fileExists(atPath: url.path) { throw CLIError.noStore(path: path) }
+            if !create && !Self.fileStoreExists(engine: engine, path: url.path) { throw CLIError.noStore(path: path) }
             configuration = engine == "lmdb" ? .lmdb(at: url) : .sqlite(at: url)
             location = url.path
             reopenOptions = "--engine \(engine) --store \(url.path)"
@@ -91,11 +91,20 @@ struct LedgerStore {
     /// or on PostgreSQL, a ledger store in its schema.
     static func exists(_ arguments: CLIArguments) -> Bool {
         guard arguments.engine == "postgres" else {
-            return FileManager.default.fileExists(atPath: arguments.store ?? defaultPath(engine: arguments.engine))
+            return fileStoreExists(
+                engine: arguments.engine, path: arguments.store ?? defaultPath(engine: arguments.engine))
         }
         guard let store = try? LedgerStore(arguments, create: false) else { return false }
         store.container.close()
         return true
+    }
+
+    /// Whether a file store is at `path`: a SQLite file, or an LMDB directory holding LMDB's data
+    /// file. An existing directory without `data.mdb` holds no LMDB store: opening it would make
+    /// one, which only `init` and `demo` may do.
+    static func fileStoreExists(engine: String, path: String) -> Bool {
+        let file = engine == "lmdb" ? URL(fileURLWithPath: path).appendingPathComponent("data.mdb").path : path
+        return FileManager.default.fileExists(atPath: file)
     }
 
     /// The URI of the account `reference` names: a URI as given, or the account with exactly
