@@ -1,17 +1,25 @@
 import Foundation
 import StrataStorage
 
-/// The path `strata backup` writes to, from its `DEST` argument, checked before anything is read,
-/// so that a bad `DEST` is blamed, not the source.
+/// The path `strata backup` writes to, from its `DEST` argument: a plain path, or one named as a
+/// store of the engine the backup is (`sqlite:PATH`, `lmdb:PATH`), as `copy` names its target.
+/// Checked before anything is read, so that a bad `DEST` is blamed, not the source.
 enum BackupDestination {
     /// The path `argument` names for a backup that is a store of `engine` (`sqlite` or `lmdb`).
-    /// - Throws: ``ToolError/destinationTaken(_:)`` when something is at the path;
+    /// - Throws: ``ToolError/usage(_:)`` for a store argument of another engine;
+    ///   ``ToolError/destinationTaken(_:)`` when something is at the path;
     ///   ``ToolError/storeUnreachable(_:)`` when its directory is missing or cannot be written.
     static func path(_ argument: String, engine: String) throws(ToolError) -> String {
         guard !argument.isEmpty else { throw .usage("backup needs a DEST path") }
-        let url = URL(fileURLWithPath: argument)
+        let url = try fileURL(argument, engine: engine)
         let path = url.path(percentEncoded: false)
-        guard SystemCalls.isDirectory(atPath: path) == nil else { throw .destinationTaken(path) }
+        switch SystemCalls.isDirectory(atPath: path) {
+        case nil: break
+        case true?:
+            let empty = (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty == true
+            throw empty ? .destinationIsDirectory(path) : .destinationTaken(path)
+        case false?: throw .destinationTaken(path)
+        }
         let directory = url.deletingLastPathComponent().path(percentEncoded: false)
         guard SystemCalls.isDirectory(atPath: directory) == true, FileManager.default.isWritableFile(atPath: directory)
         else {
@@ -22,5 +30,23 @@ enum BackupDestination {
                 """)
         }
         return path
+    }
+
+    /// The file URL of a plain path, or of a store argument naming a store of `engine`.
+    private static func fileURL(_ argument: String, engine: String) throws(ToolError) -> URL {
+        let schemes = ["sqlite:", "lmdb:", "postgres:", "postgresql:", "memory:"]
+        guard schemes.contains(where: argument.hasPrefix) else { return URL(fileURLWithPath: argument) }
+        let named = argument.hasPrefix("sqlite:") || argument.hasPrefix("lmdb:")
+        switch named ? try StoreArgument.location(for: argument) : nil {
+        case .sqlite(let url)? where engine == "sqlite": return url
+        case .lmdb(let url)? where engine == "lmdb": return url
+        default:
+            throw .usage(
+                """
+                a backup of this store is a\(engine == "lmdb" ? "n LMDB directory" : " SQLite file"): name DEST as \
+                a path or \(engine):PATH, not \(StoreArgument.redacted(argument)) (`strata copy` copies into another \
+                engine)
+                """)
+        }
     }
 }

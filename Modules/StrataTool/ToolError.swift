@@ -25,6 +25,8 @@ package enum ToolError: Error, Sendable, Equatable {
     case storeFailed(String)
     /// A backup's destination or a copy's target is already there (a file, a directory, a store).
     case destinationTaken(String)
+    /// A backup's destination is an existing (empty) directory: a backup makes its own file or directory.
+    case destinationIsDirectory(String)
     /// A copy's target is a copy that did not finish (the process was killed or failed).
     case unfinishedCopy(String)
     /// A finished copy's target does not hold what the source held: counts, checksums or keys differ.
@@ -41,7 +43,7 @@ package enum ToolError: Error, Sendable, Equatable {
         case .inMemoryStore: 7
         case .schemaUnreadable: 8
         case .storeUnreachable, .storeFailed: 9
-        case .destinationTaken: 10
+        case .destinationTaken, .destinationIsDirectory: 10
         case .unfinishedCopy: 11
         case .copyMismatch: 12
         }
@@ -69,6 +71,11 @@ package enum ToolError: Error, Sendable, Equatable {
         case .storeUnreachable(let text), .storeFailed(let text): "strata: \(Self.oneLine(text))"
         case .destinationTaken(let location):
             "strata: \(location) is not empty: a copy or a backup writes only to a new store; choose another target"
+        case .destinationIsDirectory(let location):
+            """
+            strata: \(location) is a directory: a backup makes its own file or directory at a path where nothing \
+            is; name a new path, such as \(location.hasSuffix("/") ? location : location + "/")NAME
+            """
         case .unfinishedCopy(let location):
             """
             strata: \(location) holds a copy that did not finish (interrupted or failed): remove it (the file, \
