@@ -56,6 +56,9 @@ struct TolerantRowScan {
             let middle = low + Int64(bitPattern: (UInt64(bitPattern: high) &- UInt64(bitPattern: low)) / 2)
             if fails(after: after, upTo: middle) { high = middle } else { low = middle + 1 }
         }
+        // A read that fails whatever it selects (a damaged table, an I/O error) is the entity's
+        // failure, not this row's: blaming one key after another would walk the whole key space.
+        guard !fails(after: high, upTo: high) else { return nil }
         do {
             // The row must exist and fail on its own; otherwise the entity's read fails as a whole.
             _ = try reader.row(entity: entity, key: high)
