@@ -104,7 +104,7 @@ extension ObjectContext {
             let count = batch.count
             remaining -= count
             try body(batch)
-            if count < plan.limit ?? Int.max { return }
+            if count < plan.limit ?? Int.max || remaining == 0 { return }
             guard self.reader === reader else {
                 throw StrataError.misuse(
                     """

@@ -100,8 +100,9 @@ extension ContextFactory {
     /// - Throws: ``StrataStorage/StrataError/retriesExhausted(attempts:errors:)`` when every attempt failed
     ///   with a retryable error and the policy allows no more (it lists each attempt's error);
     ///   with ``RetryPolicy/none`` the first error itself. Any other error `body` throws,
-    ///   unchanged; `.misuse` for a policy with a negative value; `CancellationError` when the
-    ///   task is cancelled (also during a back-off).
+    ///   unchanged, and a retryable one thrown after the body's save committed (running the body
+    ///   again would apply its saved work twice); `.misuse` for a policy with a negative value;
+    ///   `CancellationError` when the task is cancelled (also during a back-off).
     @discardableResult
     public func performUnitOfWork<T: Sendable>(
         retries: RetryPolicy = .standard, _ body: @escaping @Sendable (ObjectContext) throws -> T
@@ -125,7 +126,10 @@ extension ContextFactory {
             if let gate, let ticket { gate.leave(ticket) }
             do {
                 return try attempt.get()
-            } catch let error as StrataError where error.isRetryable {
+            } catch let error as StrataError where error.isRetryable && context.committedSaves == 0 {
+                // (`committedSaves` is read after the body's perform returned: no body runs now.
+                // A body that committed a save and then threw is not run again, which would
+                // apply its saved work twice: its error is thrown as it is.)
                 let hook = context.instrumentation
                 failures.append(error)
                 if case .conflict(let conflicts) = error {

@@ -31,7 +31,9 @@ extension ObjectContext {
     /// tasks that call `perform` on its own context (use another context, or `Task.detached`).
     /// A body that returns sooner may (fire and forget): the call runs once it returns.
     ///
-    /// - Throws: whatever `body` throws; `CancellationError` when the task was cancelled before
+    /// - Throws: whatever `body` throws, or, when a relationship could not be loaded during `body`
+    ///   (a damaged row, a lost connection: the read answered empty), that load's error, even if
+    ///   `body` returned; `CancellationError` when the task was cancelled before
     ///   `body` started; ``StrataStorage/StrataError/misuse(_:native:)`` when called from a task started inside a
     ///   `body` of this same context that is still running after ``blockedPerformGrace``.
     @inlinable
@@ -94,19 +96,19 @@ extension ObjectContext {
         defer {
             token.end()
             currentPerform = nil
-            failedLoad = nil
             endSnapshot()
             link.ownerThread.store(0, ordering: .relaxed)
         }
+        let failedBefore = failedLoad != nil
         let result: T
         do {
             result = try PerformScope.binding(token) { try body() }
         } catch {
-            // A relationship that could not be loaded is the cause of what followed.
-            try throwFailedLoad()
+            // A relationship that could not be loaded in this body is the cause of what followed.
+            if !failedBefore { try throwFailedLoad() }
             throw error
         }
-        try throwFailedLoad()
+        if !failedBefore { try throwFailedLoad() }
         return result
     }
 

@@ -21,6 +21,7 @@ extension ObjectContext {
         }
         dropRelationshipCaches()
         clearChangeTracking()
+        failedLoad = nil
     }
 
     /// Forgets every object and unsaved change; objects fetched before are no longer valid.
@@ -37,6 +38,7 @@ extension ObjectContext {
         objects.removeFetchGroups()
         temporaries = [:]
         clearChangeTracking()
+        failedLoad = nil
         endSnapshot()
     }
 

@@ -41,10 +41,12 @@ extension ObjectContext {
     ///   ``StrataStorage/StrataError/constraintViolation(entity:attributes:native:)``,
     ///   ``StrataStorage/StrataError/conflict(_:)`` when another context saved the same rows (or a row required
     ///   unchanged, or a row of a guarded result set) first (nothing is written), errors thrown by
-    ///   `validateForSave()`, `.misuse` outside `perform`, after an insert of a class the schema
-    ///   does not list, or after a change to an object whose deletion this context already saved,
-    ///   `CancellationError` after cancellation, and engine errors (`.busy`, `.storeFull`, `.io`,
-    ///   `.storeCorrupt`).
+    ///   `validateForSave()`, `.misuse` outside `perform`, inside a ``forEachBatch(of:size:_:)``
+    ///   body, after an insert of a class the schema does not list, or after a change to an object
+    ///   whose deletion this context already saved, `CancellationError` after cancellation, engine
+    ///   errors (`.busy`, `.storeFull`, `.io`, `.storeCorrupt`), and the error of a relationship
+    ///   that could not be loaded since the last ``rollback()`` or ``reset()`` (its read answered
+    ///   empty, so changes may rest on it).
     public func save() throws {
         try checkInside("ObjectContext.save()")
         try checkCancellation()
@@ -275,6 +277,7 @@ extension ObjectContext {
 
     /// Brings every object's bookkeeping to the committed state.
     private func didCommit() {
+        committedSaves += 1
         for object in inserted where !object.state.contains(.deleted) {
             object.version = 1
         }

@@ -46,13 +46,16 @@ public final class ObjectContext: @unchecked Sendable {
     var currentPerform: PerformToken?
     /// Inserts refused because the class is not in the schema: the next `save()` throws the first.
     var refusedInserts: [StrataError] = []
-    /// The first relationship that could not be loaded in the running `perform` body (a damaged
-    /// row, a lost connection): a relationship read cannot throw, so it answers empty and
+    /// The first relationship that could not be loaded since the last rollback or reset (a
+    /// damaged row, a lost connection): a relationship read cannot throw, so it answers empty, and
     /// ``save()`` and the end of the body throw this instead (``recordFailedLoad(_:)``).
     var failedLoad: (any Error)?
     /// The entity of the ``forEachBatch(of:size:_:)`` whose body is running, if any: its batches
     /// read one snapshot, which ``save()`` would end after writing part of the work.
     var streamingEntity: String?
+    /// Saves this context has committed (``ContextFactory/performUnitOfWork(retries:_:)`` does not
+    /// re-run a body whose save committed before it threw).
+    var committedSaves = 0
     /// Saved objects whose rows must still have the version read when the next `save()` commits.
     var unchangedRequirements: [ManagedObject] = []
     /// Fetch results that must be unchanged when the next `save()` commits (``requireUnchangedResults(of:)``).

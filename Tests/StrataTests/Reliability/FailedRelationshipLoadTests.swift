@@ -41,7 +41,10 @@ struct FailedRelationshipLoadTests {
         // An unreadable relationship reads as empty, and the save after it throws the load's error.
         #expect(seen.value == "0 storeCorrupt", "\(kind)")
         #expect(Self.isStoreCorrupt(outcome), "\(kind): the perform whose body caught the save's error: \(outcome)")
-        // Nothing was written, and the same context reads the relationship in its next body.
+        // The change made beside the failed read stays unsaveable in the context's next body...
+        let later: Result<Void, any Error> = await Result { try await context.perform { try context.save() } }
+        #expect(Self.isStoreCorrupt(later), "\(kind): a save in a later body, before a rollback: \(later)")
+        // ...until a rollback discards it; nothing was written, and the relationship reads again.
         let after = try await context.perform {
             context.rollback()
             let account = try context.existingObject(with: ids.account, as: Account.self)
@@ -92,6 +95,32 @@ struct FailedRelationshipLoadTests {
             try fresh.existingObject(with: ids.account, as: Account.self).entries.count
         }
         #expect(stored == 1, "\(kind): the account and its entry are still stored")
+    }
+
+    @Test(
+        "a unit of work that throws a retryable error after its save committed is not run again",
+        arguments: EngineKind.allCases)
+    func noRetryAfterCommit(kind: EngineKind) async throws {
+        let (store, ids) = try await Self.seeded(kind)
+        let container = try store.open()
+        let runs = Seen()
+        let outcome: Result<Void, any Error> = await Result {
+            try await container.performUnitOfWork { [ids] context in
+                runs.note("\((Int(runs.value ?? "0") ?? 0) + 1)")
+                try context.existingObject(with: ids.account, as: Account.self).balance += 10
+                try context.save()
+                // As a relationship read that meets a busy store after the save would end the body.
+                throw StrataError.busy("a read after the save found the store busy")
+            }
+        }
+        guard case .failure(StrataError.busy) = outcome else {
+            Issue.record("\(kind): expected the busy error itself, got \(outcome)")
+            return
+        }
+        let balance = try await container.performUnitOfWork { [ids] context in
+            try context.existingObject(with: ids.account, as: Account.self).balance
+        }
+        #expect(runs.value == "1" && balance == 10, "\(kind): \(runs.value ?? "no") runs, balance \(balance)")
     }
 
     /// What a body saw, read after its `perform` threw.
