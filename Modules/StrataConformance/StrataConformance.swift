@@ -39,7 +39,8 @@ public enum StrataConformance {
         + WriteSkewChecks.all + PredicateGuardChecks.all + MembershipChecks.all + AttributeTypeChecks.all
         + MigrationChecks.all
         + HistoryChecks.all + PrefetchChecks.all
-        + BatchWriteChecks.all + BatchPathChecks.all + BatchHistoryChecks.all + UpsertChecks.all
+        + BatchWriteChecks.all + BatchArithmeticChecks.all + BatchPathChecks.all + BatchHistoryChecks.all
+        + UpsertChecks.all
         + AggregateQueryChecks.all + ProjectionChecks.all + SetWriteChecks.all
 
     /// Runs every check against an engine, one after another.

@@ -63,7 +63,10 @@ extension LMDBCommitter {
                     bytes, version: next, values: row.values, replaced: changes.columns, classes: layout.classes,
                     into: out)
             else {
-                try validate(RowWrite(entity: 0, key: key, expectedVersion: 0, values: row.values), entity)
+                // Only the changed columns: the others were not decoded unless `wanted` (null here).
+                try validate(
+                    RowWrite(entity: 0, key: key, expectedVersion: 0, values: row.values), entity,
+                    columns: changes.columns)
                 throw StrataError.validation([
                     ValidationIssue(entity: entity.name, property: "*", message: "a value does not fit its column")
                 ])

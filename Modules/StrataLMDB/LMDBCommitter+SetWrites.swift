@@ -63,6 +63,11 @@ extension LMDBCommitter {
                                 entityName: entity.name, column: entity.columns[item.column].name, key: key,
                                 storeIdentifier: storeIdentifier)
                         }
+                        if case .real(let real) = value, real.isNaN {
+                            throw SetWrite.notANumber(
+                                entityName: entity.name, column: entity.columns[item.column].name, key: key,
+                                storeIdentifier: storeIdentifier)
+                        }
                         changes.set(item.column, to: value, in: &values)
                     }
                 }

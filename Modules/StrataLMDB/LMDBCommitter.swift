@@ -72,7 +72,9 @@ struct LMDBCommitter {
         guard key > 0 else { throw StrataError.misuse("primary keys are positive; got \(key)") }
     }
 
-    func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity) throws {
+    /// Checks `write`'s values against the entity's columns: all of them, or only `columns` (those
+    /// a set write changed, in a row of which only some columns were decoded: the others hold null).
+    func validate(_ write: RowWrite, _ entity: LMDBCatalog.Entity, columns: [Int]? = nil) throws {
         let classes = entity.layout.classes
         // A row that does not fit the schema is the caller's mistake (the core always builds
         // rows from the schema), so it is `.misuse`, as on every engine.
@@ -81,22 +83,29 @@ struct LMDBCommitter {
             throw StrataError.misuse(
                 "\(entity.name) row \(write.key) has \(count) values; the entity has \(classes.count) columns")
         }
-        for (column, value) in write.values.enumerated() {
-            if !classes[column].admits(value) {
-                let name = entity.columns[column].name
-                throw StrataError.misuse(
-                    "\(entity.name).\(name) stores \(classes[column].rawValue) values, got \(value)")
-            }
-            if case .null = value, !entity.columns[column].isOptional {
-                throw StrataError.misuse(
-                    "\(entity.name).\(entity.columns[column].name) is not optional, got null in row \(write.key)")
-            }
-            if case .real(let real) = value, real.isNaN {
-                throw StrataError.validation([
-                    ValidationIssue(
-                        entity: entity.name, property: entity.columns[column].name, message: "NaN cannot be stored")
-                ])
-            }
+        if let columns {
+            for column in columns { try check(write.values[column], column: column, of: write.key, entity) }
+        } else {
+            for (column, value) in write.values.enumerated() { try check(value, column: column, of: write.key, entity) }
+        }
+    }
+
+    /// Checks one value of row `key` against its column.
+    private func check(_ value: StoredValue, column: Int, of key: Int64, _ entity: LMDBCatalog.Entity) throws {
+        let classes = entity.layout.classes
+        if !classes[column].admits(value) {
+            let name = entity.columns[column].name
+            throw StrataError.misuse("\(entity.name).\(name) stores \(classes[column].rawValue) values, got \(value)")
+        }
+        if case .null = value, !entity.columns[column].isOptional {
+            throw StrataError.misuse(
+                "\(entity.name).\(entity.columns[column].name) is not optional, got null in row \(key)")
+        }
+        if case .real(let real) = value, real.isNaN {
+            throw StrataError.validation([
+                ValidationIssue(
+                    entity: entity.name, property: entity.columns[column].name, message: "NaN cannot be stored")
+            ])
         }
     }
 

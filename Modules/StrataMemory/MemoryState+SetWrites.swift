@@ -96,6 +96,11 @@ extension MemoryState {
                         entityName: entity.name, column: entity.columns[item.column].name, key: key,
                         storeIdentifier: identifier)
                 }
+                if case .real(let real) = value, real.isNaN {
+                    throw SetWrite.notANumber(
+                        entityName: entity.name, column: entity.columns[item.column].name, key: key,
+                        storeIdentifier: identifier)
+                }
                 if value != row.values[item.column] {
                     row.values[item.column] = value
                     changed = true

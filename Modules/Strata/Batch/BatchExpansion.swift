@@ -300,6 +300,13 @@ struct BatchExpansion {
                         """)
             ])
         }
+        // Infinity minus infinity and zero times infinity give NaN, which no engine stores.
+        func notNaN(_ result: Double) throws -> StoredValue {
+            guard result.isNaN else { return .real(result) }
+            throw SetWrite.notANumber(
+                entityName: model.name, column: context.columnName(column, model), key: key,
+                storeIdentifier: storeIdentifier)
+        }
         switch (operation, value) {
         case (.value(let constant), _): return constant
         case (_, .null): return .null
@@ -311,8 +318,8 @@ struct BatchExpansion {
             let (product, overflowed) = current.multipliedReportingOverflow(by: factor)
             if overflowed { throw overflow() }
             return .integer(product)
-        case (.add(.real(let amount)), .real(let current)): return .real(current + amount)
-        case (.multiply(.real(let factor)), .real(let current)): return .real(current * factor)
+        case (.add(.real(let amount)), .real(let current)): return try notNaN(current + amount)
+        case (.multiply(.real(let factor)), .real(let current)): return try notNaN(current * factor)
         default:
             let name = "\(model.name).\(context.columnName(column, model))"
             throw StrataError.misuse("batchUpdate: arithmetic on \(name) needs a number of its type")

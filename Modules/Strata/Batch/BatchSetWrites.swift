@@ -71,15 +71,22 @@ struct BatchSetWrites {
 
     /// Whether every `.add` and `.multiply` of an update has a number of its column's type; when
     /// not, the core works the batch out and refuses it with its own `.misuse`, which names the
-    /// attribute.
+    /// attribute. Also false for real arithmetic that can give NaN from a stored value (adding an
+    /// infinity, multiplying by zero or an infinity): the core refuses that row with
+    /// ``StrataStorage/SetWrite/notANumber(entityName:column:key:storeIdentifier:)``, the same on
+    /// every engine (SQLite would store NULL for NaN, PostgreSQL would store NaN).
     private static func arithmeticFits(_ update: StagedUpdate, context: ObjectContext) -> Bool {
         let columns = context.schema.storeSchema.entities[update.number].columns
         return update.assignments.allSatisfy { item in
+            let storage = columns[item.column].type.storageClass
             switch item.operation {
             case .value: return true
-            case .add(let operand), .multiply(let operand):
-                let storage = columns[item.column].type.storageClass
+            case .add(let operand):
                 return (storage == .integer || storage == .real) && !operand.isNull && storage.admits(operand)
+                    && !(storage == .real && operand.mayGiveNaN(multiplying: false))
+            case .multiply(let operand):
+                return (storage == .integer || storage == .real) && !operand.isNull && storage.admits(operand)
+                    && !(storage == .real && operand.mayGiveNaN(multiplying: true))
             }
         }
     }
@@ -283,5 +290,20 @@ struct BatchSetWrites {
             context.endSnapshot()
         }
         context.dropRelationshipCaches()
+    }
+}
+
+extension StoredValue {
+    /// Whether adding this operand (or multiplying by it) can turn a stored real, which is never
+    /// NaN, into NaN: an infinity added (to the opposite infinity), or zero or an infinity as a
+    /// factor (of an infinity, or of zero).
+    fileprivate func mayGiveNaN(multiplying: Bool) -> Bool {
+        let number: Double
+        switch self {
+        case .real(let real): number = real
+        case .integer(let integer): number = Double(integer)
+        default: return false
+        }
+        return number.isInfinite || number.isNaN || (multiplying && number == 0)
     }
 }

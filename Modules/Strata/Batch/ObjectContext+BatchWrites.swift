@@ -87,7 +87,10 @@ extension ObjectContext {
     /// nothing.
     /// - Throws: `.misuse` outside `perform`, for an entity the context has unsaved object changes
     ///   for, for no assignments, for a key path that is not a stored attribute, or for a predicate
-    ///   the engine cannot run (one that calls methods or compares computed values).
+    ///   the engine cannot run (one that calls methods or compares computed values); `.validation`
+    ///   for a NaN operand (`.value`, `.add` or `.multiply`). At the save, `.validation` naming the
+    ///   row for arithmetic past `Int64` or giving NaN (infinity minus infinity, zero times
+    ///   infinity), writing nothing.
     public func batchUpdate<Model: ManagedObject>(
         _ type: Model.Type, where predicate: Predicate<Model>?, set assignments: [BatchAssignment<Model>]
     ) throws {
@@ -104,18 +107,24 @@ extension ObjectContext {
                 throw cache.misuse ?? .misuse("batchUpdate: \(assignment.keyPath) is not an attribute of \(model.name)")
             }
             let operation: StagedUpdate.Operation
+            let operand: StoredValue
             switch assignment.operation {
-            case .value(let value):
-                if case .real(let number) = value, number.isNaN {
-                    throw StrataError.validation([
-                        ValidationIssue(
-                            entity: model.name, property: model.properties[model.columnProperties[column]].name,
-                            message: "a batch update sets NaN, which cannot be stored; nothing was staged")
-                    ])
+            case .value(let value): (operation, operand) = (.value(value), value)
+            case .add(let value): (operation, operand) = (.add(value), value)
+            case .multiply(let value): (operation, operand) = (.multiply(value), value)
+            }
+            if case .real(let number) = operand, number.isNaN {
+                let what: String
+                switch operation {
+                case .value: what = "sets NaN, which cannot be stored"
+                case .add: what = "adds NaN, whose result (NaN) cannot be stored"
+                case .multiply: what = "multiplies by NaN, whose result (NaN) cannot be stored"
                 }
-                operation = .value(value)
-            case .add(let value): operation = .add(value)
-            case .multiply(let value): operation = .multiply(value)
+                throw StrataError.validation([
+                    ValidationIssue(
+                        entity: model.name, property: model.properties[model.columnProperties[column]].name,
+                        message: "a batch update \(what); nothing was staged. Use a number")
+                ])
             }
             resolved.append((column, operation))
         }

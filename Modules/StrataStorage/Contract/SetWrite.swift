@@ -189,6 +189,25 @@ public struct SetWrite: Sendable, Hashable {
         self.action = action
     }
 
+    /// The error for arithmetic whose result is NaN (infinity minus infinity, zero times
+    /// infinity), which no engine stores.
+    public static func notANumber(
+        entityName: String, column: String, key: Int64, storeIdentifier: UUID
+    )
+        -> StrataError
+    {
+        let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, primaryKey: key)
+        return .validation([
+            ValidationIssue(
+                entity: entityName, property: column,
+                message: """
+                    the batch update's arithmetic on \(id.uriString) gives NaN (infinity minus infinity, or zero \
+                    times infinity), which cannot be stored; nothing was written. Leave that row out of the \
+                    batch or assign it a value
+                    """)
+        ])
+    }
+
     /// The error for an integer assignment past `Int64` (``Assignment/applied(to:)`` returned nil).
     public static func overflow(
         entityName: String, column: String, key: Int64, storeIdentifier: UUID
