@@ -39,7 +39,7 @@ extension BatchExpansion {
                                 var row = found
                                 row.values[column] = .null
                                 set(targetNumber, key, row)
-                                if !row.isInsert { result.note(key, entity: target.name, in: \.updated) }
+                                result.note(key, entity: target.name, in: \.updated)
                             }
                         }
                     } else if relation.isToMany {
@@ -82,7 +82,7 @@ extension BatchExpansion {
                                     var row = found
                                     row.values[inverseColumn] = .null
                                     set(targetNumber, key, row)
-                                    if !row.isInsert { result.note(key, entity: target.name, in: \.updated) }
+                                    result.note(key, entity: target.name, in: \.updated)
                                 }
                             }
                         }

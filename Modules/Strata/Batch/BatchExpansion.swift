@@ -283,7 +283,9 @@ struct BatchExpansion {
                     operation, to: row.values[column], model: model, column: column, key: key)
             }
             set(number, key, row)
-            if !row.isInsert { result.note(key, entity: model.name, in: \.updated) }
+            // Counted even when an earlier batch of this save inserted the row: the update
+            // selected and changed it (history still records it as one insert).
+            result.note(key, entity: model.name, in: \.updated)
         }
     }
 

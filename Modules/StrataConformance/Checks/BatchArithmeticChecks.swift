@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// The edges of batch arithmetic, the same on every engine: arithmetic that gives NaN is refused
-/// naming the row, and a NaN operand is refused when the batch is staged.
+/// naming the row, a NaN operand is refused when the batch is staged, and a batch update counts
+/// the rows an earlier batch of the same save inserted.
 enum BatchArithmeticChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck(
@@ -12,6 +13,10 @@ enum BatchArithmeticChecks {
             .validation naming the entity, attribute and row, and writes nothing; a NaN operand is refused at staging
             """,
             notANumber),
+        ConformanceCheck(
+            BatchWriteChecks.group,
+            "a batch update counts the rows an earlier batch of the same save inserted",
+            updateCountsInsertedRows),
     ]
 
     // MARK: NaN
@@ -92,5 +97,30 @@ enum BatchArithmeticChecks {
             }
         }
         try kit.expectEqual(after, ["infinite=inf", "zero=inf"], "infinity added to zero")
+    }
+
+    // MARK: Counts
+
+    static func updateCountsInsertedRows(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let old = try await container.makeAccount("old", balance: 2)
+        let results = try await container.performUnitOfWork { context in
+            try context.batchInsert(KitAccount.self, from: ["new"]) { name, values in
+                values[\.name] = name
+                values[\.balance] = 2
+            }
+            try context.batchUpdate(KitAccount.self, where: #Predicate { $0.balance == 2 }, set: [.add(\.balance, 10)])
+            try context.save()
+            return context.savedBatches
+        }
+        try kit.expectEqual(results.map(\.insertedCount), [1, 0], "rows inserted per batch")
+        try kit.expectEqual(results.map(\.updatedCount), [0, 2], "rows updated per batch")
+        try kit.expectEqual(Set(results[1].updatedIDs), Set(results[0].insertedIDs + [old]), "the updated rows")
+        let stored = try await BatchWriteChecks.names(container)
+        try kit.expectEqual(stored, ["new", "old"], "the rows")
+        let balances = try await container.read { context in
+            try context.fetch(FetchRequest<KitAccount>(sortBy: [SortDescriptor(\.name)])).map(\.balance)
+        }
+        try kit.expectEqual(balances, [12, 12], "both rows updated")
     }
 }
