@@ -101,10 +101,13 @@ struct LedgerStore {
 
     /// Whether a file store is at `path`: a SQLite file, or an LMDB directory holding LMDB's data
     /// file. An existing directory without `data.mdb` holds no LMDB store: opening it would make
-    /// one, which only `init` and `demo` may do.
+    /// one, which only `init` and `demo` may do. A file where an LMDB directory should be counts
+    /// as present, so that the engine's open says what it is.
     static func fileStoreExists(engine: String, path: String) -> Bool {
-        let file = engine == "lmdb" ? URL(fileURLWithPath: path).appendingPathComponent("data.mdb").path : path
-        return FileManager.default.fileExists(atPath: file)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
+        guard engine == "lmdb", attributes[.type] as? FileAttributeType == .typeDirectory else { return true }
+        let dataFile = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        return FileManager.default.fileExists(atPath: dataFile.path)
     }
 
     /// The URI of the account `reference` names: a URI as given, or the account with exactly

@@ -13,6 +13,8 @@ enum BackupDestination {
         guard !argument.isEmpty else { throw .usage("backup needs a DEST path") }
         let url = try fileURL(argument, engine: engine)
         let path = url.path(percentEncoded: false)
+        // A symbolic link is taken even when it dangles (`isDirectory` follows links).
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil { throw .destinationTaken(path) }
         switch SystemCalls.isDirectory(atPath: path) {
         case nil: break
         case true?:

@@ -73,9 +73,10 @@ enum HistoryPruner {
         let store = try OpenedStore(inspection)
         do {
             let requested = try token(for: bound, in: store)
-            let current = try store.engine.currentHistoryToken()
             let before = try count(in: store, before: requested)
             let used = try store.engine.deleteHistory(before: requested, force: force)
+            // Read after the delete: commits that landed meanwhile moved the newest token on.
+            let current = try store.engine.currentHistoryToken()
             let after = try count(in: store, before: requested)
             let cursors = try store.engine.historyCursors()
             // The engine stops at the newest transaction (current + 1) as well as at the slowest

@@ -23,5 +23,21 @@ extension LedgerTests {
             #expect(run.errorOutput.contains("No ledger store at \(store.path)"), "\(run.errorOutput)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
+
+        @Test("--engine lmdb on a file (a SQLite ledger) gets the engine's own message, not \"No ledger store\"")
+        func lmdbOnAFile() async throws {
+            let binary = try LedgerCLIMigrationTests.ledgerBinary()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ledger-cli-no-store-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("ledger.sqlite")
+            try Data("not an LMDB directory".utf8).write(to: file)
+            let run = try await BenchmarkBinary.run(
+                binary, ["--engine", "lmdb", "--store", file.path, "account", "list"])
+            #expect(run.status != 0, "\(run.output)")
+            #expect(!run.errorOutput.contains("No ledger store"), "\(run.errorOutput)")
+            #expect(run.errorOutput.contains("directory"), "\(run.errorOutput)")
+        }
     }
 }

@@ -53,4 +53,20 @@ struct ToolBackupDestinationTests {
         #expect(refused.error.contains("strata copy"), "\(refused.error)")
         #expect(!FileManager.default.fileExists(atPath: store.directory.appendingPathComponent("other").path))
     }
+
+    @Test(
+        "a symbolic link as DEST, even a dangling one, is taken (exit 10) and left as it is",
+        arguments: EngineKind.fileEngines)
+    func symbolicLinkDestination(kind: EngineKind) async throws {
+        let store = try await ToolFixture.seededStore(kind)
+        let destination = store.directory.appendingPathComponent("link")
+        let target = store.directory.appendingPathComponent("nowhere")
+        try FileManager.default.createSymbolicLink(at: destination, withDestinationURL: target)
+        let run = try await StrataCommandRun.run([
+            "backup", try StrataCommandRun.argument(for: store), destination.path,
+        ])
+        #expect(run.status == 10, "exit \(run.status): \(run.error)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: destination.path) == target.path)
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
 }
