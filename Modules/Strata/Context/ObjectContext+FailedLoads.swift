@@ -8,7 +8,8 @@ import StrataStorage
 /// Stopping the process would take the error out of the caller's hands; answering empty alone
 /// would hand the caller a wrong result.
 extension ObjectContext {
-    /// Keeps the first failed load of the running body (later ones follow from the same cause).
+    /// Keeps the first failed load since the last rollback or reset (later ones follow from the
+    /// same cause).
     func recordFailedLoad(_ error: any Error) {
         if failedLoad == nil { failedLoad = error }
     }

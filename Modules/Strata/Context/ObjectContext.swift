@@ -199,8 +199,8 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// Whether there are unsaved inserts, updates or deletes, or staged batches. An object
-    /// inserted and deleted again before a save is no change (it is never written), though what
-    /// its deletion did to other objects' relationships is.
+    /// inserted and deleted again before a save is no change (it is never written), though the
+    /// changes it made to saved objects' relationships while it was related to them are.
     public var hasChanges: Bool {
         requireInside("ObjectContext.hasChanges")
         return !updated.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty || !refusedInserts.isEmpty
