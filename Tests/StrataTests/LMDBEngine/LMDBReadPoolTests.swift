@@ -55,7 +55,7 @@ struct LMDBReadPoolTests {
         flight one is kept, then released unused
         """
     )
-    func poolOverflow() throws {
+    func poolOverflow() async throws {
         let engine = try LMDBFixture.open(LMDBFixture.directory())
         defer { engine.close() }
         try LMDBFixture.insert(engine, LMDBFixture.account, 1, [.text("a"), .integer(1), .null])
@@ -74,10 +74,13 @@ struct LMDBReadPoolTests {
             #expect(lmdb.environment.idleReadCount == 1)
         }
         // Unused, the kept one is ended after LMDBEnvironment.idleReadRelease (100 ms): an idle
-        // process holds no reader slot. (Waits up to 10 s, so a pool that never lets go fails.)
-        let deadline = ContinuousClock.now + .seconds(10)
+        // process holds no reader slot. (Waits up to 30 s, so a pool that never lets go fails.) The
+        // wait suspends instead of sleeping: the release runs on a global dispatch queue, and a
+        // test thread blocked while it polls keeps one of the few workers of a 2-core machine
+        // from running it (a clean CI run of 7 December saw the read still held at 10 s).
+        let deadline = ContinuousClock.now + .seconds(30)
         while lmdb.environment.idleReadCount > 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.02)
+            try await Task.sleep(for: .milliseconds(20))
         }
         #expect(lmdb.environment.idleReadCount == 0)
         var info = MDB_envinfo()
