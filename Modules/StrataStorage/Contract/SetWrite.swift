@@ -196,16 +196,12 @@ public struct SetWrite: Sendable, Hashable {
     )
         -> StrataError
     {
-        let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, primaryKey: key)
-        return .validation([
-            ValidationIssue(
-                entity: entityName, property: column,
-                message: """
-                    the batch update's arithmetic on \(id.uriString) gives NaN (infinity minus infinity, or zero \
-                    times infinity), which cannot be stored; nothing was written. Leave that row out of the \
-                    batch or assign it a value
-                    """)
-        ])
+        arithmeticIssue(entityName: entityName, column: column, key: key, storeIdentifier: storeIdentifier) {
+            """
+            the batch update's arithmetic on \($0) gives NaN (infinity minus infinity, or zero times infinity), \
+            which cannot be stored; nothing was written. Leave that row out of the batch or assign it a value
+            """
+        }
     }
 
     /// The error for an integer assignment past `Int64` (``Assignment/applied(to:)`` returned nil).
@@ -214,14 +210,18 @@ public struct SetWrite: Sendable, Hashable {
     )
         -> StrataError
     {
+        arithmeticIssue(entityName: entityName, column: column, key: key, storeIdentifier: storeIdentifier) {
+            "the batch update's arithmetic on \($0) goes beyond the range of a 64-bit integer; nothing was written"
+        }
+    }
+
+    /// `.validation` for one row's column, its message made from the row's URI.
+    private static func arithmeticIssue(
+        entityName: String, column: String, key: Int64, storeIdentifier: UUID, message: (String) -> String
+    ) -> StrataError {
         let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, primaryKey: key)
         return .validation([
-            ValidationIssue(
-                entity: entityName, property: column,
-                message: """
-                    the batch update's arithmetic on \(id.uriString) goes beyond the range of a 64-bit integer; \
-                    nothing was written
-                    """)
+            ValidationIssue(entity: entityName, property: column, message: message(id.uriString))
         ])
     }
 }
