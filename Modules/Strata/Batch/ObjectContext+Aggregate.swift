@@ -153,7 +153,7 @@ extension ObjectContext {
     func setBasedTarget(_ type: ManagedObject.Type, call: String) throws -> (EntityModel, Int) {
         guard let model = schemaModel(of: type) else { throw notInSchema(type.entityName, type: type) }
         let number = try entityNumber(model)
-        if hasPendingChanges(model) || pendingBatches.contains(where: { reach(of: $0).contains { $0 === model } }) {
+        if hasWrittenChanges(model) || pendingBatches.contains(where: { reach(of: $0).contains { $0 === model } }) {
             throw StrataError.misuse(
                 """
                 \(call) over \(model.name): this context has unsaved changes (or staged batches) for \(model.name), \

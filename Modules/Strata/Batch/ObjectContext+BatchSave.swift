@@ -6,7 +6,7 @@ extension ObjectContext {
     /// two would overlap.
     func refuseObjectChangesUnderBatches() throws(StrataError) {
         for batch in pendingBatches {
-            for model in reach(of: batch) where hasPendingChanges(model) {
+            for model in reach(of: batch) where hasWrittenChanges(model) {
                 throw .misuse(
                     """
                     this save holds unsaved changes to \(model.name) objects and a batch \

@@ -161,7 +161,7 @@ extension ObjectContext {
     private func batchTarget(_ type: ManagedObject.Type, call: String) throws -> (EntityModel, Int) {
         guard let model = schemaModel(of: type) else { throw notInSchema(type.entityName, type: type) }
         let number = try entityNumber(model)
-        if hasPendingChanges(model) {
+        if hasWrittenChanges(model) {
             throw StrataError.misuse(
                 """
                 \(call)(\(model.name).self, …): this context has unsaved changes to \(model.name) objects, and a \

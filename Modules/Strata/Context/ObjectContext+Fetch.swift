@@ -144,6 +144,19 @@ extension ObjectContext {
     func hasPendingChanges(_ model: EntityModel) -> Bool {
         objects.hasChanges(to: model)
     }
+
+    /// Whether the next save would write changes to `model`'s rows: ``hasPendingChanges(_:)``
+    /// without the objects inserted and deleted again before it, which are never written. For
+    /// the refusals of set-based work, which must not count them; fetches may (they only take
+    /// the slower path that reads the context's objects).
+    func hasWrittenChanges(_ model: EntityModel) -> Bool {
+        guard hasPendingChanges(model) else { return false }
+        func written(_ object: ManagedObject) -> Bool {
+            object.model === model && !object.state.isSuperset(of: [.inserted, .deleted])
+        }
+        return inserted.contains(where: written) || updated.contains(where: written)
+            || deleted.contains(where: written) || relationDirty.contains(where: written)
+    }
 }
 
 /// A fetch request compiled against one entity.

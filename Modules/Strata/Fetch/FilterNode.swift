@@ -55,7 +55,9 @@ indirect enum FilterNode {
     /// Evaluates the node against an object's current values.
     func matches(_ object: ManagedObject, bindings: PredicateBindings) throws -> Bool {
         switch self {
-        case .filter(let filter): return filter.matches(object.values, key: object.key)
+        case .filter(let filter):
+            if let pending = object.valuesWithPendingLinks() { return filter.matches(pending, key: object.key) }
+            return filter.matches(object.values, key: object.key)
         case .and(let parts):
             for part in parts where try !part.matches(object, bindings: bindings) { return false }
             return true

@@ -34,7 +34,8 @@ struct PredicateCompiler {
         /// A raw-value attribute: equal stored values mean equal values, but the type's order
         /// is its own, so only `==`, `!=`, nil checks and membership run in the engine.
         case equatableColumn(Int, ColumnType)
-        /// A Codable attribute: only nil checks run in the engine.
+        /// A Codable attribute or a to-one relationship read as an object: only nil checks run
+        /// in the engine.
         case nilCheckedColumn(Int)
         case constant(StoredValue)
         case constants([StoredValue])
@@ -117,8 +118,10 @@ struct PredicateCompiler {
             case .codable: return .nilCheckedColumn(column)
             }
         case .relationship:
-            // Only the projected `$relationship` (an ObjectID?) compares as a key.
-            return Swift.type(of: keyPath).valueType == Optional<ObjectID>.self ? .column(column, .reference) : nil
+            // The projected `$relationship` (an ObjectID?) compares as a key; the to-one itself
+            // (an object) only with nil.
+            return Swift.type(of: keyPath).valueType == Optional<ObjectID>.self
+                ? .column(column, .reference) : .nilCheckedColumn(column)
         }
     }
 

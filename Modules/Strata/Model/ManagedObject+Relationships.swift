@@ -168,6 +168,27 @@ extension ManagedObject {
         if let target, target.key > 0 { .integer(target.key) } else { .null }
     }
 
+    /// The key a to-one link to an object without a key yet reads as in
+    /// ``valuesWithPendingLinks()``: no row has it, and no compiled constant is it.
+    static let pendingLinkKey = Int64.min
+
+    /// This object's values with every to-one link to an object that has no key yet (an unsaved
+    /// insert) read as ``pendingLinkKey``, not as the null its column holds until the save gives
+    /// the target a key; nil when it has no such link. For filters judged in memory: the link is
+    /// set, so `$0.account == nil` and `$0.$account == nil` must not hold.
+    final func valuesWithPendingLinks() -> ContiguousArray<StoredValue>? {
+        guard let relations, let model else { return nil }
+        var copy: ContiguousArray<StoredValue>?
+        relations.forEachToOne { property, target in
+            guard let target, target.key == 0 else { return }
+            let column = model.column(ofProperty: property)
+            guard column >= 0 else { return }
+            if copy == nil { copy = ContiguousArray(values) }
+            copy?[column] = .integer(Self.pendingLinkKey)
+        }
+        return copy
+    }
+
     // MARK: To-many
 
     /// The members of a to-many relationship (deleted objects excluded), loading them on first access.

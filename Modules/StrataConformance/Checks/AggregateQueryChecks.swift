@@ -112,6 +112,11 @@ enum AggregateQueryChecks {
         guard case .validation(let issues) = error, issues.first?.entity == "Account",
             issues.first?.property == "balance"
         else { throw kit.fail("an overflowing sum gives .validation naming Account.balance, not \(error)") }
+        // A read: its message does not speak of writing.
+        let message = error.description
+        guard message.hasPrefix("Aggregate failed"), !message.contains("written") else {
+            throw kit.fail("an overflowing sum's message says the aggregate failed, not \(message)")
+        }
     }
 
     static func isolation(_ kit: ConformanceHarness) async throws {

@@ -212,6 +212,10 @@ extension StrataError: CustomStringConvertible {
                 \(Self.article(expected)) \(expected). Look it up as \(id.entityName), or check where the ID came \
                 from.
                 """
+        case .validation(let issues)
+        where !issues.isEmpty && issues.allSatisfy({ $0.message.hasPrefix(AggregateAccumulator.sumOverflowMessage) }):
+            // An aggregate's sum, a read: nothing was to be written.
+            return "Aggregate failed: \(issues.map(\.description).joined(separator: "; ")). No result was computed."
         case .validation(let issues):
             return
                 """

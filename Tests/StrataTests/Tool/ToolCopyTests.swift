@@ -174,7 +174,12 @@ struct ToolCopyTests {
         process.executableURL = StrataCommandRun.url
         process.arguments = ["copy", sourceArgument, targetArgument, "--batch-rows", "1"]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // The copy's own account of itself, kept for the message should it end before the kill.
+        let errorLog = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-copy-\(UUID().uuidString).stderr")
+        try Data().write(to: errorLog)
+        defer { try? FileManager.default.removeItem(at: errorLog) }
+        process.standardError = try FileHandle(forWritingTo: errorLog)
         try process.run()
         // Kill it once the target shows rows: mid-copy, one row per commit.
         let deadline = ContinuousClock.now + .seconds(60)
@@ -186,7 +191,14 @@ struct ToolCopyTests {
                 try #require(rows < 100_000, "the copy wrote every row before the test could kill it")
                 break
             }
-            try #require(process.isRunning && ContinuousClock.now < deadline, "the copy ended before it was killed")
+            let running = process.isRunning
+            let outcome = running ? "running" : "status \(process.terminationStatus)"
+            try #require(
+                running && ContinuousClock.now < deadline,
+                """
+                the copy ended before it was killed (\(outcome)); inspect said \(inspect.status) \(inspect.error); \
+                the copy's stderr: \((try? String(contentsOf: errorLog, encoding: .utf8)) ?? "unreadable")
+                """)
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, SIGKILL)
