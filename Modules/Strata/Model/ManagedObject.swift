@@ -127,8 +127,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final var isUpdated: Bool { state.contains(.updated) }
     /// Marked for deletion at the next save, or deleted by a save.
     public final var isDeleted: Bool { state.contains(.deleted) }
-    /// Inserted, updated or deleted and not saved yet.
-    public final var hasChanges: Bool { !state.intersection([.inserted, .updated, .deleted, .touched]).isEmpty }
+    /// Inserted, updated or deleted and not saved yet; false for an object inserted and deleted
+    /// again before a save, which is never written (its ``isDeleted`` stays true).
+    public final var hasChanges: Bool {
+        if state.isSuperset(of: [.inserted, .deleted]) { return false }
+        return !state.intersection([.inserted, .updated, .deleted, .touched]).isEmpty
+    }
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

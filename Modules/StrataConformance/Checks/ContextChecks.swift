@@ -87,12 +87,14 @@ enum ContextChecks {
         let (afterDelete, afterSave) = try await context.perform {
             let account = KitAccount(context: context)
             account.name = "Never written"
-            let inserted = [account.isInserted, context.insertedObjects.count == 1, context.hasChanges]
+            let inserted = [
+                account.isInserted, account.hasChanges, context.insertedObjects.count == 1, context.hasChanges,
+            ]
             context.delete(account)
             let afterDelete =
                 inserted + [
-                    !account.isInserted, context.insertedObjects.isEmpty, context.deletedObjects.isEmpty,
-                    !context.hasChanges,
+                    !account.isInserted, !account.hasChanges, account.isDeleted, context.insertedObjects.isEmpty,
+                    context.deletedObjects.isEmpty, !context.hasChanges,
                 ]
             // Set-based work does not count it as a change to the entity: neither a read nor a batch is refused.
             let total = try context.sum(\.balance, of: FetchRequest<KitAccount>())
@@ -102,8 +104,9 @@ enum ContextChecks {
             return (afterDelete, "\(try context.count(for: FetchRequest<KitAccount>())) \(balance)")
         }
         try kit.expectEqual(
-            afterDelete, [true, true, true, true, true, true, true],
-            "isInserted, insertedObjects and hasChanges before the delete, then isInserted, insertedObjects, "
+            afterDelete, Array(repeating: true, count: 10),
+            "the object's isInserted and hasChanges, the context's insertedObjects and hasChanges before the "
+                + "delete, then the object's isInserted, hasChanges and isDeleted, the context's insertedObjects, "
                 + "deletedObjects and hasChanges after it")
         try kit.expectEqual(afterSave, "1 2", "rows after the save, and the batch-updated balance")
     }
