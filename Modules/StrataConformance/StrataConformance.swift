@@ -35,7 +35,7 @@ public enum StrataConformance {
         + UniquenessChecks.all + AtomicityChecks.all
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
         + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
-        + RelationshipKeyChecks.all + NilLinkChecks.all
+        + RelationshipKeyChecks.all + NilLinkChecks.all + PredicateArithmeticChecks.all
         + WriteSkewChecks.all + PredicateGuardChecks.all + MembershipChecks.all + AttributeTypeChecks.all
         + MigrationChecks.all
         + HistoryChecks.all + PrefetchChecks.all

@@ -11,7 +11,8 @@ extension EngineConfiguration {
             readRecord: { try LMDBStoreInspection.readRecord(directory: directory) },
             integrityProblems: { try LMDBStoreInspection.integrityProblems(directory: directory) },
             readHistorySummary: { try LMDBStoreInspection.historySummary(directory: directory) },
-            configuration: .lmdb(at: directory))
+            configuration: .lmdb(at: directory),
+            structuralProblems: { try LMDBStoreInspection.structuralProblems(directory: directory) })
     }
 }
 
@@ -81,6 +82,31 @@ enum LMDBStoreInspection {
             }
             return problems
         }
+    }
+
+    /// The page audit (``LMDBPageAudit``) of the store's newest snapshot, pinned by a read
+    /// transaction meanwhile; none when the directory holds no `data.mdb`.
+    /// - Throws: `.notAStore` or `.storeCorrupt` for a data file LMDB cannot map
+    ///   (``LMDBFileCheck/checkDataFile(_:)``), `.busy` when writers commit faster than a
+    ///   snapshot can be pinned, `.io`.
+    static func structuralProblems(directory: URL) throws(StrataError) -> [String] {
+        let path = directory.appendingPathComponent("data.mdb").path
+        guard SystemCalls.isDirectory(atPath: directory.path) == true, FileManager.default.fileExists(atPath: path)
+        else { return [] }
+        try LMDBFileCheck.checkDataFile(path)
+        // Two commits between the read's begin and the meta page's read overwrite the meta
+        // page of its snapshot: then pin a newer one.
+        for _ in 0..<8 {
+            let found = try withSnapshot(directory) { txn in
+                try LMDBPageAudit.problems(dataFile: path, snapshot: txn.id)
+            }
+            if let found { return found }
+        }
+        throw .busy(
+            """
+            the page audit of \(directory.path) could not pin a snapshot: writers committed faster than it \
+            could read one. Run it again when the store is quieter
+            """)
     }
 
     /// How many history transactions `strata.history` keeps (its entry count) and its oldest

@@ -15,6 +15,22 @@ enum StoreVerifier {
     ///   for an I/O or permission reason) and other errors that leave nothing to verify; every
     ///   problem of the store itself is in the report instead.
     static func verify(_ inspection: StoreInspection) throws(ToolError) -> VerifyReport {
+        // The file's structure first, without the engine (LMDB trusts its pages: reading a damaged
+        // one through it stops the process). A store whose structure is damaged is read no further.
+        let structural: [String]
+        do {
+            structural = try inspection.structuralProblems()
+        } catch {
+            throw ToolError.from(error)
+        }
+        if !structural.isEmpty {
+            let problems =
+                structural.map { "page structure: \($0)" } + [
+                    "the other checks were not run: reading a damaged file through the engine could stop the process"
+                ]
+            return VerifyReport(
+                engine: inspection.engineName, location: inspection.location, checks: checkNames, problems: problems)
+        }
         _ = try OpenedStore.readRecord(inspection)
         var problems: [String] = []
         do {

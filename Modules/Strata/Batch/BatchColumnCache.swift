@@ -62,11 +62,21 @@ struct BatchColumnCache {
 
     mutating func recordBadTarget(_ id: ObjectID, keyPath: AnyKeyPath, model: EntityModel) {
         guard misuse == nil else { return }
-        misuse = .misuse(
-            """
-            a batch row of \(model.name) links \(keyPath) to \(id.uriString), which is not a saved object of the \
-            relationship's target entity in this store; nothing was written. Save the target first and pass its \
-            permanent object ID
-            """)
+        let property = model.propertyIndex(forKeyPath: keyPath).map { "\(model.name).\(model.properties[$0].name)" }
+        let link = property ?? "\(keyPath)"
+        misuse =
+            id.isTemporary
+            ? .misuse(
+                """
+                a batch row of \(model.name) links \(link) to \(id.uriString), an unsaved object without its \
+                permanent ID yet; nothing was staged. Call obtainPermanentIDs(for:) on the target first (or save \
+                it), then pass its objectID
+                """)
+            : .misuse(
+                """
+                a batch row of \(model.name) links \(link) to \(id.uriString), which is not an object of the \
+                relationship's target entity in this store; nothing was staged. Pass the objectID of a saved target, \
+                or of an inserted one after obtainPermanentIDs(for:)
+                """)
     }
 }

@@ -21,7 +21,8 @@ import StrataStorage
 ///   constant collection, relationship-key equality (`$0.$account == id`) and a to-one compared
 ///   with nil (`$0.account == nil`, which holds only when no object is linked, saved or not) run
 ///   in the engine. Anything else is evaluated in memory with the same results; no part of a
-///   predicate is dropped.
+///   predicate is dropped. Integer arithmetic evaluated in memory that overflows or divides by
+///   zero throws ``StrataStorage/StrataError/misuse(_:native:)`` instead of trapping.
 /// - Raw-value enums compare for equality and membership in the engine, by raw value; their
 ///   `<` and sorts use the enum's own order, in memory. `Codable` attributes run only nil checks
 ///   in the engine. (`#Predicate` takes no enum case literal: capture the value in a constant.)

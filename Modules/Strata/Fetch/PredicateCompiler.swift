@@ -97,6 +97,10 @@ struct PredicateCompiler {
         if let compilable = expression as? any FilterNodeCompilable, let compiled = compilable.compile(with: inner) {
             return compiled
         }
+        // Integer arithmetic is evaluated checked: Foundation's traps on an overflow or a zero divisor.
+        if CheckedEvaluation.hasArithmetic(expression) {
+            return .opaque { try CheckedEvaluation.evaluate(expression, $0) }
+        }
         return .opaque { try expression.evaluate($0) }
     }
 

@@ -172,19 +172,24 @@ extension ManagedObject {
     /// ``valuesWithPendingLinks()``: no row has it, and no compiled constant is it.
     static let pendingLinkKey = Int64.min
 
-    /// This object's values with every to-one link to an object that has no key yet (an unsaved
-    /// insert) read as ``pendingLinkKey``, not as the null its column holds until the save gives
-    /// the target a key; nil when it has no such link. For filters judged in memory: the link is
-    /// set, so `$0.account == nil` and `$0.$account == nil` must not hold.
+    /// This object's values with every to-one link read as its target's key now, or as
+    /// ``pendingLinkKey`` for a target without a key yet (an unsaved insert); nil when every
+    /// column already holds that. A link's column is set when the link is made, and only a save
+    /// brings it up to date: a target inserted unsaved leaves it null, and
+    /// ``ObjectContext/obtainPermanentIDs(for:)`` gives the target a key without touching it.
+    /// For filters judged in memory: the link is set, so `$0.account == nil` must not hold and
+    /// `$0.$account == id` must.
     final func valuesWithPendingLinks() -> ContiguousArray<StoredValue>? {
         guard let relations, let model else { return nil }
         var copy: ContiguousArray<StoredValue>?
         relations.forEachToOne { property, target in
-            guard let target, target.key == 0 else { return }
+            guard let target else { return }
             let column = model.column(ofProperty: property)
             guard column >= 0 else { return }
+            let current = StoredValue.integer(target.key > 0 ? target.key : Self.pendingLinkKey)
+            guard values[column] != current else { return }
             if copy == nil { copy = ContiguousArray(values) }
-            copy?[column] = .integer(Self.pendingLinkKey)
+            copy?[column] = current
         }
         return copy
     }

@@ -67,6 +67,27 @@ enum NilLinkChecks {
             ["[1, 3, 11] count 3", "[0, 2, 10] count 3", "[1, 3, 11] count 3", "[0, 2, 10] count 3"],
             "links to unsaved objects read as links, unlinked objects as nil")
 
+        // Linked while the target's ID was temporary, then given its permanent ID: the link's
+        // column is brought up to date only by the save, but every predicate sees the link.
+        let obtained = try await container.read { context in
+            let fresh = KitAccount(context: context)
+            fresh.name = "obtained"
+            let entry = KitEntry(context: context)
+            entry.amount = 12
+            entry.account = fresh
+            try context.obtainPermanentIDs(for: [fresh])
+            let id: ObjectID? = fresh.objectID
+            let ids = [id]
+            return [
+                try amounts(context, #Predicate { $0.$account == id }),
+                try amounts(context, #Predicate { ids.contains($0.$account) }),
+                try amounts(context, #Predicate { $0.account == nil }),
+            ]
+        }
+        try kit.expectEqual(
+            obtained, ["[12] count 1", "[12] count 1", "[2, 3] count 2"],
+            "a link made before obtainPermanentIDs names the permanent ID")
+
         // Batches take the same predicate to the engine.
         let written = try await container.performUnitOfWork { context in
             try context.batchUpdate(KitEntry.self, where: #Predicate { $0.account != nil }, set: [.add(\.amount, 100)])

@@ -31,6 +31,9 @@ struct LMDBDatabase: Hashable, Sendable {
     /// The transaction pointer, for ``LMDBEnvironment`` to commit, reset or abort.
     @unsafe var pointer: OpaquePointer { unsafe raw }
 
+    /// The ID of the transaction: for a read, that of the snapshot it reads (`mdb_txn_id`).
+    var id: UInt64 { UInt64(unsafe mdb_txn_id(raw)) }
+
     /// Calls `body` with the value stored under `key`, or returns nil when there is none.
     func get<T>(_ dbi: LMDBDatabase, _ key: [UInt8], _ body: (RawSpan) throws -> T) throws -> T? {
         try unsafe key.withUnsafeBytes { try unsafe get(dbi, bytes: $0, body) }

@@ -50,13 +50,20 @@ package struct StoreInspection: Sendable {
     package var readHistorySummary: @Sendable () throws -> HistorySummary
     /// Opens the store for a schema, as a container does (an existing store only).
     package var configuration: EngineConfiguration
+    /// The problems of the store file's own structure, found without reading through the engine:
+    /// for an engine that trusts its file (LMDB), whose reads of a damaged page can stop the
+    /// process. None when sound, or when no store file is there (``readRecord`` says why); a
+    /// store with any is not read further.
+    package var structuralProblems: @Sendable () throws -> [String]
 
     /// An inspection.
     package init(
         engineName: String, location: String, readRecord: @escaping @Sendable () throws -> StoreRecord?,
         integrityProblems: @escaping @Sendable () throws -> [String],
-        readHistorySummary: @escaping @Sendable () throws -> HistorySummary, configuration: EngineConfiguration
+        readHistorySummary: @escaping @Sendable () throws -> HistorySummary, configuration: EngineConfiguration,
+        structuralProblems: @escaping @Sendable () throws -> [String] = { [] }
     ) {
+        self.structuralProblems = structuralProblems
         self.engineName = engineName
         self.location = location
         self.readRecord = readRecord

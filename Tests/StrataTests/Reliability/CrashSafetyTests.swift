@@ -2,6 +2,7 @@ import CSQLite
 import CrashModels
 import Foundation
 import Strata
+import StrataLMDB
 import StrataTestSupport
 import Testing
 
@@ -245,7 +246,14 @@ struct CrashSafetyTests {
                 guard fields.count == 3, let pid = Int32(fields[0]) else { return nil }
                 return Foundation.kill(pid, 0) == 0 ? nil : pid
             }
-            return stale.isEmpty ? [] : ["stale reader slots of dead processes: \(stale)"]
+            // Every page of the file, walked without LMDB (what `strata verify` checks first).
+            let pages: [String]
+            do {
+                pages = try EngineConfiguration.lmdbInspection(at: location).structuralProblems()
+            } catch {
+                pages = ["the page audit did not run: \(error)"]
+            }
+            return pages + (stale.isEmpty ? [] : ["stale reader slots of dead processes: \(stale)"])
         }
     }
 
