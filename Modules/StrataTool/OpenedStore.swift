@@ -49,6 +49,25 @@ final class OpenedStore {
 
     deinit { engine.close() }
 
+    /// Refuses a store whose file structure is damaged (`StoreInspection.structuralProblems`), before
+    /// anything reads it through its engine: reading a damaged LMDB page can stop the process.
+    /// - Throws: ``ToolError/storeFailed(_:)`` naming the first problem; the errors of the check.
+    static func requireSoundStructure(_ inspection: StoreInspection, _ doing: String) throws(ToolError) {
+        let problems: [String]
+        do {
+            problems = try inspection.structuralProblems()
+        } catch {
+            throw ToolError.from(error)
+        }
+        guard let first = problems.first else { return }
+        let more = problems.count > 1 ? ", and \(problems.count - 1) more" : ""
+        throw .storeFailed(
+            """
+            \(inspection.location) has damaged pages (\(first)\(more)); nothing was \(doing). Run `strata verify` \
+            on it for the list, and restore it from a backup
+            """)
+    }
+
     /// The store's record, or the tool's error for a missing or foreign one.
     static func readRecord(_ inspection: StoreInspection) throws(ToolError) -> StoreRecord {
         let record: StoreRecord?

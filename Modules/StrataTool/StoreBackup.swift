@@ -27,6 +27,7 @@ enum StoreBackup {
         _ store: String, to destination: String, batchRows: Int = 2000, progress: ((String) -> Void)?
     ) throws(ToolError) -> Outcome {
         let inspection = try StoreArgument.inspection(for: store)
+        try OpenedStore.requireSoundStructure(inspection, "backed up")
         let backup = try StoreArgument.maintenance(for: store).backup
         let path = try BackupDestination.path(destination, engine: backup == nil ? "sqlite" : inspection.engineName)
         let url = URL(fileURLWithPath: path)

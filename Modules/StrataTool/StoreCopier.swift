@@ -23,6 +23,7 @@ struct StoreCopier {
     ///   of opening the source.
     func run() throws(ToolError) -> CopyOutcome {
         let sourceInspection = try StoreArgument.inspection(for: source)
+        try OpenedStore.requireSoundStructure(sourceInspection, "copied")
         let targetInspection = try StoreArgument.inspection(for: target)
         guard try StoreArgument.location(for: source) != StoreArgument.location(for: target) else {
             throw .usage("FROM and TO name the same store")

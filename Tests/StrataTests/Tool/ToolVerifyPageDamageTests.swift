@@ -96,4 +96,28 @@ struct ToolVerifyPageDamageTests {
         let sound = try await StrataCommandRun.run(["verify", try StrataCommandRun.argument(for: store)])
         #expect(sound.status == 0, "\(sound.output) \(sound.error)")
     }
+
+    @Test("copy and backup refuse a store with a damaged page, naming it, and write nothing")
+    func copyAndBackupRefuse() async throws {
+        let store = try await Self.store()
+        let path = store.directory.appendingPathComponent("store.lmdb/data.mdb").path
+        let pages = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) / 4096
+        let page = try Self.treePage(from: pages / 2, in: path)
+        try Self.damage(store, page: page, .zeroed)
+        let source = try StrataCommandRun.argument(for: store)
+        let target = try TestStore(.sqlite)
+        let destination = store.directory.appendingPathComponent("backup.lmdb").path
+        for (arguments, written) in [
+            (
+                ["copy", source, try StrataCommandRun.argument(for: target)],
+                target.directory.appendingPathComponent("store.sqlite").path
+            ),
+            (["backup", source, destination], destination),
+        ] {
+            let run = try await StrataCommandRun.run(arguments)
+            #expect(run.status == 9, "\(arguments[0]): exit \(run.status): \(run.error)")
+            #expect(run.error.contains("damaged pages") && run.error.contains("page \(page)"), "\(run.error)")
+            #expect(!FileManager.default.fileExists(atPath: written), "\(arguments[0]) wrote \(written)")
+        }
+    }
 }
