@@ -234,6 +234,12 @@ enum HistoryGap {
         }
     }
 
+    /// Refuses a token past the store's last commit (`current`, read live): it never came from
+    /// this store, and a cursor left there would skip every commit up to it.
+    static func refuseFuture(_ token: Int64, current: Int64) throws(StrataError) {
+        if token > current { throw futureToken(token, current: current) }
+    }
+
     private static func futureToken(_ token: Int64, current: Int64) -> StrataError {
         .misuse(
             """

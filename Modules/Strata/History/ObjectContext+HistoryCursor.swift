@@ -49,12 +49,14 @@ extension ObjectContext {
     /// Moving the same cursor again before the save continues the first move (its `expected` must
     /// be the first move's `token`). The rules are those of ``moveHistoryCursor(past:)``.
     /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` outside `perform`, when the engine keeps no history,
-    ///   for a name that is empty or longer than 256 UTF-8 bytes, a negative token, a `token` before
-    ///   `expected` (a consumer moves forward; rewind with ``PersistentContainer/setHistoryCursor(_:to:)``),
-    ///   or a second move of the cursor that does not start where the first ends.
+    ///   for a name that is empty or longer than 256 UTF-8 bytes, a negative token, a token past the
+    ///   store's last commit (it did not come from this store, and the cursor would skip every
+    ///   commit up to it), a `token` before `expected` (a consumer moves forward; rewind with
+    ///   ``PersistentContainer/setHistoryCursor(_:to:)``), or a second move of the cursor that does
+    ///   not start where the first ends; the engine's errors reading its last commit's token.
     public func moveHistoryCursor(_ name: String, from expected: HistoryToken?, to token: HistoryToken) throws {
         try checkInside("ObjectContext.moveHistoryCursor(_:from:to:)")
-        guard engine is any HistoryStore else {
+        guard let history = engine as? any HistoryStore else {
             throw StrataError.misuse(
                 """
                 ObjectContext.moveHistoryCursor: this store's engine keeps no persistent history, so it has no \
@@ -63,6 +65,8 @@ extension ObjectContext {
         }
         var move = HistoryCursorMove(name: name, expectedToken: expected?.rawValue, token: token.rawValue)
         try move.check()
+        // Read live, not from this context's snapshot: a token delivered after the snapshot began is valid.
+        try HistoryGap.refuseFuture(token.rawValue, current: history.currentHistoryToken())
         if let index = pendingCursorMoves.firstIndex(where: { $0.name == name }) {
             let staged = pendingCursorMoves[index]
             guard staged.token == move.expectedToken else {

@@ -102,10 +102,15 @@ extension PersistentContainer {
     /// }
     /// ```
     /// - Throws: ``StrataStorage/StrataError/misuse(_:native:)`` for an empty name or one over 256 bytes,
-    ///   an engine without history or a closed container; engine errors.
+    ///   a token past the store's last commit (it did not come from this store, and the cursor
+    ///   would skip every commit up to it), an engine without history or a closed container;
+    ///   engine errors.
     public func setHistoryCursor(_ name: String, to token: HistoryToken?) async throws {
         let hub = try historyHub()
-        try await Offload.run { try hub.engine.setHistoryCursor(name, to: token?.rawValue) }
+        try await Offload.run {
+            if let token { try HistoryGap.refuseFuture(token.rawValue, current: hub.engine.currentHistoryToken()) }
+            try hub.engine.setHistoryCursor(name, to: token?.rawValue)
+        }
     }
 
     /// The container's history watch, or `.misuse` when the engine keeps no history.

@@ -19,6 +19,10 @@ enum HistoryCursorSaveChecks {
             HistoryChecks.group,
             "changes(forCursor:) delivers each commit once to a consumer that saves its cursor, across restarts",
             cursorSequence),
+        ConformanceCheck(
+            HistoryChecks.group,
+            "a cursor is never set or moved past the store's last commit, which would skip the commits up to it",
+            futureCursor),
     ]
 
     static let cursor = "consumer"
@@ -67,9 +71,11 @@ enum HistoryCursorSaveChecks {
         try kit.expectEqual(try await container.currentHistoryToken(), last, "the history token after a move alone")
 
         // Rolled back: the staged move goes with the changes.
+        _ = try await container.makeAccount("Later")
+        let later = try await container.currentHistoryToken()
         let context = container.newBackgroundContext()
         try await context.perform {
-            try context.moveHistoryCursor(cursor, from: last, to: HistoryToken(rawValue: last.rawValue + 5))
+            try context.moveHistoryCursor(cursor, from: last, to: later)
             context.rollback()
             try context.save()
         }
@@ -147,6 +153,39 @@ enum HistoryCursorSaveChecks {
         }
         try kit.expectEqual(
             try await container.historyCursors(), [cursor: start, "fresh": two], "the cursors at the end")
+    }
+
+    static func futureCursor(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        _ = try await container.makeAccount("first")
+        let current = try await container.currentHistoryToken()
+        try await container.setHistoryCursor(cursor, to: current)
+        let ahead = HistoryToken(rawValue: current.rawValue + 5)
+        let set = try await kit.expectStrataError("setHistoryCursor past the last commit") {
+            try await container.setHistoryCursor(cursor, to: ahead)
+        }
+        let moved = try await kit.expectStrataError("moveHistoryCursor past the last commit") {
+            try await container.performUnitOfWork(retries: .none) { context in
+                try context.moveHistoryCursor(cursor, from: current, to: ahead)
+                try context.save()
+            }
+        }
+        for error in [set, moved] {
+            guard case .misuse(let message, _) = error, message.contains("past this store's last commit") else {
+                throw kit.fail("a cursor past the last commit gives .misuse saying so, not \(error)")
+            }
+        }
+        try kit.expectEqual(try await container.historyCursors()[cursor], current, "the cursor, unmoved")
+        // The commits after it are all delivered: none was skipped.
+        for name in ["second", "third"] { _ = try await container.makeAccount(name) }
+        var delivered: [HistoryToken] = []
+        for try await delivery in container.changes(forCursor: cursor) {
+            delivered.append(delivery.transaction.token)
+            if delivered.count == 2 { break }
+        }
+        try kit.expectEqual(
+            delivered, [current.rawValue + 1, current.rawValue + 2].map(HistoryToken.init(rawValue:)),
+            "the commits after the cursor")
     }
 
     static func cursorSequence(_ kit: ConformanceHarness) async throws {
