@@ -7,10 +7,11 @@ import StrataStorage
 /// trapping `+`, `-`, `*`, `/` and `%`).
 ///
 /// The arithmetic expressions conform, and so do the expressions that commonly hold them
-/// (comparisons, `==`, `!=`, `&&`, `||`, `!`), each evaluating its parts through
-/// ``CheckedEvaluation/evaluate(_:_:)`` with Foundation's semantics otherwise (the same
-/// short-circuits). Any other expression is evaluated by Foundation: arithmetic inside one of
-/// those (a `contains { … }` closure, an optional's `flatMap`) is not checked.
+/// (comparisons, `==`, `!=`, `&&`, `||`, `!`, a sequence's `contains { … }` and
+/// `allSatisfy { … }`), each evaluating its parts through ``CheckedEvaluation/evaluate(_:_:)``
+/// with Foundation's semantics otherwise (the same short-circuits). Any other expression is
+/// evaluated by Foundation: arithmetic inside one of those (an optional's `flatMap`, a
+/// conditional) is not checked.
 protocol CheckedPredicateExpression {
     /// The expression's value (of its `Output` type), its integer arithmetic checked.
     func checkedValue(_ bindings: PredicateBindings) throws -> Any
@@ -211,4 +212,32 @@ extension PredicateExpressions.Negation: CheckedPredicateExpression {
     }
 
     var hasCheckedArithmetic: Bool { CheckedEvaluation.hasArithmetic(wrapped) }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: CheckedPredicateExpression {
+    func checkedValue(_ bindings: PredicateBindings) throws -> Any {
+        var inner = bindings
+        return try CheckedEvaluation.evaluate(sequence, bindings).contains {
+            inner[variable] = $0
+            return try CheckedEvaluation.evaluate(test, inner)
+        }
+    }
+
+    var hasCheckedArithmetic: Bool {
+        CheckedEvaluation.hasArithmetic(sequence) || CheckedEvaluation.hasArithmetic(test)
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: CheckedPredicateExpression {
+    func checkedValue(_ bindings: PredicateBindings) throws -> Any {
+        var inner = bindings
+        return try CheckedEvaluation.evaluate(sequence, bindings).allSatisfy {
+            inner[variable] = $0
+            return try CheckedEvaluation.evaluate(test, inner)
+        }
+    }
+
+    var hasCheckedArithmetic: Bool {
+        CheckedEvaluation.hasArithmetic(sequence) || CheckedEvaluation.hasArithmetic(test)
+    }
 }

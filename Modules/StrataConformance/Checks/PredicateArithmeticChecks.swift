@@ -50,6 +50,34 @@ enum PredicateArithmeticChecks {
                 throw kit.fail("a predicate that \(what) gives .misuse saying so, not \(error)")
             }
         }
+        // Inside a to-many's contains { … } and allSatisfy { … } closures too.
+        try await container.performUnitOfWork { context in
+            let owner = try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "five" }))[0]
+            for amount in [3, Int64.max] as [Int64] {
+                let entry = KitEntry(context: context)
+                entry.amount = amount
+                entry.account = owner
+            }
+            try context.save()
+        }
+        let inClosures: [(String, Predicate<KitAccount>)] = [
+            ("contains", #Predicate { $0.entries.contains { $0.amount * 2 > 10 } }),
+            ("allSatisfy", #Predicate { $0.entries.allSatisfy { $0.amount + 1 > 0 } }),
+        ]
+        for (what, predicate) in inClosures {
+            let error = try await kit.expectStrataError("an overflow inside \(what) { … }") {
+                _ = try await container.read { try $0.count(for: FetchRequest<KitAccount>(predicate: predicate)) }
+            }
+            guard case .misuse(let message, _) = error, message.contains("overflows") else {
+                throw kit.fail("an overflow inside \(what) { … } gives .misuse, not \(error)")
+            }
+        }
+        let small: Predicate<KitAccount> = #Predicate { $0.entries.contains { $0.amount < 5 && $0.amount * 2 == 6 } }
+        let found = try await container.read { context in
+            try context.fetch(FetchRequest<KitAccount>(predicate: small)).map(\.name)
+        }
+        try kit.expectEqual(found, ["five"], "contains { … } with arithmetic behind a guard")
+
         // An unsaved object's values are judged the same way.
         let unsaved = try await kit.expectStrataError("an overflow on an unsaved object") {
             _ = try await container.read { context in
