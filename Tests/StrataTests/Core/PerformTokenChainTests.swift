@@ -23,13 +23,20 @@ struct PerformTokenChainTests {
         let first = WeakToken()
         let (ended, signal) = AsyncStream<Bool>.makeStream()
         let depth = 30
+        // The first call's token is the caller's until its `perform` has returned to it, which on
+        // a loaded machine can come after the chain's 30 hops: the last call waits for that.
+        let firstReturned = DispatchSemaphore(value: 0)
 
         @Sendable func iterate(_ remaining: Int) async throws {
             try await context.perform {
                 _ = try context.count(for: FetchRequest<Account>())
                 if remaining == depth { first.token = context.currentPerform }
                 if remaining == 0 {
-                    // 30 calls later, the first call's body ended long ago: nothing may hold it.
+                    // 30 calls later, the first call has returned: nothing may hold its token.
+                    guard firstReturned.wait(timeout: .now() + 60) == .success else {
+                        Issue.record("the first call did not return within 60 s")
+                        return
+                    }
                     signal.yield(first.token == nil)
                     return
                 }
@@ -37,6 +44,7 @@ struct PerformTokenChainTests {
             }
         }
         try await iterate(depth)
+        firstReturned.signal()
         var freed: Bool?
         for await value in ended {
             freed = value
