@@ -196,7 +196,8 @@ struct LMDBPageAudit {
             if isLeaf { counted.leafPages += 1 } else { counted.branchPages += 1 }
             var children: [(UInt64, Int, [UInt8]?)] = []
             for node in 0..<page.count {
-                guard let (flags, size, key) = nodeParts(page.bytes, node, page.upper, tree, number) else { break }
+                guard let (flags, size, key, valueStart) = nodeParts(page.bytes, node, page.upper, tree, number)
+                else { break }
                 if isLeaf {
                     if let previousKey, !ordered(previousKey, key, record.flags) {
                         note("\(tree.name): page \(number) holds keys out of order")
@@ -207,7 +208,6 @@ struct LMDBPageAudit {
                     lowerBound = nil
                     previousKey = key
                     counted.entries += 1
-                    let valueStart = page.keyEnd(node) ?? 0
                     if let record = try leafValue(
                         page.bytes, valueStart: valueStart, flags: flags, size: size, tree, number, path, &counted)
                     {
@@ -272,10 +272,11 @@ struct LMDBPageAudit {
     }
 
     /// A node's flags, its size field (a leaf's value size, or a branch's child page number's low
-    /// 32 bits) and key, or nil (noted) when the node does not lie inside its page.
+    /// 32 bits), its key and where its value starts (after the key), or nil (noted) when the node
+    /// does not lie inside its page.
     private mutating func nodeParts(
         _ bytes: [UInt8], _ node: Int, _ upper: Int, _ tree: Tree, _ number: UInt64
-    ) -> (UInt16, UInt32, [UInt8])? {
+    ) -> (UInt16, UInt32, [UInt8], Int)? {
         let offset = Int(Self.little(bytes, Self.headerSize + 2 * node, 2))
         guard offset >= upper, offset + Self.nodeHeaderSize <= pageSize else {
             note("\(tree.name): page \(number) places node \(node) at \(offset), outside its nodes")
@@ -289,7 +290,7 @@ struct LMDBPageAudit {
             return nil
         }
         let keyStart = offset + Self.nodeHeaderSize
-        return (flags, size, Array(bytes[keyStart..<keyStart + keySize]))
+        return (flags, size, Array(bytes[keyStart..<keyStart + keySize]), keyStart + keySize)
     }
 
     /// Checks a leaf node's value (in the page or on overflow pages) and returns the database
@@ -411,14 +412,6 @@ private struct TreePage {
     let count: Int
     /// Where its nodes start (`mp_upper`).
     let upper: Int
-
-    /// Where the value of node `node` starts: after its header and key; nil when the page does
-    /// not hold its header.
-    func keyEnd(_ node: Int) -> Int? {
-        let offset = Int(LMDBPageAudit.little(bytes, LMDBPageAudit.headerSize + 2 * node, 2))
-        guard offset + LMDBPageAudit.nodeHeaderSize <= bytes.count else { return nil }
-        return offset + LMDBPageAudit.nodeHeaderSize + Int(LMDBPageAudit.little(bytes, offset + 6, 2))
-    }
 }
 
 extension LMDBPageAudit.Database {

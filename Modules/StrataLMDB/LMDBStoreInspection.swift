@@ -86,14 +86,13 @@ enum LMDBStoreInspection {
 
     /// The page audit (``LMDBPageAudit``) of the store's newest snapshot, pinned by a read
     /// transaction meanwhile; none when the directory holds no `data.mdb`.
-    /// - Throws: `.notAStore` or `.storeCorrupt` for a data file LMDB cannot map
-    ///   (``LMDBFileCheck/checkDataFile(_:)``), `.busy` when writers commit faster than a
-    ///   snapshot can be pinned, `.io`.
+    /// - Throws: the errors of opening the environment (``LMDBRegistry/acquire(directory:options:databases:)``
+    ///   checks the data file first: `.notAStore`, `.storeCorrupt` for a truncated one), `.busy`
+    ///   when writers commit faster than a snapshot can be pinned, `.io`.
     static func structuralProblems(directory: URL) throws(StrataError) -> [String] {
         let path = directory.appendingPathComponent("data.mdb").path
         guard SystemCalls.isDirectory(atPath: directory.path) == true, FileManager.default.fileExists(atPath: path)
         else { return [] }
-        try LMDBFileCheck.checkDataFile(path)
         // Two commits between the read's begin and the meta page's read overwrite the meta
         // page of its snapshot: then pin a newer one.
         for _ in 0..<8 {

@@ -53,12 +53,7 @@ final class OpenedStore {
     /// anything reads it through its engine: reading a damaged LMDB page can stop the process.
     /// - Throws: ``ToolError/storeFailed(_:)`` naming the first problem; the errors of the check.
     static func requireSoundStructure(_ inspection: StoreInspection, _ doing: String) throws(ToolError) {
-        let problems: [String]
-        do {
-            problems = try inspection.structuralProblems()
-        } catch {
-            throw ToolError.from(error)
-        }
+        let problems = try structuralProblems(inspection)
         guard let first = problems.first else { return }
         let more = problems.count > 1 ? ", and \(problems.count - 1) more" : ""
         throw .storeFailed(
@@ -66,6 +61,16 @@ final class OpenedStore {
             \(inspection.location) has damaged pages (\(first)\(more)); nothing was \(doing). Run `strata verify` \
             on it for the list, and restore it from a backup
             """)
+    }
+
+    /// The problems of the store file's own structure (`StoreInspection.structuralProblems`),
+    /// with the check's errors as the tool's.
+    static func structuralProblems(_ inspection: StoreInspection) throws(ToolError) -> [String] {
+        do {
+            return try inspection.structuralProblems()
+        } catch {
+            throw ToolError.from(error)
+        }
     }
 
     /// The store's record, or the tool's error for a missing or foreign one.

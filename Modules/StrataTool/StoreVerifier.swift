@@ -17,12 +17,7 @@ enum StoreVerifier {
     static func verify(_ inspection: StoreInspection) throws(ToolError) -> VerifyReport {
         // The file's structure first, without the engine (LMDB trusts its pages: reading a damaged
         // one through it stops the process). A store whose structure is damaged is read no further.
-        let structural: [String]
-        do {
-            structural = try inspection.structuralProblems()
-        } catch {
-            throw ToolError.from(error)
-        }
+        let structural = try OpenedStore.structuralProblems(inspection)
         if !structural.isEmpty {
             let problems =
                 structural.map { "page structure: \($0)" } + [

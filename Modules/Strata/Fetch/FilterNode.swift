@@ -52,19 +52,27 @@ indirect enum FilterNode {
         return filters.isEmpty ? nil : .and(filters)
     }
 
-    /// Evaluates the node against an object's current values.
+    /// Evaluates the node against an object's current values, its to-one links read as they
+    /// stand now (``ManagedObject/valuesWithPendingLinks()``, worked out once for the whole node).
     func matches(_ object: ManagedObject, bindings: PredicateBindings) throws -> Bool {
+        if let pending = object.valuesWithPendingLinks() {
+            return try matches(pending, key: object.key, bindings: bindings)
+        }
+        return try matches(object.values, key: object.key, bindings: bindings)
+    }
+
+    private func matches(
+        _ values: some RandomAccessCollection<StoredValue>, key: Int64, bindings: PredicateBindings
+    ) throws -> Bool {
         switch self {
-        case .filter(let filter):
-            if let pending = object.valuesWithPendingLinks() { return filter.matches(pending, key: object.key) }
-            return filter.matches(object.values, key: object.key)
+        case .filter(let filter): return filter.matches(values, key: key)
         case .and(let parts):
-            for part in parts where try !part.matches(object, bindings: bindings) { return false }
+            for part in parts where try !part.matches(values, key: key, bindings: bindings) { return false }
             return true
         case .or(let parts):
-            for part in parts where try part.matches(object, bindings: bindings) { return true }
+            for part in parts where try part.matches(values, key: key, bindings: bindings) { return true }
             return false
-        case .not(let inner): return try !inner.matches(object, bindings: bindings)
+        case .not(let inner): return try !inner.matches(values, key: key, bindings: bindings)
         case .opaque(let evaluate): return try evaluate(bindings)
         }
     }
