@@ -32,18 +32,33 @@ struct Watch {
             \(start.rawValue); stop with Ctrl-C.
             """
         )
-        let last = try await stop.run { try await Self.printUpdates(watcher.updates(after: start), from: start) }
+        let last = try await stop.run { try await Self.follow(watcher, from: start) }
         Output.line("Stopped. Resume with: ledger watch --after \(last.rawValue)")
     }
 
-    /// Prints every update until the task is cancelled; returns the last token seen.
-    private static func printUpdates(_ updates: LedgerUpdates, from start: HistoryToken) async throws -> HistoryToken {
+    /// Prints every update until the task is cancelled; returns the last token seen. When the
+    /// store cannot be read for a while (`.busy`: a server restarting, a lost connection), it
+    /// says so on standard error and resumes after the last token it printed, so no change is
+    /// missed or printed twice; any other error ends the watch.
+    private static func follow(_ watcher: LedgerWatcher, from start: HistoryToken) async throws -> HistoryToken {
         var last = start
-        for try await update in updates {
-            for change in update.changes { Output.line(Output.change(change, in: update)) }
-            last = update.token
+        var pause = Duration.milliseconds(250)
+        while true {
+            do {
+                for try await update in watcher.updates(after: last) {
+                    for change in update.changes { Output.line(Output.change(change, in: update)) }
+                    last = update.token
+                    pause = .milliseconds(250)
+                }
+                return last
+            } catch let error as StrataError {
+                guard case .busy = error else { throw error }
+                let note = "ledger: the store cannot be read now (\(error)); resuming after token \(last.rawValue)\n"
+                FileHandle.standardError.write(Data(note.utf8))
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(5))
+            }
         }
-        return last
     }
 
     /// `--after TOKEN`, `--from-start` (the beginning), or nil for "from now".

@@ -95,7 +95,7 @@ struct LMDBAggregateFold {
             case .countRows, .countValues:
                 lanes[base &+ index].count &+= 1
             case .sumInteger:
-                if !lanes[base &+ index].add(integer: field.integer) { throw plan.sumOverflow(column: step.column) }
+                lanes[base &+ index].add(integer: field.integer)
             case .sumReal:
                 lanes[base &+ index].real += field.real
                 lanes[base &+ index].count &+= 1
@@ -112,11 +112,12 @@ struct LMDBAggregateFold {
     }
 
     /// The groups in ascending order of their values, each with its aggregates, as
-    /// ``AggregateAccumulator/rows()`` gives them.
-    func rows() -> [AggregateRow] {
+    /// ``AggregateAccumulator/checkedRows()`` gives them.
+    /// - Throws: `.validation` when an integer sum's total is past `Int64`.
+    func rows() throws(StrataError) -> [AggregateRow] {
         let width = steps.count
         let partials = (0..<lanes.count).map { lanes[$0].partial(steps[$0 % width].kind) }
-        return AggregateAccumulator.rows(
+        return try AggregateAccumulator.rows(
             of: plan, groups: groups.indices.lazy.map { (groups[$0], $0 * width) }, partials: partials)
     }
 }

@@ -55,26 +55,31 @@ struct LMDBFoldStep {
 ///
 /// ```swift
 /// var lane = LMDBFoldLane()
-/// guard lane.add(integer: 5) else { throw plan.sumOverflow(column: 2) }
+/// lane.add(integer: 5)
 /// let partial = lane.partial(.sumInteger)
 /// ```
 struct LMDBFoldLane {
     /// The rows (``LMDBFoldStep/Kind/countRows``) or the values that are not null.
     var count: Int64 = 0
-    /// The integer sum, or the integer minimum or maximum.
+    /// The integer sum (its low 64 bits, wrapped), or the integer minimum or maximum.
     var integer: Int64 = 0
+    /// How many times the integer sum wrapped past `Int64.max` (positive) or `Int64.min`
+    /// (negative): the exact sum is `integer + carry · 2^64`, whatever order the values came in.
+    var carry: Int64 = 0
     /// The real sum, or the real minimum or maximum.
     var real: Double = 0
 
-    /// Adds an integer to the sum; false, changing nothing, when the sum would pass `Int64`.
+    /// Adds an integer to the sum, exactly: a wrap past either end of `Int64` is kept in ``carry``.
     @inline(__always)
-    mutating func add(integer value: Int64) -> Bool {
+    mutating func add(integer value: Int64) {
         let (sum, overflow) = integer.addingReportingOverflow(value)
-        if overflow { return false }
+        if overflow { carry &+= value < 0 ? -1 : 1 }
         integer = sum
         count &+= 1
-        return true
     }
+
+    /// The exact integer sum.
+    var exactSum: Int128 { Int128(carry) << 64 + Int128(integer) }
 
     /// Keeps `value` when it is the first or below (`minimum`) or above the one kept.
     @inline(__always)
@@ -97,7 +102,7 @@ struct LMDBFoldLane {
         case .countRows, .countValues:
             AggregatePartial(count: count)
         case .sumInteger:
-            AggregatePartial(count: count, integerSum: integer)
+            AggregatePartial(count: count, integerSum: exactSum)
         case .sumReal:
             AggregatePartial(count: count, realSum: real, sawReal: count > 0)
         case .minimumInteger, .maximumInteger:

@@ -28,7 +28,7 @@ extension LMDBReader {
                     return true
                 }
             }
-            return fold.rows()
+            return try fold.rows()
         }
         var wanted = ContiguousArray(repeating: false, count: count)
         for column in used { wanted[column] = true }
@@ -50,6 +50,6 @@ extension LMDBReader {
             }
         }
         if let foldError { throw foldError }
-        return accumulator.rows()
+        return try accumulator.checkedRows()
     }
 }

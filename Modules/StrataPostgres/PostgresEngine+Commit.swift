@@ -14,11 +14,23 @@ extension PostgresEngine {
         _ = try commitReturningResults(changes)
     }
 
+    /// Bounds how long the commit's transaction may wait idle on the server: the engine drives it
+    /// without pause, so it is idle that long only when this process lost its connection (a
+    /// partition, a half-open flow after a lost reply to `COMMIT`, a stopped process). The server
+    /// then ends the session and frees its row locks, instead of holding them until TCP gives up
+    /// (hours), which made every later commit on those rows fail with a lock timeout. The bound is
+    /// the statement timeout and 5 s, longer than any pause of the engine between two statements.
+    var orphanBound: String {
+        let statement = PostgresConnectionSettings.milliseconds(pool.options.boundedTimeouts.statementTimeout)
+        let milliseconds = min(statement + 5_000, PostgresConnectionSettings.largestMilliseconds)
+        return "SET LOCAL idle_in_transaction_session_timeout = \(milliseconds)"
+    }
+
     /// The transaction of ``commit(_:)`` (`SERIALIZABLE` for result guards: `PostgresEngine+Guards.swift`):
     /// the set writes' results once it committed.
     func commitTransaction(_ changes: ChangeSet) throws(StrataError) -> [SetWriteResult] {
         try withSession { (session) throws(StrataError) -> [SetWriteResult] in
-            try beginCheckingSchemaVersion(session, Self.begin(for: changes))
+            try beginCheckingSchemaVersion(session, Self.begin(for: changes) + "; " + orphanBound)
             let written: (results: [SetWriteResult], history: HistoryRecord?)
             do throws(StrataError) {
                 written = try writeLeavingHistory(changes, session: session, insertKeysReread: true)

@@ -144,7 +144,7 @@ final class PostgresEngine: StorageEngine {
     func beginCheckingSchemaVersion(_ session: PostgresSession, _ statement: String = "BEGIN") throws(StrataError) {
         let sql = """
             \(statement); SELECT pg_advisory_xact_lock_shared(\(Self.openLockClass), hashtext(\(schemaLiteral))); \
-            SELECT value FROM \(names.metadata) WHERE key = 'schema_version'
+            \(names.versionAndIdentity)
             """
         do throws(StrataError) {
             let result: PGResult
@@ -167,13 +167,28 @@ final class PostgresEngine: StorageEngine {
         return "E'\(escaped)'"
     }
 
-    /// Checks the `schema_version` value a query returned (one row, one text column, binary or text).
+    /// Checks the `schema_version` and `store_identifier` values a query returned
+    /// (``PostgresStoreNames/versionAndIdentity``: one row, two text columns).
+    /// - Throws: `.storeNewerThanModel` when another engine migrated the store since this one
+    ///   opened; `.notAStore` when the store was replaced since (dropped and made again, or given a
+    ///   new identity): this engine's cached keys and object IDs belong to the old one.
     func checkSchemaVersion(_ result: PGResult) throws(StrataError) {
         guard result.rowCount == 1, let text = result.text(0, 0), let stored = Int(text) else {
             throw .storeCorrupt("\(location): strata_metadata has no integer schema_version")
         }
         if stored != schemaVersion {
             throw .storeNewerThanModel(storeVersion: stored, modelVersion: schemaVersion)
+        }
+        let identifier = result.text(0, 1)
+        if identifier.flatMap(UUID.init(uuidString:)) != storeIdentifier {
+            throw .notAStore(
+                path: location,
+                reason: """
+                    it is no longer the store this container opened: its store_identifier is \
+                    \(identifier ?? "missing"), not \(storeIdentifier.uuidString) (the schema was dropped and \
+                    made again, or the store given a new identity). Open it again with a new container; \
+                    object IDs from the old one name a store that is gone
+                    """)
         }
     }
 
@@ -198,6 +213,14 @@ final class PostgresEngine: StorageEngine {
 struct PostgresStoreNames: Sendable {
     let schema: String
     let metadata: String
+    /// One row: the store's `schema_version` and `store_identifier`, checked at the start of
+    /// every transaction (``PostgresEngine/checkSchemaVersion(_:)``).
+    var versionAndIdentity: String {
+        """
+        SELECT (SELECT value FROM \(metadata) WHERE key = 'schema_version'), \
+        (SELECT value FROM \(metadata) WHERE key = 'store_identifier')
+        """
+    }
     let keyCounters: String
     let historyClock: String
     let history: String

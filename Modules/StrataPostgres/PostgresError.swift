@@ -100,7 +100,15 @@ enum PostgresError {
                 native: native)
         case "23505":
             return .constraintViolation(entity: failure.table ?? "", attributes: [], native: native)
-        case "25006", "40002":
+        case "25006":
+            return .busy(
+                """
+                \(store): the server takes no writes now (\(failure.message)): it is a standby, or read-only \
+                (default_transaction_read_only). Point the URL at the primary, or retry once a failover made \
+                this server one
+                """,
+                native: native)
+        case "40002":
             return .misuse("\(store): the server refused the statement: \(failure.message)", native: native)
         case "25P03", "57P01", "57P02", "57P03", "57P05", "26000", "72000", "55P03", "55006":
             return .busy(
@@ -129,7 +137,11 @@ enum PostgresError {
                 "\(store): the server does not know whether the statement completed", native: native)
         case "42501":
             return .io(
-                "\(store): the role may not do this (\(failure.message)); grant it USAGE and CREATE on the schema",
+                """
+                \(store): the role may not do this (\(failure.message)). A running store needs USAGE on the \
+                schema and SELECT, INSERT, UPDATE and DELETE on its tables (Docs/Deploying.md); CREATE on the \
+                schema only to make or migrate a store
+                """,
                 native: native)
         case "42P01", "42703":
             return .storeCorrupt(
@@ -142,7 +154,11 @@ enum PostgresError {
         case "53200": return .io("\(store): the server is out of memory", native: native)
         case "53300":
             return .busy(
-                "\(store): the server refused a new connection: max_connections reached; lower poolSize",
+                """
+                \(store): the server refused a new connection: too many connections (max_connections, or the \
+                role's or database's CONNECTION LIMIT). A perform that saves uses two connections at once; \
+                lower poolSize or raise the limit
+                """,
                 native: native)
         case "54000":
             return .misuse(

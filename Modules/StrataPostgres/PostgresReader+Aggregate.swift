@@ -5,11 +5,13 @@ import StrataStorage
 ///
 /// Text columns are `COLLATE "C"` (byte order, which the stored escape keeps), so groups, `min` and
 /// `max` order texts by UTF-8 bytes; blobs compare as their hex text (bytea has no `min`/`max`).
-/// `sum(int8)` is `numeric`: it comes back as text and is read exactly, and one past `Int64` is the
-/// reference's overflow error. `avg()` is not used: the average is the exact sum divided by the
-/// count here, as the reference divides, so it is the same double bit for bit. A filter the server
+/// `sum(int8)` is `numeric`: it comes back as text and is read exactly (128 bits), and a total
+/// past `Int64` is the reference's overflow error (an average of it is not). `avg()` is not
+/// used: the average is the exact sum divided by the count here, as the reference divides, so it
+/// is the same double bit for bit. A filter the server
 /// can only approximate (``PostgresFilterSQL/isExact``) leaves the plan to the reference fold over
-/// the re-checked rows.
+/// the re-checked rows, and so does a real sum the server refuses as out of range (the reference
+/// gives infinity). A real sum may be NaN (+infinity and −infinity added), as the reference's is.
 extension PostgresReader {
     func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
         let session = try open()
@@ -43,21 +45,47 @@ extension PostgresReader {
             sql += " GROUP BY \(groups.joined(separator: ", ")) ORDER BY "
             sql += groups.map { "\($0) ASC NULLS FIRST" }.joined(separator: ", ")
         }
-        let result = try session.run(sql, translated?.parameters ?? [])
+        let parameters = translated?.parameters ?? []
+        let result: PGResult
+        if plan.sumsReals(of: table.entity) {
+            guard let summed = try Self.runRealSums(sql, parameters, on: session) else {
+                return try foldAggregate(plan)
+            }
+            result = summed
+        } else {
+            result = try session.run(sql, parameters)
+        }
         let reader = PostgresAggregateDecoder(result: result, table: table, store: engine.location)
         var rows: [AggregateRow] = []
         rows.reserveCapacity(result.rowCount)
-        for index in 0..<result.rowCount {
-            guard let row = try reader.row(index, plan) else {
-                // A sum past Int64: which column overflowed first is the reference's to say (it
-                // depends on the order rows are added in); one candidate names itself.
-                let candidates = plan.summedIntegerColumns(of: table.entity)
-                if candidates.count == 1 { throw plan.sumOverflow(column: candidates[0]) }
-                return try foldAggregate(plan)
-            }
-            rows.append(row)
-        }
+        var overflow: Int?
+        for index in 0..<result.rowCount { rows.append(try reader.row(index, plan, overflow: &overflow)) }
+        try plan.checkOverflow(overflow)
         return rows
+    }
+
+    static let realSumSavepoint = "strata_aggregate"
+
+    /// Runs an aggregate statement that sums reals under a savepoint, in one round trip
+    /// (`SAVEPOINT`, the statement, `RELEASE`). PostgreSQL refuses a `float8` sum that passes the
+    /// finite range (SQLSTATE 22003) where the reference gives infinity: then the savepoint is
+    /// rolled back, so that the snapshot's transaction stays usable, and nil is returned for the
+    /// caller to fold the rows itself. Any other failure is thrown, the savepoint rolled back too.
+    private static func runRealSums(
+        _ sql: String, _ parameters: [PGParameter], on session: PostgresSession
+    ) throws(StrataError) -> PGResult? {
+        let (results, failure) = session.runPipelineRaw([
+            .init(sql: "SAVEPOINT \(realSumSavepoint)"), .init(sql: sql, parameters: parameters),
+            .init(sql: "RELEASE SAVEPOINT \(realSumSavepoint)"),
+        ])
+        guard let failure else { return results[1] }
+        let undo = "ROLLBACK TO SAVEPOINT \(realSumSavepoint); RELEASE SAVEPOINT \(realSumSavepoint)"
+        if failure.sqlState == "22003" && results.count == 1 {
+            try session.runScript(undo)
+            return nil
+        }
+        if !results.isEmpty { try? session.runScript(undo) }
+        throw session.error(failure, sql: results.isEmpty ? "SAVEPOINT \(realSumSavepoint)" : sql)
     }
 
     /// `min(c)` or `max(c)`. PostgreSQL has neither for `bytea`: a blob is compared as its hex
@@ -82,9 +110,10 @@ struct PostgresAggregateDecoder {
     let table: PostgresTableLayout
     let store: String
 
-    /// Group `index`, or nil when an integer sum in it is past `Int64`.
+    /// Group `index`; an integer sum past `Int64` is noted in `overflow`
+    /// (``AggregatePlan/row(value:count:sum:overflow:)``).
     /// - Throws: `.storeCorrupt` when a value does not decode as its column's type.
-    func row(_ index: Int, _ plan: AggregatePlan) throws(StrataError) -> AggregateRow? {
+    func row(_ index: Int, _ plan: AggregatePlan, overflow: inout Int?) throws(StrataError) -> AggregateRow {
         var cell = 0
         func next(_ column: Int) throws(StrataError) -> StoredValue {
             defer { cell += 1 }
@@ -95,17 +124,21 @@ struct PostgresAggregateDecoder {
             guard let count = result.int64(index, cell) else { throw bad("a count") }
             return count
         }
-        /// nil when the sum is past `Int64`.
-        func sum(_ column: Int) throws(StrataError) -> StoredValue? {
+        /// Exact for integers: `numeric` read as 128 bits (a sum of `Int64`s fits).
+        func sum(_ column: Int) throws(StrataError) -> AggregatePlan.EngineSum {
             defer { cell += 1 }
             if result.isNull(index, cell) { return .integer(0) }
             guard table.decoding[column].storageClass == .integer else {
-                return try value(index, cell, .real, column)
+                // NaN is a sum's result, not damage: +infinity and −infinity added.
+                guard let total = result.double(index, cell) else {
+                    throw bad("a sum of \(table.entity.columns[column].name)")
+                }
+                return .real(total)
             }
-            guard let digits = result.text(index, cell) else { throw bad("a sum") }
-            return Int64(digits).map { .integer($0) }
+            guard let digits = result.text(index, cell), let total = Int128(digits) else { throw bad("a sum") }
+            return .integer(total)
         }
-        return try plan.row(value: next, count: count, sum: sum)
+        return try plan.row(value: next, count: count, sum: sum, overflow: &overflow)
     }
 
     private func value(

@@ -24,7 +24,7 @@ final class PostgresReader: StoreReader {
         // One round trip: the snapshot is taken by the SELECT, inside makeReader (the contract).
         let sql =
             "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; "
-            + "SELECT value FROM \(engine.names.metadata) WHERE key = 'schema_version'"
+            + engine.names.versionAndIdentity
         do throws(StrataError) {
             let result: PGResult
             do {

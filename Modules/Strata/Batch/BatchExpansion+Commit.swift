@@ -115,7 +115,7 @@ extension BatchExpansion {
 extension ObjectContext {
     /// Drops every registered object's loaded relationships, to be read again from the store.
     func dropRelationshipCaches() {
-        for entity in registry { for object in entity.values { object.relations = nil } }
+        for entity in registry { for object in entity.values { object.sideState?.forgetRelationships() } }
         objects.removeFetchGroups()
     }
 }

@@ -31,7 +31,8 @@ struct BatchInsertStaging {
         self.uniqueColumns = uniqueColumns
         self.values = model.defaults
         self.columns = BatchColumnCache(storeIdentifier: storeIdentifier)
-        rows.reserveCapacity(expectedRows)
+        // The sequence's own estimate, clamped: a wild one must not trap or exhaust memory.
+        rows.reserveCapacity(min(max(expectedRows, 0), ObjectContext.largestReservation))
     }
 
     /// Ends the row being filled: refuses a misused key path, a row of another batch or a NaN,

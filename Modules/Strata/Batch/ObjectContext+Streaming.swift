@@ -66,10 +66,14 @@ extension ObjectContext {
             offset = 0
             var batch: [Model] = []
             var fresh: [ManagedObject] = []
-            batch.reserveCapacity(min(size, remaining))
+            // Room for at most a block's rows up front, whatever the size asked: a size past the
+            // result (`Int.max` for "all in one batch") must not ask for memory it will not use,
+            // and an array reservation near `Int.max` overflows inside the standard library.
+            batch.reserveCapacity(min(size, remaining, Self.streamedRowsPerBlock))
             // The batch's values go in blocks of their own, not the context's arena, so that they
-            // go with the batch's objects: each object holds its block.
-            var block: DetachedValues?
+            // go with the batch: the read holds its blocks until the batch ends, when every object
+            // still held gets values of its own (below), so no object needs to hold a block.
+            var blocks: [DetachedValues] = []
             let rowsPerBlock = min(size, remaining, Self.streamedRowsPerBlock)
             defer {
                 // The batch's unchanged objects leave the identity map; those still held after
@@ -81,6 +85,8 @@ extension ObjectContext {
                     _ = registry[number].removeValue(forKey: object.key)
                 }
                 Self.detachSurvivors(&fresh)
+                // Only now may the blocks go: until here the batch's objects read their slots.
+                withExtendedLifetime(blocks) {}
             }
             try reader.forEachRow(for: plan) { row in
                 try Self.checkShape(row, of: model)
@@ -93,7 +99,7 @@ extension ObjectContext {
                         made.key = row.key
                         made.version = row.version
                         Self.place(
-                            row.values, of: made, columns: model.columnCount, in: &block, rowsPerBlock: rowsPerBlock)
+                            row.values, of: made, columns: model.columnCount, in: &blocks, rowsPerBlock: rowsPerBlock)
                         fresh.append(made)
                         return made
                     })
@@ -120,29 +126,30 @@ extension ObjectContext {
     static let streamedRowsPerBlock = 1_024
 
     /// Empties `objects`, giving each object that something other than the array still holds
-    /// values of its own (a copy out of its batch's block).
+    /// values of its own (a copy out of its batch's block). Every object of a batch goes through
+    /// here before its blocks are freed: what it leaves behind is either freed with the array or
+    /// reads slots of its own.
     private static func detachSurvivors(_ objects: inout [ManagedObject]) {
         while var object = objects.popLast() {
             if !isKnownUniquelyReferenced(&object) { object.detach(object.values.array) }
         }
     }
 
-    /// Gives a streamed object its values in slots of `block`, starting a new block (for
-    /// `rowsPerBlock` rows) when there is none or it is full.
+    /// Gives a streamed object its values in slots of the last of `blocks`, starting a new block
+    /// (for `rowsPerBlock` rows) when there is none or it is full. The object does not hold the
+    /// block: the read holds `blocks` until ``detachSurvivors(_:)`` has run over the batch.
     private static func place(
-        _ values: ContiguousArray<StoredValue>, of object: ManagedObject, columns: Int, in block: inout DetachedValues?,
-        rowsPerBlock: Int
+        _ values: ContiguousArray<StoredValue>, of object: ManagedObject, columns: Int,
+        in blocks: inout [DetachedValues], rowsPerBlock: Int
     ) {
-        if let current = block, let slots = current.claim(values, count: columns) {
-            object.detachedValues = current
+        if let current = blocks.last, let slots = current.claim(values, count: columns) {
             object.slots = slots
             return
         }
         let next = DetachedValues(capacity: max(rowsPerBlock, 1) * columns)
-        block = next
+        blocks.append(next)
         // A new block holds at least one row; its own slots otherwise.
         guard let slots = next.claim(values, count: columns) else { return object.detach(values) }
-        object.detachedValues = next
         object.slots = slots
     }
 }

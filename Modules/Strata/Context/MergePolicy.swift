@@ -73,7 +73,7 @@ extension ObjectContext {
             case .storeWins:
                 object.replaceValues(with: stored.values)
                 object.committedValues = nil
-                object.relations = nil
+                object.sideState?.forgetRelationships()
                 object.state.remove([.updated, .touched, .relationDirty])
                 if object.state.contains(.deleted) {
                     object.state.remove(.deleted)

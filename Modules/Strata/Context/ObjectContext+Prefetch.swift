@@ -122,7 +122,7 @@ extension ObjectContext {
     private func prefetchToOne(_ relation: RelationModel, of owners: [ManagedObject]) throws {
         guard let column = owners.first?.model?.properties[relation.property].column else { return }
         var keys: [Int64] = []
-        for owner in owners where owner.relations?[toOne: relation.property] == nil {
+        for owner in owners where owner.sideState?[toOne: relation.property] == nil {
             if case .integer(let key) = owner.values[column] { keys.append(key) }
         }
         keys.sort()

@@ -36,7 +36,7 @@ extension ObjectContext {
         var members: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         func pointsAtOwner(_ object: ManagedObject) -> Bool {
-            if let cached = object.relations?[toOne: relation.inverseProperty] { return cached === owner }
+            if let cached = object.sideState?[toOne: relation.inverseProperty] { return cached === owner }
             return owner.key > 0 && object.values[inverseColumn] == .integer(owner.key)
         }
         if owner.key > 0 {

@@ -30,7 +30,7 @@ extension ObjectContext {
         for object in inserted { object.state.insert(.gone) }
         for entity in registry {
             for object in entity.values {
-                object.relations = nil
+                object.sideState?.forgetRelationships()
                 object.state.insert(.gone)
             }
         }

@@ -66,7 +66,11 @@ extension ObjectContext {
             !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !touched.isEmpty || !pendingLinks.isEmpty
                 || !unchangedRequirements.isEmpty || !resultGuards.isEmpty || !pendingCursorMoves.isEmpty
                 || !pendingBatches.isEmpty
-        else { return }
+        else {
+            // A save with nothing to write succeeds, with no batches to report.
+            lastBatchResults = []
+            return
+        }
         try refuseObjectChangesUnderBatches()
         try applyDeleteRules()
         try validatePendingObjects()
@@ -219,8 +223,8 @@ extension ObjectContext {
     /// Resolves foreign keys of changed relationships now that every target has a key.
     private func syncForeignKeys() {
         for object in relationDirty where !object.state.contains(.gone) {
-            guard let model = object.model, let relations = object.relations else { continue }
-            relations.forEachToOne { property, target in
+            guard let model = object.model, let sideState = object.sideState else { continue }
+            sideState.forEachToOne { property, target in
                 let column = model.column(ofProperty: property)
                 guard column >= 0 else { return }
                 let value: StoredValue

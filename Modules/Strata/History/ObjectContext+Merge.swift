@@ -76,7 +76,7 @@ extension ObjectContext {
         try Self.checkShape(row, of: model)
         object.replaceValues(with: row.values)
         object.version = row.version
-        object.relations = nil
+        object.sideState?.forgetRelationships()
         return true
     }
 
@@ -89,6 +89,6 @@ extension ObjectContext {
         if object.state.contains(.relationDirty) { relationDirty.removeAll { $0 === object } }
         object.state.remove([.updated, .touched, .relationDirty])
         object.committedValues = nil
-        object.relations = nil
+        object.sideState?.forgetRelationships()
     }
 }

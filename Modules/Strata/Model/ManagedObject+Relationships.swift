@@ -27,13 +27,6 @@ extension ManagedObject {
         if object.link !== link { context.requireOwned(object, api()) }
     }
 
-    private var relationState: RelationState {
-        if let relations { return relations }
-        let made = RelationState()
-        relations = made
-        return made
-    }
-
     // MARK: To-one
 
     /// The target of a to-one relationship, loading it on first access.
@@ -48,9 +41,9 @@ extension ManagedObject {
 
     /// ``toOneTarget(_:)`` once the caller has checked access and found the context.
     private func resolvedToOneTarget(_ property: Int, context: ObjectContext) -> ManagedObject? {
-        if let cached = relations?[toOne: property] { return cached }
+        if let cached = sideState?[toOne: property] { return cached }
         let target = storedToOneTarget(property, relation: relation(property), context: context)
-        if let target { relationState[toOne: property] = .some(target) }
+        if let target { madeSideState[toOne: property] = .some(target) }
         return target ?? nil
     }
 
@@ -106,7 +99,7 @@ extension ManagedObject {
     final func toOneTargetID(_ property: Int) -> ObjectID? {
         if state.contains(.prototype) { return nil }
         _ = relationContext(property)
-        if let cached = relations?[toOne: property] { return cached?.objectID }
+        if let cached = sideState?[toOne: property] { return cached?.objectID }
         guard case .integer(let key) = values[resolvedModel.properties[property].column!], let link else { return nil }
         return ObjectID(
             storeIdentifier: link.storeIdentifier, entityName: relation(property).target.name, kind: .permanent(key))
@@ -120,7 +113,7 @@ extension ManagedObject {
         if let newTarget { requireSameContext(newTarget, context, self.propertyName(property)) }
         let model = resolvedModelReference
         let relation = model.model.relations[property]!
-        let cache = relationState
+        let cache = madeSideState
         let oldTarget: ManagedObject?
         if let cached = cache[toOne: property] {
             oldTarget = cached
@@ -135,11 +128,11 @@ extension ManagedObject {
         context.registerRelationChange(self)
         if relation.inverseIsToMany {
             if let oldTarget {
-                oldTarget.relations?.toMany[relation.inverseProperty]?.remove(self)
+                oldTarget.sideState?.toMany[relation.inverseProperty]?.remove(self)
                 context.registerTouch(oldTarget, property: relation.inverseProperty)
             }
             if let newTarget {
-                newTarget.relations?.toMany[relation.inverseProperty]?.insert(self)
+                newTarget.sideState?.toMany[relation.inverseProperty]?.insert(self)
                 context.registerTouch(newTarget, property: relation.inverseProperty)
             }
         } else {
@@ -157,7 +150,7 @@ extension ManagedObject {
 
     /// Sets the to-one state and column without touching the inverse.
     final func setToOneRaw(_ property: Int, _ target: ManagedObject?, context: ObjectContext) {
-        relationState[toOne: property] = .some(target)
+        madeSideState[toOne: property] = .some(target)
         setColumn(resolvedModel.column(ofProperty: property), Self.foreignKey(of: target))
         context.registerRelationChange(self)
     }
@@ -180,9 +173,9 @@ extension ManagedObject {
     /// For filters judged in memory: the link is set, so `$0.account == nil` must not hold and
     /// `$0.$account == id` must.
     final func valuesWithPendingLinks() -> ContiguousArray<StoredValue>? {
-        guard let relations, let model else { return nil }
+        guard let sideState, let model else { return nil }
         var copy: ContiguousArray<StoredValue>?
-        relations.forEachToOne { property, target in
+        sideState.forEachToOne { property, target in
             guard let target else { return }
             let column = model.column(ofProperty: property)
             guard column >= 0 else { return }
@@ -278,7 +271,7 @@ extension ManagedObject {
     /// merging this context's unsaved relationship changes.
     final func loadedSet(_ property: Int) -> RelatedSet {
         let context = relationContext(property)
-        if let loaded = relations?.toMany[property] { return loaded }
+        if let loaded = sideState?.toMany[property] { return loaded }
         let relation = relation(property)
         let set: RelatedSet
         do {
@@ -288,19 +281,19 @@ extension ManagedObject {
             context.recordFailedLoad(error)
             return RelatedSet([])
         }
-        relationState.toMany[property] = set
+        madeSideState.toMany[property] = set
         return set
     }
 
     /// The set of a to-many property if it is loaded; nil when it is still a fault.
     final func loadedToMany(_ property: Int) -> RelatedSet? {
-        relations?.toMany[property]
+        sideState?.toMany[property]
     }
 
     /// Installs the loaded set of a to-many property (batch faulting, prefetching), unless one
     /// is loaded already: a loaded set may hold unsaved changes and is never replaced.
     final func installToMany(_ property: Int, members: [ManagedObject]) {
-        if relations?.toMany[property] != nil { return }
-        relationState.toMany[property] = RelatedSet(members)
+        if sideState?.toMany[property] != nil { return }
+        madeSideState.toMany[property] = RelatedSet(members)
     }
 }

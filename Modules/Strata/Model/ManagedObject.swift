@@ -35,23 +35,58 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// model registry holds every one), and every attribute access goes through it.
     final var modelReference: ModelReference?
     final var link: ContextLink?
-    /// The object's column values in ``EntityModel`` column order, in place: slots in its
-    /// context's ``ValueArena`` (kept alive by ``link``), or in ``detachedValues`` for an object
-    /// used before it was inserted and for the objects of a batched read
-    /// (``ObjectContext/forEachBatch(of:size:_:)``). Empty until the object has a model, and set
-    /// together with it.
-    final var slots: ValueSlots = .empty
-    /// Owns the slots when they are not in the context's arena (see ``slots``): the object's own,
-    /// or its batch's block, shared with the other objects of the batch.
-    final var detachedValues: DetachedValues?
-    /// Values as last loaded or saved, kept from the first change until save or rollback.
-    final var committedValues: ContiguousArray<StoredValue>?
+    /// Everything a fetched, unchanged object does not need (relationship caches, values kept
+    /// for a rollback, the owner of detached values, a temporary serial), made on first need
+    /// (``madeSideState``): nil for most objects, which keeps them to a smaller allocation.
+    final var sideState: ObjectSideState?
     final var key: Int64 = 0
-    final var temporarySerial: UInt64 = 0
     final var version: Int64 = 0
-    final var relations: RelationState?
+    /// The object's column values in ``EntityModel`` column order, in place: slots in its
+    /// context's ``ValueArena`` (kept alive by ``link``), in ``detachedValues`` for an object
+    /// used before it was inserted, or, for an object of a batched read
+    /// (``ObjectContext/forEachBatch(of:size:_:)``), in its batch's block, which the read holds
+    /// until the batch ends and then gives every object still held values of its own. Empty until
+    /// the object has a model, and set together with it. Twelve bytes (``ValueSlots``), so that
+    /// ``state`` fits in the four after.
+    final var slots: ValueSlots = .empty
     /// Last, so that a subclass's property wrappers (four bytes each) pack right after it.
     final var state: ObjectState = []
+
+    /// The side state, made now if the object has none yet.
+    final var madeSideState: ObjectSideState {
+        if let sideState { return sideState }
+        let made = ObjectSideState()
+        sideState = made
+        return made
+    }
+
+    /// Owns the slots of an object used before it was inserted, or kept after its batched read's
+    /// batch ended (see ``slots``).
+    final var detachedValues: DetachedValues? {
+        get { sideState?.detachedValues }
+        set {
+            if newValue == nil && sideState == nil { return }
+            madeSideState.detachedValues = newValue
+        }
+    }
+
+    /// Values as last loaded or saved, kept from the first change until save or rollback.
+    final var committedValues: ContiguousArray<StoredValue>? {
+        get { sideState?.committedValues }
+        set {
+            if newValue == nil && sideState == nil { return }
+            madeSideState.committedValues = newValue
+        }
+    }
+
+    /// The serial of the object's temporary ID, given when it is inserted; 0 for a fetched one.
+    final var temporarySerial: UInt64 {
+        get { sideState?.temporarySerial ?? 0 }
+        set {
+            if newValue == 0 && sideState == nil { return }
+            madeSideState.temporarySerial = newValue
+        }
+    }
 
     /// Creates an object that belongs to no context yet; insert it with ``ObjectContext/insert(_:)``.
     /// Subclasses must keep this initializer (all their properties have defaults).

@@ -88,18 +88,30 @@ import StrataStorage
 ///
 /// Lifetime rule: a run is valid while its owner lives. Only ``ManagedObject`` stores one, and
 /// it holds the owner (its ``ContextLink``, which holds the arena, or its ``DetachedValues``) as
-/// long as it holds the run; code that takes `object.values` uses it while it holds `object`.
+/// long as it holds the run, with one exception: an object of a batched read
+/// (``ObjectContext/forEachBatch(of:size:_:)``) holds none, because the read holds its batch's
+/// blocks until the batch ends and then gives every object still held a run of its own, before
+/// it lets the blocks go. Code that takes `object.values` uses it while it holds `object`.
 @safe struct ValueSlots: RandomAccessCollection, MutableCollection {
     private let base: UnsafeMutablePointer<StoredValue>?
+    /// The number of slots, held in four bytes: a run is stored in every object, where the
+    /// object's flags fit in the four bytes after it (``ManagedObject/slots``).
+    private let storedCount: UInt32
+
     /// The number of slots.
-    let count: Int
+    var count: Int {
+        @inline(__always) get { Int(storedCount) }
+    }
 
     /// No slots: the run of an object that has no model yet.
     static var empty: ValueSlots { unsafe ValueSlots(base: nil, count: 0) }
 
+    /// Stops the program when `count` is negative or does not fit four bytes (an entity has far
+    /// fewer columns).
     fileprivate init(base: UnsafeMutablePointer<StoredValue>?, count: Int) {
         unsafe self.base = base
-        self.count = count
+        guard let stored = UInt32(exactly: count) else { preconditionFailure("slot count out of range: \(count)") }
+        storedCount = stored
     }
 
     var startIndex: Int { 0 }
@@ -151,10 +163,9 @@ struct ValueSlot {
 
 /// Column values kept apart from a context's arena, freed when their last owner goes: the values
 /// of an object that belongs to no context (a prototype, or an object made with `init()` and used
-/// before it was inserted), or a block of a batched read's objects
-/// (``ObjectContext/forEachBatch(of:size:_:)``), which every object of the block holds, so that
-/// the block goes when they all have (the read gives an object still held after its batch a copy
-/// of its own values).
+/// before it was inserted, or kept after its batch of a batched read), or a block of a batched
+/// read's objects (``ObjectContext/forEachBatch(of:size:_:)``), which the read holds until the
+/// batch ends, after giving every object still held a copy of its own values.
 @safe final class DetachedValues {
     private let base: UnsafeMutablePointer<StoredValue>
     private let capacity: Int

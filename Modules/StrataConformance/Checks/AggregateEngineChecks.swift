@@ -20,7 +20,10 @@ enum AggregateEngineChecks {
             matchesReference),
         ConformanceCheck(
             "Aggregates",
-            "an integer sum past Int64 is the reference's .validation error, and a filter that leaves it out is not",
+            """
+            an integer sum past Int64 is the reference's .validation error, an average of it is not, and a filter \
+            that leaves it out is not
+            """,
             sumOverflow),
         ConformanceCheck(
             "Aggregates",
@@ -109,10 +112,10 @@ enum AggregateEngineChecks {
         var accumulator = AggregateAccumulator(plan)
         do throws(StrataError) {
             for row in rows { try accumulator.add(row.values) }
+            return .success(try accumulator.checkedRows())
         } catch {
             return .failure(error)
         }
-        return .success(accumulator.rows())
     }
 
     /// The engine's result, its `StrataError` kept as a value.
@@ -318,20 +321,34 @@ enum AggregateEngineChecks {
         ])
         let throwing: [AggregatePlan] = [
             AggregatePlan(entity: member.number, functions: [.sum(column: org)]),
-            AggregatePlan(entity: member.number, functions: [.count, .average(column: org)]),
             AggregatePlan(
                 entity: member.number, groupBy: [isAdmin], functions: [.maximum(column: org), .sum(column: org)]),
             AggregatePlan(
                 entity: member.number, filter: .compare(column: isAdmin, .equal, .integer(1)),
                 functions: [.sum(column: org)]),
             // Two summed integer columns: the error still names the one that overflows.
-            AggregatePlan(entity: member.number, functions: [.sum(column: isAdmin), .average(column: org)]),
+            AggregatePlan(entity: member.number, functions: [.sum(column: isAdmin), .sum(column: org)]),
         ]
         for plan in throwing {
             guard case .failure(let error) = try engineResult(plan, reader) else {
                 throw kit.fail("aggregate(_:) for \(plan) did not report the overflow")
             }
             try kit.expectEqual(error, overflow, "the overflow error for \(plan)")
+            try expectReference(plan, reader, kit)
+        }
+        // An average divides the exact sum: it never overflows, also next to a sum that fits.
+        let averages: [AggregatePlan] = [
+            AggregatePlan(entity: member.number, functions: [.count, .average(column: org)]),
+            AggregatePlan(entity: member.number, functions: [.sum(column: isAdmin), .average(column: org)]),
+            AggregatePlan(entity: member.number, groupBy: [isAdmin], functions: [.average(column: org)]),
+        ]
+        for plan in averages {
+            guard case .success(let rows) = try engineResult(plan, reader) else {
+                throw kit.fail("aggregate(_:) for \(plan) failed: an average of an integer sum past Int64 is a number")
+            }
+            try kit.expect(
+                rows.allSatisfy { $0.values.allSatisfy { !$0.isNull } }, "every average of \(plan) is a number: \(rows)"
+            )
             try expectReference(plan, reader, kit)
         }
         // Without the admins the sum is small; min and max never overflow.

@@ -13,6 +13,20 @@ enum AggregateQueryChecks {
             grouped),
         ConformanceCheck(group, "aggregates over no rows, typed helpers and an overflowing sum", edges),
         ConformanceCheck(
+            group,
+            """
+            an integer sum is exact whatever order its rows come in: only a total past Int64 fails, never an \
+            average
+            """,
+            exactIntegerSums),
+        ConformanceCheck(
+            group,
+            """
+            a real sum past the finite range is infinity and one of +infinity and -infinity is NaN, and the \
+            perform reads on
+            """,
+            realSums),
+        ConformanceCheck(
             group, "aggregates read the perform's snapshot and refuse while the entity has unsaved changes",
             isolation),
     ]
@@ -117,6 +131,80 @@ enum AggregateQueryChecks {
         guard message.hasPrefix("Aggregate failed"), !message.contains("written") else {
             throw kit.fail("an overflowing sum's message says the aggregate failed, not \(message)")
         }
+    }
+
+    static func exactIntegerSums(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        // In key order: a running total passes Int64.max at "x2" and comes back at "x3".
+        for (name, balance) in [("x1", Int64.max), ("x2", 1), ("x3", -1), ("y1", .max), ("y2", .max)] {
+            _ = try await container.makeAccount(name, balance: balance, note: String(name.prefix(1)))
+        }
+        let xs = #Predicate<KitAccount> { $0.note == "x" }
+        let ys = #Predicate<KitAccount> { $0.note == "y" }
+        let (sum, mean, big, grouped) = try await container.read { context in
+            (
+                try context.sum(\KitAccount.balance, of: FetchRequest(predicate: xs)),
+                try context.average(\KitAccount.balance, of: FetchRequest(predicate: xs)),
+                try context.average(\KitAccount.balance, of: FetchRequest(predicate: ys)),
+                try context.aggregate(
+                    FetchRequest<KitAccount>(), groupedBy: [\.note], [.count, .average(\.balance)])
+            )
+        }
+        let max = Int128(Int64.max)
+        try kit.expectEqual(sum, .max, "the sum of Int64.max, 1 and -1, in that order")
+        try kit.expectEqual(mean, Double(max) / 3, "their average")
+        try kit.expectEqual(big, Double(max * 2) / 2, "the average of Int64.max twice (its sum is past Int64)")
+        let groups = grouped.map { row in
+            "\(row.group[0].string ?? "nil") \(row.values[0].integer ?? -1) \(row.values[1].double ?? 0)"
+        }
+        try kit.expectEqual(
+            groups, ["x 3 \(Double(max) / 3)", "y 2 \(Double(max * 2) / 2)"], "grouped averages, one past Int64")
+        let error = try await kit.expectStrataError("a sum whose total is past Int64") {
+            _ = try await container.read { try $0.sum(\KitAccount.balance, of: FetchRequest(predicate: ys)) }
+        }
+        guard case .validation(let issues) = error, issues.first?.property == "balance" else {
+            throw kit.fail("a total past Int64 gives .validation naming Account.balance, not \(error)")
+        }
+    }
+
+    static func realSums(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let samples: [(String, Double)] = [
+            ("big", .greatestFiniteMagnitude), ("big", .greatestFiniteMagnitude), ("nan", .infinity),
+            ("nan", -.infinity), ("one", 1.5),
+        ]
+        try await container.performUnitOfWork { context in
+            for (text, double) in samples {
+                let sample = KitSample(context: context)
+                sample.text = text
+                sample.double = double
+            }
+            try context.save()
+        }
+        let big = #Predicate<KitSample> { $0.text == "big" }
+        let nan = #Predicate<KitSample> { $0.text == "nan" }
+        // All in one perform: a sum the engine cannot compute must not leave its snapshot unusable.
+        let (bigSum, bigMean, nanSum, nanMean, grouped, count) = try await container.read { context in
+            (
+                try context.sum(\KitSample.double, of: FetchRequest(predicate: big)),
+                try context.average(\KitSample.double, of: FetchRequest(predicate: big)),
+                try context.sum(\KitSample.double, of: FetchRequest(predicate: nan)),
+                try context.average(\KitSample.double, of: FetchRequest(predicate: nan)),
+                try context.aggregate(FetchRequest<KitSample>(), groupedBy: [\.text], [.sum(\.double), .count]),
+                try context.count(for: FetchRequest<KitSample>())
+            )
+        }
+        try kit.expectEqual(bigSum, .infinity, "the sum of two greatest finite doubles")
+        try kit.expectEqual(bigMean, .infinity, "their average (the sum divided by the count)")
+        try kit.expect(nanSum.isNaN, "the sum of +infinity and -infinity is NaN, not \(nanSum)")
+        try kit.expect(nanMean?.isNaN == true, "their average is NaN, not \(String(describing: nanMean))")
+        // (NaN's sign is the engine's: any NaN reads as "nan".)
+        let groups = grouped.map { row in
+            let sum = row.values[0].double ?? 0
+            return "\(row.group[0].string ?? "?") \(sum.isNaN ? "nan" : "\(sum)") \(row.values[1].integer ?? 0)"
+        }
+        try kit.expectEqual(groups, ["big inf 2", "nan nan 2", "one 1.5 1"], "grouped real sums")
+        try kit.expectEqual(count, samples.count, "a count after them in the same perform")
     }
 
     static func isolation(_ kit: ConformanceHarness) async throws {

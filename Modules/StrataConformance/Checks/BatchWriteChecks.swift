@@ -35,14 +35,19 @@ enum BatchWriteChecks {
     static func inserts(_ kit: ConformanceHarness) async throws {
         let container = try kit.open()
         let rows = (0..<500).map { (name: String(format: "acct-%03d", $0), balance: Int64($0) * 3) }
-        let results = try await container.performUnitOfWork { context in
+        let saved = try await container.performUnitOfWork { context in
             try context.batchInsert(KitAccount.self, from: rows) { row, values in
                 values[\.name] = row.name
                 values[\.balance] = row.balance
             }
             try context.save()
-            return context.savedBatches
+            let results = context.savedBatches
+            // A later save with nothing to write reports no batches.
+            try context.save()
+            return (results, context.savedBatches.count)
         }
+        let (results, afterEmptySave) = saved
+        try kit.expectEqual(afterEmptySave, 0, "savedBatches after a save with nothing to write")
         try kit.expectEqual(results.count, 1, "batch results")
         try kit.expectEqual(results[0].kind, .insert, "the kind")
         try kit.expectEqual(results[0].insertedCount, 500, "rows inserted")

@@ -11,6 +11,9 @@ enum ProjectionChecks {
             "Streaming", "batches deliver every selected row once, in key order, from the perform's snapshot",
             batches),
         ConformanceCheck(
+            "Streaming", "a batch size past the result (up to Int.max) gives one batch of every row",
+            oversizedBatches),
+        ConformanceCheck(
             "Streaming", "a batch's objects are let go after it unless changed; changes made in a batch save",
             lifetimes),
         ConformanceCheck(
@@ -98,6 +101,30 @@ enum ProjectionChecks {
         try kit.expectEqual(windowed, (900..<1_000).map { String(format: "p%04d", $0) }, "limit and offset")
         let left = try await container.read { try $0.count(for: FetchRequest<KitAccount>()) }
         try kit.expectEqual(left, 0, "the other context's delete did commit")
+    }
+
+    static func oversizedBatches(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        try await seed(container, count: 55)
+        let sizes = [Int.max, Int.max / 2, 1 << 32, 1 << 20, 56, 55]
+        let context = container.newBackgroundContext(named: "stream")
+        let batches = try await context.perform {
+            var batches: [[String]] = []
+            for size in sizes {
+                var names: [String] = []
+                var count = 0
+                try context.forEachBatch(of: FetchRequest<KitAccount>(), size: size) { accounts in
+                    count += 1
+                    names += accounts.map(\.name)
+                }
+                batches.append(count == 1 ? names : ["\(count) batches"])
+            }
+            return batches
+        }
+        let all = (0..<55).map { String(format: "p%04d", $0) }
+        for (size, names) in zip(sizes, batches) {
+            try kit.expectEqual(names, all, "forEachBatch(size: \(size)) over 55 rows: one batch of them all")
+        }
     }
 
     static func lifetimes(_ kit: ConformanceHarness) async throws {

@@ -179,7 +179,7 @@ extension StoreReader {
         try forEachRow(for: FetchPlan(entity: plan.entity, filter: plan.filter, inKeyOrder: false)) { row in
             try accumulator.add(row.values)
         }
-        return accumulator.rows()
+        return try accumulator.checkedRows()
     }
 
     /// Reads the links of each key with ``linkedKeys(join:from:key:)``.

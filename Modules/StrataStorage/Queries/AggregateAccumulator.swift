@@ -9,10 +9,11 @@ import Foundation
 /// try reader.forEachRow(for: FetchPlan(entity: plan.entity, filter: plan.filter)) { row in
 ///     try accumulator.add(row.values)
 /// }
-/// let result = accumulator.rows()
+/// let result = try accumulator.checkedRows()
 /// ```
 public struct AggregateAccumulator: Sendable {
-    /// The message of the `.validation` issue an integer sum past `Int64` throws. Its entity and
+    /// The message of the `.validation` issue an integer sum past `Int64` throws (its exact
+    /// total, whatever order the rows came in; an average never fails). Its entity and
     /// property name the plan's entity and column numbers; the core names them.
     public static let sumOverflowMessage = "the sum is beyond the range of a 64-bit integer"
 
@@ -31,7 +32,8 @@ public struct AggregateAccumulator: Sendable {
     }
 
     /// Adds one matching row (its values in column order).
-    /// - Throws: `.validation` when an integer sum passes `Int64` (see ``sumOverflowMessage``).
+    /// - Throws: nothing since integer sums became exact: a sum past `Int64` is reported by
+    ///   ``checkedRows()``. The signature is kept for source compatibility.
     public mutating func add(_ values: some RandomAccessCollection<StoredValue>) throws(StrataError) {
         let start = values.startIndex
         key.removeAll(keepingCapacity: true)
@@ -52,26 +54,51 @@ public struct AggregateAccumulator: Sendable {
 
     /// The groups in ascending order of their values, each with its aggregates; one group over no
     /// rows when the plan does not group.
+    /// - Throws: `.validation` when an integer sum's exact total is past `Int64` (see
+    ///   ``sumOverflowMessage``), naming the first such function's column in the plan's order.
+    public func checkedRows() throws(StrataError) -> [AggregateRow] {
+        try Self.rows(of: plan, groups: groups.lazy.map { ($0.key, $0.value) }, partials: partials)
+    }
+
+    /// The groups, as ``checkedRows()`` gives them, but an integer sum past `Int64` held at
+    /// `Int64.min` or `Int64.max` instead of reported.
+    @available(*, deprecated, message: "use checkedRows(), which reports an integer sum past Int64 as .validation")
     public func rows() -> [AggregateRow] {
-        Self.rows(of: plan, groups: groups.lazy.map { ($0.key, $0.value) }, partials: partials)
+        Self.clampedRows(of: plan, groups: groups.lazy.map { ($0.key, $0.value) }, partials: partials)
     }
 
     /// The result of `plan` from its groups, each a group's values and the offset of its run of
     /// `plan.functions.count` partials in `partials`: in ascending order of the values, with one
     /// group over no rows when the plan does not group. What ``rows()`` returns, for an engine
     /// that folds into ``AggregatePartial``s of its own.
+    /// - Throws: `.validation` when an integer sum is past `Int64`, as ``checkedRows()``.
     package static func rows(
+        of plan: AggregatePlan, groups: some Collection<([StoredValue], Int)>, partials: [AggregatePartial]
+    ) throws(StrataError) -> [AggregateRow] {
+        // The first overflowing sum in the plan's order names itself, whatever the groups' order.
+        for (index, function) in plan.functions.enumerated() {
+            guard case .sum = function else { continue }
+            for (_, base) in groups {
+                _ = try partials[base + index].checkedValue(for: function, entity: plan.entity)
+            }
+        }
+        return clampedRows(of: plan, groups: groups, partials: partials)
+    }
+
+    /// ``rows(of:groups:partials:)`` with an integer sum past `Int64` held at its nearest end.
+    private static func clampedRows(
         of plan: AggregatePlan, groups: some Collection<([StoredValue], Int)>, partials: [AggregatePartial]
     ) -> [AggregateRow] {
         if groups.isEmpty && plan.groupBy.isEmpty {
             let empty = AggregatePartial()
-            return [AggregateRow(group: [], values: plan.functions.map { empty.value(for: $0) })]
+            return [AggregateRow(group: [], values: plan.functions.map { empty.clampedValue(for: $0) })]
         }
         var result: [AggregateRow] = []
         result.reserveCapacity(groups.count)
         for (group, base) in groups {
             let run = partials[base..<(base + plan.functions.count)]
-            result.append(AggregateRow(group: group, values: zip(plan.functions, run).map { $1.value(for: $0) }))
+            result.append(
+                AggregateRow(group: group, values: zip(plan.functions, run).map { $1.clampedValue(for: $0) }))
         }
         result.sort { groupPrecedes($0.group, $1.group) }
         return result

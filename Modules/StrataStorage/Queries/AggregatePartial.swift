@@ -11,14 +11,18 @@ import Foundation
 /// partial.value(for: .sum(column: 2))   // .integer(5)
 /// ```
 ///
+/// Integer sums are exact (128 bits) whatever order the values come in; only the total is checked
+/// against `Int64`, when it is read (``checkedValue(for:entity:)``), and an average divides the
+/// exact total, so it never fails.
+///
 /// The typed adds equal ``add(_:for:entity:)`` of the same value: `add(integer: n, …)` is
-/// `add(.integer(n), …)` (reporting an overflow instead of throwing it), `add(real: x, …)` is
+/// `add(.integer(n), …)`, `add(real: x, …)` is
 /// `add(.real(x), …)`, ``addNull(for:)`` is
 /// `add(.null, …)`, and ``addUnread(for:)`` is the add of a text or a blob for every function
 /// that does not look at it (all but minimum and maximum).
 public struct AggregatePartial: Sendable {
     @usableFromInline var count: Int64 = 0
-    @usableFromInline var integerSum: Int64 = 0
+    @usableFromInline var integerSum: Int128 = 0
     @usableFromInline var realSum: Double = 0
     @usableFromInline var sawReal = false
     @usableFromInline var extreme: StoredValue = .null
@@ -31,7 +35,7 @@ public struct AggregatePartial: Sendable {
     /// the extreme of a minimum or maximum (`.null` when there is none). The result is the
     /// partial that adding the same values one by one would give.
     package init(
-        count: Int64, integerSum: Int64 = 0, realSum: Double = 0, sawReal: Bool = false, extreme: StoredValue = .null
+        count: Int64, integerSum: Int128 = 0, realSum: Double = 0, sawReal: Bool = false, extreme: StoredValue = .null
     ) {
         self.count = count
         self.integerSum = integerSum
@@ -41,7 +45,8 @@ public struct AggregatePartial: Sendable {
     }
 
     /// Adds one row's value of the function's column (`.null` for ``AggregateFunction/count``).
-    /// - Throws: `.validation` when an integer sum passes `Int64` (``AggregateAccumulator/sumOverflowMessage``).
+    /// - Throws: nothing since integer sums became exact: a sum past `Int64` is reported when it is
+    ///   read (``checkedValue(for:entity:)``). The signature is kept for source compatibility.
     public mutating func add(_ value: StoredValue, for function: AggregateFunction, entity: Int) throws(StrataError) {
         if case .count = function {
             count += 1
@@ -52,12 +57,11 @@ public struct AggregatePartial: Sendable {
         switch function {
         case .count, .countValues:
             return
-        case .sum(let column), .average(let column):
+        case .sum, .average:
             switch value {
             case .integer(let number):
-                let (sum, overflow) = integerSum.addingReportingOverflow(number)
-                if overflow { throw Self.overflow(entity: entity, column: column) }
-                integerSum = sum
+                // At most 2^63 values of at most 2^63 each: the total fits 128 bits.
+                integerSum &+= Int128(number)
             case .real(let number):
                 realSum += number
                 sawReal = true
@@ -82,19 +86,24 @@ public struct AggregatePartial: Sendable {
         }
     }
 
-    /// ``add(_:for:entity:)`` of `.integer(number)`, but for the overflow: false, with nothing
-    /// added, when an integer sum would pass `Int64`; the caller then throws the `.validation`
-    /// error that ``add(_:for:entity:)`` throws (``AggregateAccumulator/sumOverflowMessage``).
+    /// ``add(_:for:entity:)`` of `.integer(number)`. Always true: integer sums are exact and
+    /// checked when read (``checkedValue(for:entity:)``); until 0.2 it was false, adding nothing,
+    /// when the running sum passed `Int64`.
     @inlinable @inline(__always)
+    @available(
+        *, deprecated,
+        message: """
+            integer sums are exact now and this always returns true: use add(_:for:entity:) with .integer(n); \
+            read the result with checkedValue(for:entity:)
+            """
+    )
     public mutating func add(integer number: Int64, for function: AggregateFunction) -> Bool {
         switch function {
         case .count, .countValues:
             count += 1
         case .sum, .average:
-            let (sum, overflow) = integerSum.addingReportingOverflow(number)
-            if overflow { return false }
             count += 1
-            integerSum = sum
+            integerSum &+= Int128(number)
         case .minimum:
             count += 1
             keep(.integer(number), minimum: true)
@@ -138,13 +147,33 @@ public struct AggregatePartial: Sendable {
         count += 1
     }
 
-    /// The aggregate's value: what ``AggregateAccumulator/rows()`` reports.
+    /// The aggregate's value, as ``AggregateAccumulator/checkedRows()`` reports it.
+    /// - Throws: `.validation` when an integer sum is past `Int64`
+    ///   (``AggregateAccumulator/sumOverflowMessage``), naming `entity` and the function's column.
+    public func checkedValue(for function: AggregateFunction, entity: Int) throws(StrataError) -> StoredValue {
+        if case .sum(let column) = function, !sawReal, Int64(exactly: integerSum) == nil {
+            throw Self.overflow(entity: entity, column: column)
+        }
+        return clampedValue(for: function)
+    }
+
+    /// The aggregate's value, an integer sum past `Int64` held at `Int64.min` or `Int64.max`.
+    @available(
+        *, deprecated,
+        message: "use checkedValue(for:entity:), which reports an integer sum past Int64 as .validation"
+    )
     public func value(for function: AggregateFunction) -> StoredValue {
+        clampedValue(for: function)
+    }
+
+    /// The aggregate's value, an integer sum past `Int64` held at `Int64.min` or `Int64.max`.
+    func clampedValue(for function: AggregateFunction) -> StoredValue {
         switch function {
         case .count, .countValues:
             return .integer(count)
         case .sum:
-            return sawReal ? .real(realSum + Double(integerSum)) : .integer(integerSum)
+            if sawReal { return .real(realSum + Double(integerSum)) }
+            return .integer(Int64(clamping: integerSum))
         case .average:
             guard count > 0 else { return .null }
             return .real((sawReal ? realSum + Double(integerSum) : Double(integerSum)) / Double(count))

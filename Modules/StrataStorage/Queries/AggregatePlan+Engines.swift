@@ -31,76 +31,88 @@ extension AggregatePlan {
         }
     }
 
+    /// Whether the plan sums or averages a real column: a sum that may pass the finite range
+    /// (the reference gives infinity) or add +infinity and −infinity (the reference gives NaN).
+    package func sumsReals(of entity: EntitySchema) -> Bool {
+        functions.contains { function in
+            switch function {
+            case .sum(let column), .average(let column): entity.columns[column].type.storageClass == .real
+            default: false
+            }
+        }
+    }
+
     /// One result row of an aggregate statement in the layout the SQL engines select: the group
     /// columns, then one cell per function, two for an average (its sum, then its count). Each
-    /// closure reads the next cell: `value` as the value of a column, `count` as a count, `sum` as
-    /// the sum of a column (nil when it is past `Int64`).
-    /// - Returns: the group's row, or nil when one of its sums is past `Int64`.
+    /// closure reads the next cell (or cells): `value` as the value of a column, `count` as a
+    /// count, `sum` as the sum of a column, exact for integers.
+    ///
+    /// An integer sum past `Int64` is held at its nearest end in the row and reported in
+    /// `overflow`: the lowest such function index of all the rows read, which ``checkOverflow(_:)``
+    /// turns into the reference's error once every row is read. An average is never past range.
     package func row(
         value: (Int) throws(StrataError) -> StoredValue, count: () throws(StrataError) -> Int64,
-        sum: (Int) throws(StrataError) -> StoredValue?
-    ) throws(StrataError) -> AggregateRow? {
+        sum: (Int) throws(StrataError) -> EngineSum, overflow: inout Int?
+    ) throws(StrataError) -> AggregateRow {
         var group: [StoredValue] = []
         group.reserveCapacity(groupBy.count)
         for column in groupBy { group.append(try value(column)) }
         var values: [StoredValue] = []
         values.reserveCapacity(functions.count)
-        for function in functions {
+        for (index, function) in functions.enumerated() {
             switch function {
             case .count, .countValues:
                 values.append(.integer(try count()))
             case .sum(let column):
-                guard let total = try sum(column) else { return nil }
-                values.append(total)
+                switch try sum(column) {
+                case .integer(let total):
+                    if Int64(exactly: total) == nil { overflow = min(overflow ?? index, index) }
+                    values.append(.integer(Int64(clamping: total)))
+                case .real(let total):
+                    values.append(.real(total))
+                }
             case .minimum(let column), .maximum(let column):
                 values.append(try value(column))
             case .average(let column):
-                guard let total = try sum(column) else { return nil }
+                let total = try sum(column)
                 values.append(Self.average(sum: total, count: try count()))
             }
         }
         return AggregateRow(group: group, values: values)
     }
 
-    /// The reference value of ``AggregateFunction/sum(column:)`` from an engine's sum, nil (SQL's
-    /// NULL) when no value was added: `0` as an integer.
-    package static func sum(_ engineSum: StoredValue?) -> StoredValue {
-        guard let engineSum, !engineSum.isNull else { return .integer(0) }
-        return engineSum
+    /// Throws the reference's `.validation` for the sum at function `index` (from
+    /// ``row(value:count:sum:overflow:)``), if any: an integer sum whose exact total is past `Int64`.
+    package func checkOverflow(_ index: Int?) throws(StrataError) {
+        guard let index, case .sum(let column) = functions[index] else { return }
+        throw AggregatePartial.overflow(entity: entity, column: column)
+    }
+
+    /// An engine's sum of one column: exact for integers, as the engine added them for reals.
+    package enum EngineSum {
+        case integer(Int128)
+        case real(Double)
+
+        /// The sum of an engine's cell: SQL's NULL (no value added) is the integer 0, as in the
+        /// reference; an integer or a real as it is.
+        package init(_ cell: StoredValue) {
+            switch cell {
+            case .integer(let total): self = .integer(Int128(total))
+            case .real(let total): self = .real(total)
+            default: self = .integer(0)
+            }
+        }
     }
 
     /// The reference value of ``AggregateFunction/average(column:)`` from the exact sum and the
-    /// number of values added, divided here as ``AggregateAccumulator`` divides (an integer sum
+    /// number of values added, divided here as ``AggregatePartial`` divides (an integer sum
     /// converted to `Double` once), so the result is bit for bit the same.
-    package static func average(sum: StoredValue, count: Int64) -> StoredValue {
+    package static func average(sum: EngineSum, count: Int64) -> StoredValue {
         guard count > 0 else { return .null }
         switch sum {
         case .integer(let total): return .real(Double(total) / Double(count))
         case .real(let total): return .real((total + Double(0)) / Double(count))
-        default: return .null
         }
-    }
-
-    /// The overflow error of ``AggregateAccumulator`` for a sum of `column`.
-    package func sumOverflow(column: Int) -> StrataError {
-        AggregatePartial.overflow(entity: entity, column: column)
-    }
-
-    /// The integer columns the plan sums or averages, each once, in the plan's order: the
-    /// candidates for an overflow.
-    package func summedIntegerColumns(of entity: EntitySchema) -> [Int] {
-        var columns: [Int] = []
-        for function in functions {
-            switch function {
-            case .sum(let column), .average(let column):
-                if entity.columns[column].type.storageClass == .integer && !columns.contains(column) {
-                    columns.append(column)
-                }
-            default:
-                continue
-            }
-        }
-        return columns
     }
 }
 
@@ -113,7 +125,7 @@ extension StoreReader {
         try forEachRow(for: FetchPlan(entity: plan.entity, filter: plan.filter, inKeyOrder: false)) { row in
             try accumulator.add(row.values)
         }
-        return accumulator.rows()
+        return try accumulator.checkedRows()
     }
 }
 

@@ -130,6 +130,22 @@ struct PostgresCodecTests {
         #expect(PostgresEngine.isAmbiguous(PGFailure(sqlState: "57P01", message: "m", connectionBroken: false)))
         #expect(!PostgresEngine.isAmbiguous(PGFailure(sqlState: "40001", message: "m", connectionBroken: false)))
         if case .notAStore = map("3D000") {} else { Issue.record("3D000 is .notAStore") }
+        // A read-only server (a standby) is a state to wait out or route around, not a caller's bug.
+        if case .busy(let detail, _) = map("25006") {
+            #expect(detail.contains("standby"), "\(detail)")
+        } else {
+            Issue.record("25006 is .busy")
+        }
+        if case .busy(let detail, _) = map("53300") {
+            #expect(detail.contains("CONNECTION LIMIT"), "\(detail)")
+        } else {
+            Issue.record("53300 is .busy")
+        }
+        if case .io(let detail, _) = map("42501") {
+            #expect(detail.contains("UPDATE") && !detail.contains("grant it USAGE and CREATE"), "\(detail)")
+        } else {
+            Issue.record("42501 is .io")
+        }
         if case .storeFull = map("53100") {} else { Issue.record("53100 is .storeFull") }
         if case .io(let detail, let native) = map("28P01", message: "password s3cret wrong") {
             #expect(!detail.contains("s3cret"))

@@ -1,21 +1,48 @@
-/// Lazily created per-object relationship state: resolved to-one targets and loaded to-many sets.
+import StrataStorage
+
+/// What an object needs only once it is inserted, changed, detached or linked, kept apart from
+/// the object so that a fetched, unchanged object (the most common kind by far) carries none of
+/// it: resolved to-one targets and loaded to-many sets, the values as they were before the first
+/// change, the owner of values kept outside the context's arena, and the temporary serial of an
+/// inserted object. Made on the first need (``ManagedObject/madeSideState``).
 ///
 /// To-one targets behave like `[Int: ManagedObject?]` (``subscript(toOne:)``). Most entities
-/// have one or two to-one relationships, so the first two entries live in the object itself
+/// have one or two to-one relationships, so the first two entries live in the state itself
 /// and a bulk insert that sets one relationship per object allocates no hash table per object.
 ///
-/// Walled file (see "Unsafe code" in `Docs/Architecture.md`): the relationship cache's storage
-/// skips dynamic exclusivity checks, because every relationship read and write goes through it
-/// and the check (a runtime call per access) can find nothing: the state is confined to its
-/// object's context, whose thread every caller has checked (`ManagedObject.checkAccess`), and it
-/// is reached only through the accessors below, one access at a time.
-final class RelationState {
+/// Walled file (see "Unsafe code" in `Docs/Architecture.md`): the state's storage skips dynamic
+/// exclusivity checks, because every relationship read and write goes through it and the check
+/// (a runtime call per access) can find nothing: the state is confined to its object's context,
+/// whose thread every caller has checked (`ManagedObject.checkAccess`), and it is reached only
+/// through the accessors below, one access at a time.
+final class ObjectSideState {
+    @exclusivity(unchecked) private var _committedValues: ContiguousArray<StoredValue>?
+    @exclusivity(unchecked) private var _detachedValues: DetachedValues?
+    @exclusivity(unchecked) private var _temporarySerial: UInt64 = 0
     @exclusivity(unchecked) private var _firstProperty = -1
     @exclusivity(unchecked) private var _firstTarget: ManagedObject?
     @exclusivity(unchecked) private var _secondProperty = -1
     @exclusivity(unchecked) private var _secondTarget: ManagedObject?
     @exclusivity(unchecked) private var _overflow: [Int: ManagedObject?] = [:]
     @exclusivity(unchecked) private var _toMany = ToManySets()
+
+    /// The object's values as last loaded or saved, kept from its first change until save or
+    /// rollback (see ``ManagedObject/committedValues``).
+    var committedValues: ContiguousArray<StoredValue>? {
+        @inline(__always) get { unsafe _committedValues }
+        @inline(__always) _modify { yield &(unsafe _committedValues) }
+    }
+    /// The owner of the object's value slots when they are not in its context's arena (see
+    /// ``ManagedObject/detachedValues``).
+    var detachedValues: DetachedValues? {
+        @inline(__always) get { unsafe _detachedValues }
+        @inline(__always) _modify { yield &(unsafe _detachedValues) }
+    }
+    /// The serial of the object's temporary ID (an inserted object's; 0 for a fetched one).
+    var temporarySerial: UInt64 {
+        @inline(__always) get { unsafe _temporarySerial }
+        @inline(__always) _modify { yield &(unsafe _temporarySerial) }
+    }
 
     private var firstProperty: Int {
         @inline(__always) get { unsafe _firstProperty }
@@ -64,6 +91,17 @@ final class RelationState {
         }
     }
 
+    /// Forgets every resolved to-one target and loaded to-many set, to be read again from the
+    /// store; the rest of the state stays.
+    func forgetRelationships() {
+        firstProperty = -1
+        firstTarget = nil
+        secondProperty = -1
+        secondTarget = nil
+        if !overflow.isEmpty { overflow = [:] }
+        toMany = ToManySets()
+    }
+
     private func holds(_ property: Int) -> Bool {
         firstProperty == property || secondProperty == property || (!overflow.isEmpty && overflow[property] != nil)
     }
@@ -107,7 +145,7 @@ struct ToManySets {
 /// A loaded to-many relationship: members in order, plus their identities.
 ///
 /// Confined to its owner's context and exempt from dynamic exclusivity checks, like
-/// ``RelationState``.
+/// ``ObjectSideState``.
 final class RelatedSet {
     @exclusivity(unchecked) private var _members: [ManagedObject]
     /// Built on the first `insert`, `remove` or `contains`: a set that is only iterated (most
