@@ -8,7 +8,7 @@ import Foundation
 /// var partial = AggregatePartial()
 /// try partial.add(.integer(5), for: .sum(column: 2), entity: 0)
 /// partial.addNull(for: .sum(column: 2))
-/// partial.value(for: .sum(column: 2))   // .integer(5)
+/// try partial.checkedValue(for: .sum(column: 2), entity: 0)   // .integer(5)
 /// ```
 ///
 /// Integer sums are exact (128 bits) whatever order the values come in; only the total is checked
@@ -87,8 +87,8 @@ public struct AggregatePartial: Sendable {
     }
 
     /// ``add(_:for:entity:)`` of `.integer(number)`. Always true: integer sums are exact and
-    /// checked when read (``checkedValue(for:entity:)``); until 0.2 it was false, adding nothing,
-    /// when the running sum passed `Int64`.
+    /// checked when read (``checkedValue(for:entity:)``); in release 0.1.0 it was false, adding
+    /// nothing, when the running sum passed `Int64`.
     @inlinable @inline(__always)
     @available(
         *, deprecated,
