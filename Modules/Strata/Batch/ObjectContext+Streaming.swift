@@ -66,15 +66,15 @@ extension ObjectContext {
             offset = 0
             var batch: [Model] = []
             var fresh: [ManagedObject] = []
+            let rowsPerBlock = min(size, remaining, Self.streamedRowsPerBlock)
             // Room for at most a block's rows up front, whatever the size asked: a size past the
             // result (`Int.max` for "all in one batch") must not ask for memory it will not use,
             // and an array reservation near `Int.max` overflows inside the standard library.
-            batch.reserveCapacity(min(size, remaining, Self.streamedRowsPerBlock))
+            batch.reserveCapacity(rowsPerBlock)
             // The batch's values go in blocks of their own, not the context's arena, so that they
             // go with the batch: the read holds its blocks until the batch ends, when every object
             // still held gets values of its own (below), so no object needs to hold a block.
             var blocks: [DetachedValues] = []
-            let rowsPerBlock = min(size, remaining, Self.streamedRowsPerBlock)
             defer {
                 // The batch's unchanged objects leave the identity map; those still held after
                 // that (by the context, changed, or by a cache or the caller) get values of their

@@ -55,7 +55,9 @@ struct ToolVerifyPageDamageTests {
             try file.write(contentsOf: Data([0, 0]))
         case .misplaced:
             try file.seek(toOffset: start)
-            try file.write(contentsOf: withUnsafeBytes(of: UInt64(page + 1).littleEndian) { Data($0) })
+            // The page number field (8 bytes, little-endian) names the next page.
+            let number = UInt64(page + 1)
+            try file.write(contentsOf: Data((0..<8).map { UInt8(truncatingIfNeeded: number >> ($0 * 8)) }))
         case .scrambledNodes:
             try file.seek(toOffset: start + 16)
             try file.write(contentsOf: Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }))
