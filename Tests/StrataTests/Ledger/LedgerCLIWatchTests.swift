@@ -19,9 +19,7 @@ extension LedgerTests {
             let binary = try LedgerCLIMigrationTests.ledgerBinary()
             let store = try TestStore(kind)
             let options = LedgerCLIMigrationTests.options(kind, store)
-            try await Self.ledger(binary, options + ["init"])
-            try await Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
-            try await Self.ledger(binary, options + ["account", "add", "Savings"])
+            try await Self.openAccounts(binary, options)
 
             let watch = try WatchProcess(binary, options + ["watch"], in: store)
             // The watcher has its start token once it says so: everything committed after is shown.
@@ -55,9 +53,7 @@ extension LedgerTests {
             let binary = try LedgerCLIMigrationTests.ledgerBinary()
             let store = try TestStore(kind)
             let options = LedgerCLIMigrationTests.options(kind, store)
-            try await Self.ledger(binary, options + ["init"])
-            try await Self.ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
-            try await Self.ledger(binary, options + ["account", "add", "Savings"])
+            try await Self.openAccounts(binary, options)
             try await Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Rainy day"])
 
             let replay = try WatchProcess(binary, options + ["watch", "--from-start"], in: store)
@@ -97,6 +93,68 @@ extension LedgerTests {
             #expect(future.transcript.contains("past this store's last commit"), "\(future.transcript)")
             let both = try await BenchmarkBinary.run(binary, options + ["watch", "--from-start", "--after", "3"])
             #expect(both.status == 64 && both.errorOutput.contains("not both"), "\(both.errorOutput)")
+        }
+
+        /// The server behind a PostgreSQL store stops for 8 seconds (longer than the engine's 5-second
+        /// connect retry) while `ledger watch` follows it, and comes back: the watcher goes on by
+        /// itself, so a commit made after the outage is printed once and nothing before it twice,
+        /// and SIGINT still ends it with status 0. (Several layers ride out the outage: the LISTEN
+        /// connection reconnects, the history stream polls through a `.busy` store, and a `.busy`
+        /// read makes the watcher resume after the last token it printed; disabling either of
+        /// the first two alone still passes.) On a cluster of this test's own
+        /// (``PrivatePostgresServer``), so the outage cuts off no other test; stopping a server
+        /// exists only for the server engine.
+        @Test("ledger watch on PostgreSQL resumes after the server was down: no change missed or printed twice")
+        func watchResumesAfterServerRestart() async throws {
+            let binary = try LedgerCLIMigrationTests.ledgerBinary()
+            let server = try await PrivatePostgresServer()
+            let store = try TestStore(.postgres)
+            do {
+                let options = ["--engine", "postgres", "--store", server.url, "--schema", store.postgresSchema]
+                try await Self.openAccounts(binary, options)
+
+                let watch = try WatchProcess(binary, options + ["watch"], in: store)
+                try #require(
+                    await watch.waitForLine { $0.hasPrefix("Watching the ledger at ") } != nil, "\(watch.transcript)")
+                try await Self.ledger(binary, options + ["transfer", "Checking", "Savings", "200", "Before"])
+                try #require(await watch.waitForLine { $0.contains("Before") } != nil, "\(watch.transcript)")
+
+                // Down long enough for the watcher's next read to fail, then up again where it was
+                // (pg_ctl's start needs the port and socket directory the script gave it).
+                let query = URLComponents(string: server.url)?.queryItems ?? []
+                let socketDirectory = try #require(query.first { $0.name == "host" }?.value, "\(server.url)")
+                let port = try #require(query.first { $0.name == "port" }?.value, "\(server.url)")
+                let stopped = await server.control("stop -m fast -w -t 60")
+                try #require(stopped == 0, "pg_ctl stop failed with status \(stopped)")
+                try await Task.sleep(for: .seconds(8))
+                let started = await server.control(
+                    "start -w -t 60 -o \"-p \(port) -k \(socketDirectory) -c listen_addresses=''\"")
+                try #require(started == 0, "pg_ctl start failed with status \(started)")
+                try await Self.ledger(binary, options + ["transfer", "Savings", "Checking", "50", "After"])
+                try #require(
+                    await watch.waitForLine { $0.contains("Checking  +50.00") } != nil, "\(watch.transcript)")
+
+                let end = await watch.stop(signal: SIGINT)
+                #expect(end.reason == .exit && end.status == 0, "\(end) \(watch.transcript)")
+                #expect(
+                    watch.changeLines.map(\.text) == [
+                        "Checking  -200.00 USD  balance 1,300.00 USD  \"Before\"",
+                        "Savings  +200.00 USD  balance 200.00 USD  \"Before\"",
+                        "Savings  -50.00 USD  balance 150.00 USD  \"After\"",
+                        "Checking  +50.00 USD  balance 1,350.00 USD  \"After\"",
+                    ], "\(watch.transcript)")
+            } catch {
+                await server.stop()
+                throw error
+            }
+            await server.stop()
+        }
+
+        /// Makes the ledger store and its two accounts: Checking opened with 1,500.00, and Savings.
+        static func openAccounts(_ binary: URL, _ options: [String]) async throws {
+            try await ledger(binary, options + ["init"])
+            try await ledger(binary, options + ["account", "add", "Checking", "--opening", "1500"])
+            try await ledger(binary, options + ["account", "add", "Savings"])
         }
 
         /// Runs a `ledger` command to completion and requires it to succeed.
