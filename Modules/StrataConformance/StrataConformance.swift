@@ -34,7 +34,8 @@ public enum StrataConformance {
         + ValueStorageChecks.all
         + UniquenessChecks.all + AtomicityChecks.all
         + IsolationChecks.all + ConflictChecks.all + IdentityChecks.all + PersistenceChecks.all + ConcurrencyChecks.all
-        + StoreFileChecks.all + ContextChecks.all + FetchWindowChecks.all + SchemaMembershipChecks.all
+        + StoreFileChecks.all + ContextChecks.all + SaveValidationChecks.all + FetchWindowChecks.all
+        + SchemaMembershipChecks.all
         + RelationshipKeyChecks.all + NilLinkChecks.all + PredicateArithmeticChecks.all
         + WriteSkewChecks.all + PredicateGuardChecks.all + MembershipChecks.all + AttributeTypeChecks.all
         + MigrationChecks.all

@@ -82,6 +82,8 @@ extension ObjectContext {
     /// ```swift
     /// let object = try context.existingObject(with: id)
     /// ```
+    /// An ID made before its entity was renamed (``ManagedObject/originalEntityName``) finds the
+    /// object under the new name.
     /// - Throws: ``StrataStorage/StrataError/invalidURI(_:reason:)`` for an ID of another store
     ///   (`.otherStore`) or of an entity not in the schema (`.unknownEntity`),
     ///   ``StrataStorage/StrataError/objectNotFound(_:)`` when no such row exists, `.misuse` outside `perform`,
@@ -114,7 +116,8 @@ extension ObjectContext {
         guard id.storeIdentifier == link.storeIdentifier else {
             throw StrataError.invalidURI(id.uriString, reason: .otherStore)
         }
-        guard let model = schema.model(named: id.entityName) else {
+        // An ID made before its entity was renamed (`originalEntityName`): the rename kept the key.
+        guard let model = schema.model(named: id.entityName) ?? schema.model(renamedFrom: id.entityName) else {
             throw StrataError.invalidURI(id.uriString, reason: .unknownEntity)
         }
         return model
@@ -163,7 +166,7 @@ extension ObjectContext {
         guard id.storeIdentifier == link.storeIdentifier else { throw StrataError.invalidURI(uri, reason: .otherStore) }
         if schema.model(named: id.entityName) != nil { return id }
         // A URI made before the entity was renamed (`originalEntityName`): the rename kept the key.
-        guard let renamed = schema.models.first(where: { $0.originalName == id.entityName }) else {
+        guard let renamed = schema.model(renamedFrom: id.entityName) else {
             throw StrataError.invalidURI(uri, reason: .unknownEntity)
         }
         return ObjectID(storeIdentifier: id.storeIdentifier, entityName: renamed.name, kind: id.kind)

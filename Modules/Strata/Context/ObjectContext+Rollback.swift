@@ -6,6 +6,7 @@ extension ObjectContext {
     /// are forgotten too.
     public func rollback() {
         requireInside("ObjectContext.rollback()")
+        if case .running = validation { validation = .discarded("rollback()") }
         for object in inserted {
             if object.key > 0, let number = schema.number(of: object.model!) { registry[number][object.key] = nil }
             temporaries[object.temporarySerial] = nil
@@ -27,6 +28,7 @@ extension ObjectContext {
     /// Forgets every object and unsaved change; objects fetched before are no longer valid.
     public func reset() {
         requireInside("ObjectContext.reset()")
+        if case .running = validation { validation = .discarded("reset()") }
         for object in inserted { object.state.insert(.gone) }
         for entity in registry {
             for object in entity.values {

@@ -42,8 +42,10 @@ extension ObjectContext {
     ///   ``StrataStorage/StrataError/conflict(_:)`` when another context saved the same rows (or a row required
     ///   unchanged, or a row of a guarded result set) first (nothing is written), errors thrown by
     ///   `validateForSave()`, `.misuse` outside `perform`, inside a ``forEachBatch(of:size:_:)``
-    ///   body, after an insert of a class the schema does not list, or after a change to an object
-    ///   whose deletion this context already saved, `CancellationError` after cancellation, engine
+    ///   body or a `validateForSave()` (or after one called `rollback()` or `reset()`), after an
+    ///   insert of a class the schema does not list, after a change to an object whose deletion
+    ///   this context already saved, or after a change to (or a relationship to) an object that
+    ///   `rollback()` or `reset()` made invalid, `CancellationError` after cancellation, engine
     ///   errors (`.busy`, `.storeFull`, `.io`, `.storeCorrupt`), and the error of a relationship
     ///   that could not be loaded since the last ``rollback()`` or ``reset()`` (its read answered
     ///   empty, so changes may rest on it).
@@ -58,6 +60,14 @@ extension ObjectContext {
                 batches read one snapshot, which a save would end with part of the work committed. Save once after \
                 forEachBatch returns (the objects changed in its batches stay in the context), or read pages with \
                 fetchLimit and fetchOffset and save each page in a perform of its own
+                """)
+        }
+        if case .idle = validation {
+        } else {
+            throw StrataError.misuse(
+                """
+                save() was called from validateForSave(), which save() runs; nothing was written. Throw from \
+                validateForSave() to refuse the save; make the changes there and the outer save() writes them
                 """)
         }
         if let refused = refusedInserts.first { throw refused }
@@ -328,13 +338,37 @@ extension ObjectContext {
             updated.first { $0.state.isSuperset(of: [.deleted, .gone]) }
             ?? touched.first { $0.state.isSuperset(of: [.deleted, .gone]) }
             ?? relationDirty.first { $0.state.isSuperset(of: [.deleted, .gone]) }
-        guard let ghost else { return }
+        if let ghost {
+            throw .misuse(
+                """
+                \(ghost) was changed after this context saved its deletion: it no longer exists, so the change \
+                cannot be saved. Nothing was written; insert a new object instead, and call rollback() (or use a \
+                fresh context) to drop the change
+                """)
+        }
+        let forgotten =
+            updated.first { $0.state.contains(.gone) } ?? touched.first { $0.state.contains(.gone) }
+            ?? relationDirty.first { $0.state.contains(.gone) }
+            ?? deleted.first { $0.state.contains(.gone) && $0.key == 0 }
+            ?? inserted.first(where: Self.refersToForgotten) ?? relationDirty.first(where: Self.refersToForgotten)
+        guard let forgotten else { return }
         throw .misuse(
             """
-            \(ghost) was changed after this context saved its deletion: it no longer exists, so the change cannot \
-            be saved. Nothing was written; insert a new object instead, and call rollback() (or use a fresh \
-            context) to drop the change
+            \(forgotten) was changed, deleted or related after rollback() or reset() made it (or the object it \
+            refers to) invalid: rollback() undoes an insert, and reset() forgets every object. Nothing was \
+            written; fetch the object again (or insert a new one) after rollback() or reset(), and call \
+            rollback() to drop this change
             """)
+    }
+
+    /// Whether an unsaved object's to-one relationship holds an object that `rollback()` or
+    /// `reset()` made invalid.
+    private static func refersToForgotten(_ object: ManagedObject) -> Bool {
+        var found = false
+        object.sideState?.forEachToOne { _, target in
+            if let target, target.state.contains(.gone), !target.state.contains(.deleted) { found = true }
+        }
+        return found
     }
 }
 

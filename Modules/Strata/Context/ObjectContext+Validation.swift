@@ -3,8 +3,9 @@ import StrataStorage
 extension ObjectContext {
     /// The objects `save()` validates: inserted, then updated, without those marked for deletion.
     ///
-    /// Taken once, before any `validateForSave()` runs, so that what those overrides do to the
-    /// context does not change which objects are validated.
+    /// Taken before the `validateForSave()` overrides run, so that what they do to the context
+    /// does not change which objects they are called on, and again after them for the checks
+    /// of values.
     struct PendingObjects {
         let inserted: [ManagedObject]
         let updated: [ManagedObject]
@@ -26,9 +27,31 @@ extension ObjectContext {
         }
     }
 
-    /// Checks inserted and updated objects before anything is written: NaN values, then
-    /// uniqueness among unsaved objects, then each object's `validateForSave()`.
+    /// Where `save()` is in running the `validateForSave()` overrides.
+    enum ValidationPhase {
+        case idle
+        case running
+        /// An override called `rollback()` or `reset()`: the save must not go on.
+        case discarded(String)
+    }
+
+    /// Checks inserted and updated objects before anything is written: each object's
+    /// `validateForSave()`, then, over the objects as the overrides left them (an override may
+    /// change values or insert objects), NaN values and uniqueness among unsaved objects.
+    /// - Throws: what an override throws; `.misuse` when an override saved, or called
+    ///   `rollback()` or `reset()`; `.validation` for a NaN or an undecodable value;
+    ///   `.constraintViolation` for a unique value two unsaved objects share.
     func validatePendingObjects() throws {
+        validation = .running
+        defer { validation = .idle }
+        try PendingObjects(self).forEach { try $0.validateForSave() }
+        if case .discarded(let call) = validation {
+            throw StrataError.misuse(
+                """
+                validateForSave() called \(call) during save(); nothing was written. Throw from validateForSave() \
+                to refuse the save, and call \(call) after save() returns
+                """)
+        }
         let pending = PendingObjects(self)
         var issues: [ValidationIssue] = []
         pending.forEach { object in
@@ -46,7 +69,6 @@ extension ObjectContext {
         }
         if !issues.isEmpty { throw StrataError.validation(issues) }
         try checkUniquenessAmongPending(pending)
-        try pending.forEach { try $0.validateForSave() }
     }
 
     /// Two unsaved objects may not share values under a unique index (the engine checks the store).

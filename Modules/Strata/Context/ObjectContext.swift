@@ -50,6 +50,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// damaged row, a lost connection): a relationship read cannot throw, so it answers empty, and
     /// ``save()`` and the end of the body throw this instead (``recordFailedLoad(_:)``).
     var failedLoad: (any Error)?
+    /// Whether `save()` is running the objects' `validateForSave()` overrides, and whether one of
+    /// them called `rollback()` or `reset()` meanwhile (the save then writes nothing and throws).
+    var validation = ValidationPhase.idle
     /// The entity of the ``forEachBatch(of:size:_:)`` whose body is running, if any: its batches
     /// read one snapshot, which ``save()`` would end after writing part of the work.
     var streamingEntity: String?

@@ -45,7 +45,8 @@ extension ObjectContext {
         for transaction in transactions {
             for change in transaction.changes where change.objectID.storeIdentifier == storeIdentifier {
                 guard case .permanent(let key) = change.objectID.kind,
-                    let model = schema.model(named: change.objectID.entityName),
+                    let model = schema.model(named: change.objectID.entityName)
+                        ?? schema.model(renamedFrom: change.objectID.entityName),
                     let number = schema.number(of: model), let object = registry[number][key]
                 else { continue }
                 switch change.kind {

@@ -133,6 +133,9 @@ struct HistoryFilter: Sendable {
     let authors: Set<String>?
     /// Every property name of each entity, for inserts (stored without them).
     let propertyNames: [String: Set<String>]
+    /// The current name of each entity renamed since (``ManagedObject/originalEntityName``) by its
+    /// name before: history written before a rename names the entity as it was then.
+    let renamedEntities: [String: String]
 
     init(entities: [ManagedObject.Type], authors: Set<String>?, schema: Schema) throws(StrataError) {
         var names: Set<String> = []
@@ -153,6 +156,12 @@ struct HistoryFilter: Sendable {
         var propertyNames: [String: Set<String>] = [:]
         for model in schema.models { propertyNames[model.name] = Set(model.properties.map(\.name)) }
         self.propertyNames = propertyNames
+        var renamedEntities: [String: String] = [:]
+        for model in schema.models {
+            // An old name that a current entity has taken again stays that entity's.
+            if let old = model.originalName, schema.model(named: old) == nil { renamedEntities[old] = model.name }
+        }
+        self.renamedEntities = renamedEntities
     }
 
     /// The transaction as the caller sees it, or nil when the filter drops it whole.
@@ -161,14 +170,15 @@ struct HistoryFilter: Sendable {
         var changes: [PersistentHistoryChange] = []
         changes.reserveCapacity(stored.changes.count)
         for change in stored.changes {
-            if let entityNames, !entityNames.contains(change.entity) { continue }
+            let entity = renamedEntities.isEmpty ? change.entity : renamedEntities[change.entity] ?? change.entity
+            if let entityNames, !entityNames.contains(entity) { continue }
             guard change.key > 0 else { continue }
             changes.append(
                 PersistentHistoryChange(
-                    objectID: ObjectID(storeIdentifier: store, entityName: change.entity, primaryKey: change.key),
+                    objectID: ObjectID(storeIdentifier: store, entityName: entity, primaryKey: change.key),
                     kind: PersistentHistoryChange.Kind(change.kind),
                     changedProperties: change.kind == .insert && change.changedProperties.isEmpty
-                        ? propertyNames[change.entity, default: []] : Set(change.changedProperties),
+                        ? propertyNames[entity, default: []] : Set(change.changedProperties),
                     tombstone: change.tombstone.mapValues { TombstoneValue($0.value) }))
         }
         if entityNames != nil && changes.isEmpty { return nil }

@@ -133,6 +133,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Called at save for every inserted or updated object before anything is written.
     /// Throw to refuse the save; the error reaches the caller of `save()` unchanged.
+    ///
+    /// It may change values and insert objects: the save checks the values it leaves (NaN,
+    /// uniqueness among unsaved objects) after every override has run. It must not call `save()`,
+    /// `rollback()` or `reset()`: the save then throws `.misuse` and writes nothing.
+    ///
+    /// ```swift
+    /// override func validateForSave() throws {
+    ///     name = name.trimmingCharacters(in: .whitespaces)
+    ///     guard !name.isEmpty else {
+    ///         let issue = ValidationIssue(entity: "Payee", property: "name", message: "a name is needed")
+    ///         throw StrataError.validation([issue])
+    ///     }
+    /// }
+    /// ```
     open func validateForSave() throws {}
 
     /// The object's ID: temporary until the first save, permanent after.

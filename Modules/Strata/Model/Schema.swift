@@ -76,6 +76,9 @@ public struct Schema: Sendable {
 
     func model(named name: String) -> EntityModel? { models.first { $0.name == name } }
 
+    /// The entity that was called `name` before a rename (its ``ManagedObject/originalEntityName``).
+    func model(renamedFrom name: String) -> EntityModel? { models.first { $0.originalName == name } }
+
     func joinNumber(_ name: String) -> Int? { joinNumbers[name] }
 
     private static func entitySchema(

@@ -9,6 +9,8 @@ enum MigrationEntityChecks {
         MigrationAttributeChecks.check("an entity is removed: the other rows kept, its rows gone", remove),
         MigrationAttributeChecks.check("an entity renamed through originalEntityName keeps its rows", rename),
         MigrationAttributeChecks.check("an entity renamed keeps its unique constraint working", renameUnique),
+        MigrationAttributeChecks.check(
+            "IDs and history made before an entity rename name the renamed entity and resolve", renamedIDs),
     ]
 
     /// Saves shelves labelled `labels` and returns every shelf label and note title, sorted.
@@ -80,6 +82,33 @@ enum MigrationEntityChecks {
         try kit.expectEqual(
             differences.map(\.description).sorted(), ["entity `Memo` was removed", "entity `Note` was added"],
             "the differences")
+    }
+
+    /// An ID encoded (`Codable`) before Note became Memo, and the history of the commits made
+    /// before, resolve after the rename: the IDs name Memo, and a history filter on Memo keeps them.
+    static func renamedIDs(_ kit: ConformanceHarness) async throws {
+        try await MigrationChecks.seedNotes(kit)
+        let encoded = try await MigrationChecks.with(kit, MigrationModels.schema(KitV1.self, version: 1)) { container in
+            let id = try await container.read { context in
+                try context.fetch(FetchRequest<KitV1.Note>(predicate: #Predicate { $0.title == "Dune" }))[0].objectID
+            }
+            return try JSONEncoder().encode(id)
+        }
+        let id = try JSONDecoder().decode(ObjectID.self, from: encoded)
+        try await MigrationChecks.with(kit, KitMemo.schema()) { container in
+            let title = try await container.read { try $0.existingObject(with: id, as: KitMemo.Memo.self).title }
+            try kit.expectEqual(title, "Dune", "the memo of an ID encoded before the rename")
+            let history = try await container.history(after: .beginning, entities: [KitMemo.Memo.self])
+            let changes = history.flatMap(\.changes)
+            try kit.expectEqual(changes.count, 3, "history changes of Memo, made while it was Note")
+            try kit.expect(
+                changes.allSatisfy { $0.objectID.entityName == "Memo" && $0.changedProperties.contains("title") },
+                "the history's IDs and properties: \(changes.map { "\($0.objectID) \($0.changedProperties)" })")
+            let titles = try await container.read { context in
+                try changes.map { try context.existingObject(with: $0.objectID, as: KitMemo.Memo.self).title }.sorted()
+            }
+            try kit.expectEqual(titles, ["Dune", "Solaris", "Ubik"], "the memos the history names")
+        }
     }
 
     /// Version 1 → `KitNoteUnique` (title unique) → `KitMemoUnique` (Note renamed Memo).
