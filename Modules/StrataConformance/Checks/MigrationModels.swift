@@ -80,6 +80,20 @@ enum KitNoteShelved: VersionedSchema {
     }
 }
 
+/// `Note` with two required attributes that have defaults, `shelf` and `colour`.
+enum KitNoteShelvedTwice: VersionedSchema {
+    static let version = 2
+    static var models: [ManagedObject.Type] { [Note.self] }
+
+    final class Note: ManagedObject {
+        @Attribute var title = ""
+        @Attribute var rank = 0
+        @Attribute var body: String?
+        @Attribute var shelf = "unsorted"
+        @Attribute var colour = "grey"
+    }
+}
+
 /// `Note` without `rank`.
 enum KitNoteUnranked: VersionedSchema {
     static let version = 2

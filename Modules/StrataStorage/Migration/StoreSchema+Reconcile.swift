@@ -134,8 +134,12 @@ private struct MigrationRun<Session: StoreMigrationSession> {
             from: current, to: recorded, renames: target.renames, allowingReplacement: allowingReplacement,
             storeVersion: storeVersion)
         // The closure keeps a copy of the run as it is now, with this stage's count of stages done.
+        // An engine reports each step's rows from 0 (PostgreSQL fills one added column after
+        // another): the stage's fraction keeps its highest, so the whole never goes back.
+        let highest = StageFraction()
         let progress = MigrationRowProgress { [self] rows, total in
-            report(rows: rows, of: total, stageFraction: total > 0 ? Double(rows) / Double(total) : 0)
+            highest.value = max(highest.value, total > 0 ? Double(rows) / Double(total) : 0)
+            report(rows: rows, of: total, stageFraction: highest.value)
         }
         try session.apply(plan, to: target, progress: progress)
         current = recorded
@@ -174,4 +178,9 @@ private struct MigrationRun<Session: StoreMigrationSession> {
                 storeVersion: storeVersion, modelVersion: model.version, stage: stage, stageCount: count,
                 rowsMigrated: rows, rowsToMigrate: total, fractionCompleted: fraction))
     }
+}
+
+/// The highest fraction of a stage reported so far (one migration's thread only).
+private final class StageFraction {
+    var value = 0.0
 }
