@@ -180,6 +180,18 @@ extension SQLiteEngine {
         guard let version = try connection.queryInt64(select, [.text("schema_version")]) else {
             throw .storeCorrupt("\(path): strata_metadata has no schema_version")
         }
+        // Written as an integer of at least 1 (a schema's version); anything else, which SQLite
+        // would read as a number (text as 0), is damage, not a store to migrate.
+        let stored = try connection.queryText(
+            "SELECT typeof(value) || ' ' || quote(value) FROM strata_metadata WHERE key = ?1",
+            [.text("schema_version")])
+        guard version >= 1, stored?.hasPrefix("integer ") == true else {
+            throw .storeCorrupt(
+                """
+                \(path): strata_metadata's schema_version is \(stored ?? "missing"), not a version of 1 or more. \
+                Restore the store from a backup, or set it to the version of the model that wrote it
+                """)
+        }
         return StoreMetadata(identifier: identifier, schemaVersion: Int(clamping: version))
     }
 

@@ -142,6 +142,15 @@ struct HistoryFilter: Sendable {
         for type in entities {
             guard let model = schema.models.first(where: { ObjectIdentifier($0.type) == ObjectIdentifier(type) })
             else {
+                if let namesake = schema.model(named: type.entityName) {
+                    throw .misuse(
+                        """
+                        \(String(reflecting: type)) is not the class this container was opened with for entity \
+                        \(type.entityName) (that is \(String(reflecting: namesake.type)); a class of another schema \
+                        version, perhaps): pass the container's class to read or observe the history of \
+                        \(type.entityName)
+                        """)
+                }
                 throw .misuse(
                     """
                     \(type.entityName) is not in this container's schema (its entities: \

@@ -107,6 +107,15 @@ enum MigrationStageChecks {
                     predicate: #Predicate { $0.shelf == "unsorted" && $0.colour == "grey" }))
         }
         try kit.expectEqual(shelved, 6_000, "notes with both defaults")
+        // The history of Note asked with the version 1 class names the class to pass instead.
+        do {
+            _ = try await container.history(after: .beginning, entities: [KitV1.Note.self])
+            throw kit.fail("history of a class of another schema version was read")
+        } catch StrataError.misuse(let message, _) {
+            try kit.expect(
+                message.contains("KitNoteShelvedTwice.Note") && message.contains("another schema version"),
+                "the message does not name the class to pass: \(message)")
+        }
     }
 
     static func laterStart(_ kit: ConformanceHarness) async throws {

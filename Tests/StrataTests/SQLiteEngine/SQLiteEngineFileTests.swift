@@ -18,6 +18,27 @@ struct SQLiteEngineFileTests {
         #expect(path == store.path, sourceLocation: sourceLocation)
     }
 
+    /// A schema version that is not an integer of 1 or more (edited by hand, damaged) is
+    /// `.storeCorrupt`: SQLite reads text as 0, and the store would otherwise be "migrated"
+    /// silently from version 0 and the value rewritten.
+    @Test(arguments: ["'abc'", "0", "-5", "1.5", "'1'"])
+    func aDamagedSchemaVersionIsStoreCorrupt(value: String) throws {
+        let store = try TemporarySQLiteStore()
+        try store.open().close()
+        try RawSQLite(path: store.path).execute(
+            "UPDATE strata_metadata SET value = \(value) WHERE key = 'schema_version'")
+        let error = strataError { _ = try store.open() }
+        guard case .storeCorrupt(let message, _) = error else {
+            Issue.record("schema_version \(value): expected storeCorrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("schema_version"), "\(message)")
+        // Nothing was rewritten.
+        let kept = try RawSQLite(path: store.path).strings(
+            "SELECT quote(value) FROM strata_metadata WHERE key = 'schema_version'")
+        #expect(kept == [value], "\(kept)")
+    }
+
     @Test func garbageFileIsNotAStore() throws {
         let store = try TemporarySQLiteStore()
         try Data(repeating: 0xAB, count: 8192).write(to: store.url)
