@@ -7,6 +7,7 @@ extension ObjectContext {
     public func rollback() {
         requireInside("ObjectContext.rollback()")
         if case .running = validation { validation = .discarded("rollback()") }
+        if !inserted.isEmpty { hasForgottenObjects = true }
         for object in inserted {
             if object.key > 0, let number = schema.number(of: object.model!) { registry[number][object.key] = nil }
             temporaries[object.temporarySerial] = nil
@@ -29,6 +30,7 @@ extension ObjectContext {
     public func reset() {
         requireInside("ObjectContext.reset()")
         if case .running = validation { validation = .discarded("reset()") }
+        hasForgottenObjects = true
         for object in inserted { object.state.insert(.gone) }
         for entity in registry {
             for object in entity.values {

@@ -62,8 +62,7 @@ extension ObjectContext {
                 fetchLimit and fetchOffset and save each page in a perform of its own
                 """)
         }
-        if case .idle = validation {
-        } else {
+        guard case .idle = validation else {
             throw StrataError.misuse(
                 """
                 save() was called from validateForSave(), which save() runs; nothing was written. Throw from \
@@ -332,7 +331,8 @@ extension ObjectContext {
 
     /// Refuses a save that holds a change to an object whose deletion this context already
     /// saved: the row is gone, so the change could never be written (it used to be dropped
-    /// without a word).
+    /// without a word). Refuses as well a change to, or a relationship to, an object that
+    /// `rollback()` (an undone insert) or `reset()` made invalid.
     private func refuseChangesToDeletedObjects() throws(StrataError) {
         let ghost =
             updated.first { $0.state.isSuperset(of: [.deleted, .gone]) }
@@ -346,6 +346,8 @@ extension ObjectContext {
                 fresh context) to drop the change
                 """)
         }
+        // Only a context where rollback() or reset() let go of objects can hold changes to them.
+        guard hasForgottenObjects else { return }
         let forgotten =
             updated.first { $0.state.contains(.gone) } ?? touched.first { $0.state.contains(.gone) }
             ?? relationDirty.first { $0.state.contains(.gone) }

@@ -53,6 +53,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// Whether `save()` is running the objects' `validateForSave()` overrides, and whether one of
     /// them called `rollback()` or `reset()` meanwhile (the save then writes nothing and throws).
     var validation = ValidationPhase.idle
+    /// Whether `rollback()` (of inserts) or `reset()` made objects of this context invalid: only
+    /// then must `save()` look for changes to them.
+    var hasForgottenObjects = false
     /// The entity of the ``forEachBatch(of:size:_:)`` whose body is running, if any: its batches
     /// read one snapshot, which ``save()`` would end after writing part of the work.
     var streamingEntity: String?
