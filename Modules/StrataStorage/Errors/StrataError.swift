@@ -200,6 +200,12 @@ extension StrataError: CustomStringConvertible {
                 read them. Nothing was written; discard this context and re-run the whole unit of work in a fresh \
                 one.
                 """
+        case .objectNotFound(let id) where id.isTemporary:
+            return """
+                No unsaved object \(id.uriString) in this context: a temporary ID names an object only in the \
+                context that inserted it, until that object is saved, deleted or rolled back. After save(), read \
+                the object's objectID again for its permanent ID.
+                """
         case .objectNotFound(let id):
             return
                 "No object \(id.uriString) in the store: it was deleted or never saved. Refetch, or drop the stale ID."

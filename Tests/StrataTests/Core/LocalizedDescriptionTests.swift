@@ -30,6 +30,34 @@ struct LocalizedDescriptionTests {
         }
     }
 
+    /// A temporary ID kept past its object's save no longer names it: the message says why and
+    /// how to get the permanent ID, not "deleted or never saved".
+    @Test(
+        "a temporary ID looked up after its object's save: objectNotFound says what a temporary ID names",
+        arguments: EngineKind.allCases)
+    func temporaryIDAfterSave(kind: EngineKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.open()
+        defer { container.close() }
+        let context = container.newBackgroundContext()
+        let (temporary, permanent, message) = try await context.perform {
+            let account = Account(context: context)
+            account.name = "Saved"
+            let temporary = account.objectID
+            try context.save()
+            do {
+                _ = try context.existingObject(with: temporary)
+                return (temporary, account.objectID, "found")
+            } catch StrataError.objectNotFound(let id) {
+                #expect(id == temporary)
+                return (temporary, account.objectID, StrataError.objectNotFound(id).localizedDescription)
+            }
+        }
+        #expect(temporary.isTemporary && !permanent.isTemporary)
+        #expect(message.contains("a temporary ID names an object only in the context that inserted it"), "\(message)")
+        #expect(message.contains("read the object's objectID again"), "\(message)")
+    }
+
     @Test("a ledger error: localizedDescription is the message the ledger prints")
     func ledgerError() {
         let error: any Error = LedgerError.sameAccount("Checking")
