@@ -17,9 +17,10 @@
 // PostgresOptions' own).
 // and at the end "done <acknowledged> <failed> conflicts <c> retries <r> exhausted <e>" (the
 // unit of work's `RetryStatistics`), then exits 0. After a failure it waits 100 ms before the
-// next transfer, as requests arrive at their own pace. A failed open prints "open-failed <error>"
-// and exits 1. The process never restarts itself: after a server restart it goes on with the
-// same container, so the test sees whether the engine recovers.
+// next transfer, as requests arrive at their own pace. An open that gets `.busy` is tried again
+// for up to 30 s; a failed open prints "open-failed <error>" and exits 1. The process never
+// restarts itself: after a server restart it goes on with the same container, so the test sees
+// whether the engine recovers.
 
 import Foundation
 import Ledger
@@ -46,15 +47,7 @@ func runBankMode(engine: EngineConfiguration) async -> Never {
     }
     let seed = argument("--seed").flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
     var generator = SeededGenerator(seed: seed)
-    let container: PersistentContainer
-    let accountIDs: [String]
-    do {
-        container = try PersistentContainer(ledger: engine)
-        accountIDs = try await AccountService(contexts: container).list().map(\.id)
-    } catch {
-        say("open-failed \(String(describing: error).replacingOccurrences(of: "\n", with: " "))")
-        exit(1)
-    }
+    let (container, accountIDs) = await openBank(engine)
     guard accountIDs.count >= 2 else {
         say("open-failed the store holds \(accountIDs.count) accounts; the test makes them first")
         exit(1)
@@ -95,4 +88,28 @@ func runBankMode(engine: EngineConfiguration) async -> Never {
         """)
     container.close()
     exit(0)
+}
+
+/// Opens the bank's store and lists its accounts. Opens that contend (every writer starts at once,
+/// and a PostgreSQL open waits for the others' opening transactions under the statement timeout)
+/// get `.busy`, whose advice is to retry: as an application would, for up to 30 s. Any other
+/// failure prints "open-failed <error>" and exits 1.
+private func openBank(_ engine: EngineConfiguration) async -> (PersistentContainer, [String]) {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while true {
+        do {
+            let container = try PersistentContainer(ledger: engine)
+            do {
+                return (container, try await AccountService(contexts: container).list().map(\.id))
+            } catch {
+                container.close()
+                throw error
+            }
+        } catch StrataError.busy where ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(100))
+        } catch {
+            say("open-failed \(String(describing: error).replacingOccurrences(of: "\n", with: " "))")
+            exit(1)
+        }
+    }
 }
