@@ -177,18 +177,20 @@ extension SQLiteEngine {
         else {
             throw .storeCorrupt("\(path): strata_metadata has no valid store_uuid")
         }
-        guard let version = try connection.queryInt64(select, [.text("schema_version")]) else {
+        // Read with its type: written as an integer of at least 1 (a schema's version); anything
+        // else, which SQLite would read as a number (text as 0), is damage, not a store to migrate.
+        guard
+            let stored = try connection.queryText(
+                "SELECT typeof(value) || ' ' || quote(value) FROM strata_metadata WHERE key = ?1",
+                [.text("schema_version")]),
+            !stored.hasPrefix("null ")
+        else {
             throw .storeCorrupt("\(path): strata_metadata has no schema_version")
         }
-        // Written as an integer of at least 1 (a schema's version); anything else, which SQLite
-        // would read as a number (text as 0), is damage, not a store to migrate.
-        let stored = try connection.queryText(
-            "SELECT typeof(value) || ' ' || quote(value) FROM strata_metadata WHERE key = ?1",
-            [.text("schema_version")])
-        guard version >= 1, stored?.hasPrefix("integer ") == true else {
+        guard stored.hasPrefix("integer "), let version = Int64(stored.dropFirst(8)), version >= 1 else {
             throw .storeCorrupt(
                 """
-                \(path): strata_metadata's schema_version is \(stored ?? "missing"), not a version of 1 or more. \
+                \(path): strata_metadata's schema_version is \(stored), not a version of 1 or more. \
                 Restore the store from a backup, or set it to the version of the model that wrote it
                 """)
         }
