@@ -1,8 +1,9 @@
 import Foundation
 import StrataStorage
 
-/// Opening a store (design notes §5): one transaction on one connection, serialised across
-/// processes by an advisory lock keyed by the schema, that creates the store or checks it.
+/// Opening a store (design notes §5): one transaction on one connection, under an advisory lock
+/// keyed by the schema, that checks the store (the lock shared, so opens run at once) or creates,
+/// migrates or records it (the lock exclusive, serialised across processes).
 extension PostgresEngine {
     /// The `format` value of this layout in `strata_metadata`.
     static let format = "strata-postgres 1"
@@ -33,25 +34,41 @@ extension PostgresEngine {
                 "\(store): the server runs PostgreSQL \(connection.serverVersion / 10000); Strata needs 12 or newer")
         }
         let schemaName = pool.settings.schema
-        try session.run("BEGIN", phase: .opening)
-        do {
-            try session.run(
-                "SELECT pg_advisory_xact_lock($1::int4, hashtext($2))",
-                [.int8(openLockClass), .rawText(schemaName)], phase: .opening)
-            let metadata = try openLocked(
-                session, schema: schema, schemaName: schemaName, tables: tables, joins: joins, names: names)
-            try session.run("COMMIT", phase: .opening)
-            return metadata
-        } catch {
-            session.rollbackQuietly()
-            throw error
+        // The usual open (the store exists and is the model's) only reads, under the lock taken
+        // shared, so opens of many processes run at once and none waits for another's write
+        // transaction. Creating, migrating or recording the schema needs the lock exclusively: that
+        // open is done again from the start under it.
+        for exclusive in [false, true] {
+            try session.run("BEGIN", phase: .opening)
+            do {
+                let lock = exclusive ? "pg_advisory_xact_lock" : "pg_advisory_xact_lock_shared"
+                try session.run(
+                    "SELECT \(lock)($1::int4, hashtext($2))", [.int8(openLockClass), .rawText(schemaName)],
+                    phase: .opening)
+                let metadata = try openLocked(
+                    session, schema: schema, schemaName: schemaName, tables: tables, joins: joins, names: names,
+                    exclusive: exclusive)
+                guard let metadata else {
+                    try session.run("ROLLBACK", phase: .opening)
+                    continue
+                }
+                try session.run("COMMIT", phase: .opening)
+                return metadata
+            } catch {
+                session.rollbackQuietly()
+                throw error
+            }
         }
+        preconditionFailure("an open under the exclusive lock returns its metadata or throws")
     }
 
+    /// Checks the store, and creates, migrates or records its schema where `exclusive` (the open
+    /// lock is held exclusively); returns nil when it would have to write but holds the lock only
+    /// shared.
     private static func openLocked(
         _ session: PostgresSession, schema: StoreSchema, schemaName: String, tables: [PostgresTableLayout],
-        joins: [PostgresJoinLayout], names: PostgresStoreNames
-    ) throws -> StoreMetadata {
+        joins: [PostgresJoinLayout], names: PostgresStoreNames, exclusive: Bool
+    ) throws -> StoreMetadata? {
         let store = session.store
         let exists = try session.run("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.rawText(schemaName)])
         if exists.rowCount == 0 {
@@ -65,6 +82,7 @@ extension PostgresEngine {
                         """
                 )
             }
+            guard exclusive else { return nil }
             try session.run("CREATE SCHEMA \(names.schema)")
             return try createStore(session, schema: schema, tables: tables, joins: joins, names: names)
         }
@@ -74,6 +92,7 @@ extension PostgresEngine {
             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
             """, [.rawText(schemaName)])
         if relations.rowCount == 0 {
+            guard exclusive else { return nil }
             return try createStore(session, schema: schema, tables: tables, joins: joins, names: names)
         }
         var relationNames: Set<String> = []
@@ -112,8 +131,11 @@ extension PostgresEngine {
         }
         // Stores made before commits carried an identity get the table now, under the open lock.
         if !relationNames.contains("strata_commits") {
+            guard exclusive else { return nil }
             for statement in createCommitsTable(names) { try session.run(statement) }
         }
+        // An older store is migrated, which writes; a newer one is refused by the reconcile.
+        guard exclusive || version >= schema.version else { return nil }
         let migration = PostgresMigrationSession(session: session, schemaName: schemaName, storeIdentifier: identifier)
         let outcome = try schema.reconcileRecorded(
             storeVersion: version, recordedJSON: values["schema"], path: store, session: migration)
@@ -122,6 +144,7 @@ extension PostgresEngine {
         case .matches: break
         case .migrated: metadata.schemaVersion = schema.version
         case .recordNow:
+            guard exclusive else { return nil }
             try checkUnrecordedTables(
                 session, schemaName: schemaName, tables: tables, joins: joins, storeVersion: version,
                 modelVersion: schema.version)

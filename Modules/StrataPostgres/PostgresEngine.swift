@@ -133,12 +133,13 @@ final class PostgresEngine: StorageEngine {
     /// (``checkSchemaVersion(_:)``), all in one round trip; rolls the transaction back when any of
     /// it fails.
     ///
-    /// An open (a migration's included) holds that lock exclusively until it commits, so taking
-    /// it shared waits for an open in progress, and keeps a migration from starting until this
-    /// transaction ends. The check is the script's last statement, which takes its snapshot after
-    /// the lock's wait (under `READ COMMITTED`), so a write never reads the old version and then
-    /// writes into tables a migration changed meanwhile (a NOT NULL violation, or a row the
-    /// migration never converted).
+    /// An open that creates, migrates or records the store's schema holds that lock exclusively
+    /// until it commits (other opens hold it shared), so taking it shared waits for such an
+    /// open in progress, and keeps a migration from starting until this transaction ends. The
+    /// check is the script's last statement, which takes its snapshot after the lock's wait
+    /// (under `READ COMMITTED`), so a write never reads the old version and then writes into
+    /// tables a migration changed meanwhile (a NOT NULL violation, or a row the migration never
+    /// converted).
     /// - Throws: `.storeNewerThanModel` when another engine migrated the store since this one
     ///   opened; the server's errors.
     func beginCheckingSchemaVersion(_ session: PostgresSession, _ statement: String = "BEGIN") throws(StrataError) {
