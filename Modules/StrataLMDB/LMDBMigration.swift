@@ -94,7 +94,11 @@ struct LMDBMigration {
             try dropDatabase("e.\(name)")
             try txn.delete(meta, LMDBCatalog.counterKey(name))
         case .renameAttribute(let entity, let from, let to):
-            renamedColumns[entity, default: [:]][from] = to
+            // Renames pass names along and swap through temporary names: the store's name of the
+            // column named `from` now gets `to`.
+            var columns = renamedColumns[entity, default: [:]]
+            columns[columns.first { $0.value == from }?.key ?? from] = to
+            renamedColumns[entity] = columns
             changed.insert(entity)
         case .dropAttribute(let entity, let attribute):
             dropped[entity, default: []].insert(attribute)

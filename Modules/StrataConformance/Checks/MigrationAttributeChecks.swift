@@ -11,6 +11,8 @@ enum MigrationAttributeChecks {
         check("an attribute is removed: the other values kept, its data gone, saves work", remove),
         check("an attribute renamed through originalName keeps its values", rename),
         check("an indexed attribute renamed keeps its index working", renameIndexed),
+        check("attributes that swap names through originalName trade their values", swapNames),
+        check("renames that pass a name along keep every value under its new name", passNamesAlong),
         check("an index is added, then removed: filtered and sorted fetches stay right", addAndRemoveIndex),
         check(
             "a unique constraint over clashing rows is refused with the clash named; the store is unchanged",
@@ -126,6 +128,51 @@ enum MigrationAttributeChecks {
             }
         }
         try kit.expectEqual(texts, ["sand", "letters", "nil", "spray"], "texts after reopening")
+    }
+
+    /// `title` was `body` and `body` was `title`: before renames were taken together, both were
+    /// ignored and every value stayed where it was.
+    static func swapNames(_ kit: ConformanceHarness) async throws {
+        try await MigrationChecks.seedNotes(kit)
+        let read: @Sendable (PersistentContainer) async throws -> [String] = { container in
+            try await container.read { context in
+                let notes = try context.fetch(FetchRequest<KitNoteSwapped.Note>(sortBy: [SortDescriptor(\.rank)]))
+                let solaris = try context.fetch(
+                    FetchRequest<KitNoteSwapped.Note>(predicate: #Predicate { $0.body == "Solaris" }))
+                return notes.map { "\($0.title ?? "nil") \($0.rank) \($0.body ?? "nil")" }
+                    + solaris.map { "\($0.rank)" }
+            }
+        }
+        let expected = ["nil 1 Solaris", "spray 2 Ubik", "sand 3 Dune", "1"]
+        try await MigrationChecks.with(kit, KitNoteSwapped.schema()) { container in
+            try kit.expectEqual(try await read(container), expected, "notes after title and body swap names")
+            try await container.performUnitOfWork { context in
+                let note = KitNoteSwapped.Note(context: context)
+                note.title = "letters"
+                note.rank = 4
+                note.body = "Emma"
+                try context.save()
+            }
+        }
+        let reopened = try await MigrationChecks.with(kit, KitNoteSwapped.schema(), read)
+        try kit.expectEqual(
+            reopened, ["nil 1 Solaris", "spray 2 Ubik", "sand 3 Dune", "letters 4 Emma", "1"], "notes after reopening")
+    }
+
+    /// `summary` was `body`, and `body` was `title`: before, `title`'s rename was ignored (its new
+    /// name was taken), so the titles were dropped and `body` added empty.
+    static func passNamesAlong(_ kit: ConformanceHarness) async throws {
+        try await MigrationChecks.seedNotes(kit)
+        let lines = try await MigrationChecks.with(kit, KitNotePassedAlong.schema()) { container in
+            try await container.read { context in
+                let notes = try context.fetch(
+                    FetchRequest<KitNotePassedAlong.Note>(sortBy: [SortDescriptor(\.body)]))
+                let sandy = try context.fetch(
+                    FetchRequest<KitNotePassedAlong.Note>(predicate: #Predicate { $0.summary == "sand" }))
+                return notes.map { "\($0.body) \($0.rank) \($0.summary ?? "nil")" } + sandy.map(\.body)
+            }
+        }
+        try kit.expectEqual(lines, MigrationChecks.v1Lines + ["Dune"], "notes after body became summary and title body")
     }
 
     /// Version 1 → `KitNoteIndexed` (title indexed) → `KitNoteHeading` (title renamed heading).

@@ -227,6 +227,30 @@ enum KitNoteHeading: VersionedSchema {
     }
 }
 
+/// `KitV1`'s `title` and `body` trading names: each keeps the other's values.
+enum KitNoteSwapped: VersionedSchema {
+    static let version = 3
+    static var models: [ManagedObject.Type] { [Note.self] }
+
+    final class Note: ManagedObject {
+        @Attribute(originalName: "body") var title: String?
+        @Attribute var rank = 0
+        @Attribute(originalName: "title") var body: String?
+    }
+}
+
+/// `KitV1`'s names passed along: `body` becomes `summary`, and `title` takes the name `body`.
+enum KitNotePassedAlong: VersionedSchema {
+    static let version = 3
+    static var models: [ManagedObject.Type] { [Note.self] }
+
+    final class Note: ManagedObject {
+        @Attribute(originalName: "title") var body = ""
+        @Attribute var rank = 0
+        @Attribute(originalName: "body") var summary: String?
+    }
+}
+
 enum MigrationModels {
     /// The schema of `shape` at `version` (a shape can serve as the store's model or the new one).
     static func schema(_ shape: any VersionedSchema.Type, version: Int? = nil) throws -> Schema {

@@ -47,7 +47,7 @@ extension SchemaMigrationPlan {
         storeVersion: Int
     ) throws(StrataError) -> SchemaMigrationPlan {
         var refused: [SchemaDifference] = []
-        let (renamed, initialSteps) = applying(renames, to: source, target: target)
+        let (renamed, initialSteps) = try applying(renames, to: source, target: target)
         var steps = initialSteps
         for difference in RecordedSchema.differences(from: renamed, to: target) {
             if let step = step(for: difference, target: target) {
@@ -154,57 +154,11 @@ extension SchemaMigrationPlan {
         }
     }
 
-    /// `source` with the renames applied (names in entities, columns, indexes, relationship
-    /// targets and joins), and the rename steps. A rename whose old name the store does not have,
-    /// or whose new name the store already uses, is ignored (as Core Data ignores a renaming
-    /// identifier it cannot match): the item is then planned as added, or refused as such.
-    private static func applying(
-        _ renames: SchemaRenames, to source: RecordedSchema, target: RecordedSchema
-    ) -> (RecordedSchema, [SchemaMigrationStep]) {
-        var schema = source
-        var steps: [SchemaMigrationStep] = []
-        for (new, old) in renames.entities.sorted(by: { $0.key < $1.key }) where new != old {
-            guard let index = schema.entities.firstIndex(where: { $0.name == old }), schema.entity(named: new) == nil
-            else { continue }
-            schema.entities[index].name = new
-            for entity in schema.entities.indices {
-                for relationship in schema.entities[entity].relationships.indices
-                where schema.entities[entity].relationships[relationship].target == old {
-                    schema.entities[entity].relationships[relationship].target = new
-                }
-            }
-            for join in schema.joins.indices {
-                if schema.joins[join].left == old { schema.joins[join].left = new }
-                if schema.joins[join].right == old { schema.joins[join].right = new }
-            }
-            steps.append(.renameEntity(from: old, to: new))
-        }
-        for (entityName, map) in renames.attributes.sorted(by: { $0.key < $1.key }) {
-            guard let entity = schema.entities.firstIndex(where: { $0.name == entityName }) else { continue }
-            for (new, old) in map.sorted(by: { $0.key < $1.key }) where new != old {
-                let attributes = schema.entities[entity].attributes
-                guard let index = attributes.firstIndex(where: { $0.name == old }),
-                    !attributes.contains(where: { $0.name == new })
-                else { continue }
-                schema.entities[entity].attributes[index].name = new
-                schema.entities[entity].columns = schema.entities[entity].columns.map { $0 == old ? new : $0 }
-                for i in schema.entities[entity].indexes.indices {
-                    schema.entities[entity].indexes[i].attributes = schema.entities[entity].indexes[i].attributes.map {
-                        $0 == old ? new : $0
-                    }
-                }
-                steps.append(.renameAttribute(entity: entityName, from: old, to: new))
-            }
-        }
-        renameJoins(of: &schema, to: target, steps: &steps)
-        return (schema, steps)
-    }
-
     /// After entity renames, a join whose name changed with its entities (the same two entities,
     /// the same relationship) is renamed rather than dropped and re-created, so its links are
     /// kept. Join names order their sides by name, so a rename can also swap which entity is on
     /// the left: the join's sides are then swapped too (``SchemaMigrationStep/swapJoinSides(_:)``).
-    private static func renameJoins(
+    static func renameJoins(
         of schema: inout RecordedSchema, to target: RecordedSchema, steps: inout [SchemaMigrationStep]
     ) {
         for index in schema.joins.indices {

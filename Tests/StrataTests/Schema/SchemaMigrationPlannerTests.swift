@@ -144,6 +144,78 @@ struct SchemaMigrationPlannerTests {
         #expect(!unrenamed.steps.contains { if case .renameAttribute = $0 { true } else { false } })
     }
 
+    /// The base with a second text attribute on Book, `subtitle`, at `version`.
+    private func withSubtitle(version: Int) -> RecordedSchema {
+        var schema = Self.base
+        schema.version = version
+        let subtitle = RecordedAttribute(
+            name: "subtitle", type: .string, isOptional: false, defaultValue: .init(.text("")))
+        schema.entities[1].attributes.append(subtitle)
+        schema.entities[1].columns.append("subtitle")
+        return schema
+    }
+
+    @Test func attributesThatSwapNamesGoThroughATemporaryName() throws {
+        // The model's shape is the store's; only the renames say that the values trade places.
+        let renames = SchemaRenames(attributes: ["Book": ["title": "subtitle", "subtitle": "title"]])
+        let plan = try SchemaMigrationPlan.infer(
+            from: withSubtitle(version: 1), to: withSubtitle(version: 2), renames: renames)
+        let renamed = plan.steps.filter { if case .renameAttribute = $0 { true } else { false } }
+        #expect(
+            renamed == [
+                .renameAttribute(entity: "Book", from: "title", to: "strata_renaming_title"),
+                .renameAttribute(entity: "Book", from: "subtitle", to: "title"),
+                .renameAttribute(entity: "Book", from: "strata_renaming_title", to: "subtitle"),
+            ])
+        // The unique constraint on `title` is the model's: it now holds over the other values.
+        #expect(plan.steps.contains(.addUniqueConstraint(entity: "Book", Self.base.entities[1].indexes[0])))
+        #expect(!plan.steps.contains { if case .dropAttribute = $0 { true } else { false } })
+    }
+
+    @Test func renamesThatPassANameAlongRunInTheOrderThatFreesIt() throws {
+        // title was subtitle, and name was title: title must become name before subtitle becomes title.
+        var model = withSubtitle(version: 2)
+        model.entities[1].attributes[0].name = "name"
+        model.entities[1].columns[0] = "name"
+        model.entities[1].indexes[0].attributes = ["name"]
+        model.entities[1].attributes[2].name = "title"
+        model.entities[1].columns[3] = "title"
+        let renames = SchemaRenames(attributes: ["Book": ["name": "title", "title": "subtitle"]])
+        let plan = try SchemaMigrationPlan.infer(from: withSubtitle(version: 1), to: model, renames: renames)
+        #expect(
+            plan.steps.prefix(2) == [
+                .renameAttribute(entity: "Book", from: "title", to: "name"),
+                .renameAttribute(entity: "Book", from: "subtitle", to: "title"),
+            ])
+        #expect(!plan.steps.contains { if case .dropAttribute = $0 { true } else { false } })
+        #expect(!plan.steps.contains { if case .addAttribute = $0 { true } else { false } })
+    }
+
+    @Test func entitiesThatPassANameAlongAreRenamedInOrderAndASwapIsMisuse() throws {
+        // Writer was Author, and Author was Tag.
+        var model = Self.base
+        model.version = 2
+        model.entities[0].name = "Writer"
+        model.entities[2].name = "Author"
+        model.entities[1].relationships[0].target = "Writer"
+        model.entities[1].relationships[1].target = "Author"
+        model.joins[0].right = "Author"
+        let renames = SchemaRenames(entities: ["Writer": "Author", "Author": "Tag"])
+        let plan = try SchemaMigrationPlan.infer(from: Self.base, to: model, renames: renames)
+        #expect(
+            plan.steps.prefix(2) == [
+                .renameEntity(from: "Author", to: "Writer"), .renameEntity(from: "Tag", to: "Author"),
+            ])
+        #expect(!plan.steps.contains { if case .dropEntity = $0 { true } else { false } })
+        let swap = SchemaRenames(entities: ["Author": "Tag", "Tag": "Author"])
+        #expect {
+            try SchemaMigrationPlan.infer(from: Self.base, to: next(), renames: swap)
+        } throws: { error in
+            guard case .misuse(let message, _) = error as? StrataError else { return false }
+            return message.contains("Author, Tag") && message.contains("two schema versions")
+        }
+    }
+
     @Test func entitiesRelationshipsIndexesAndJoinsAreAddedAndDroppedInOrder() throws {
         var model = next("Book") {
             $0.indexes = [RecordedIndex(name: "Book_year_unique", attributes: ["year"], isUnique: true)]
