@@ -223,34 +223,39 @@ struct FetchQuery {
             pushdown = nil
             bindings = { _ in PredicateBindings() }
         }
-        var keys: [SortKey] = []
-        var needsFoundation = false
-        for descriptor in request.sortBy {
+        // Per descriptor, the stored column it sorts by, or nil: relationships, computed
+        // properties, and raw-value and Codable attributes (whose order is their type's own, not
+        // their stored values') sort with Foundation.
+        let keys: [SortKey?] = request.sortBy.map { descriptor in
             guard let keyPath = descriptor.keyPath, let property = model.propertyIndex(forKeyPath: keyPath),
                 let column = model.properties[property].column, !model.properties[property].isRelationship,
                 case .scalar = model.valueKind(ofColumn: column)
-            else {
-                // Relationships, computed properties, and raw-value and Codable attributes (whose
-                // order is their type's own, not their stored values') sort with Foundation.
-                needsFoundation = true
-                break
-            }
-            keys.append(SortKey(column: column, ascending: descriptor.order == .forward))
+            else { return nil }
+            return SortKey(column: column, ascending: descriptor.order == .forward)
         }
-        if needsFoundation {
-            let descriptors = request.sortBy
+        if keys.contains(where: { $0 == nil }) {
+            // The whole sort runs in memory; a descriptor of a stored column keeps the engine's
+            // order (texts by UTF-8 bytes) whatever the descriptors beside it.
+            let descriptors = Array(zip(request.sortBy, keys))
             sortKeys = []
             memorySort = { lhs, rhs in
-                let a = ExactCast.object(lhs, as: Entity.self)
-                let b = ExactCast.object(rhs, as: Entity.self)
-                for descriptor in descriptors {
-                    let order = descriptor.compare(a, b)
+                for (descriptor, key) in descriptors {
+                    let order: ComparisonResult
+                    if let key {
+                        let stored = StoredValue.order(lhs.values[key.column], rhs.values[key.column])
+                        order =
+                            key.ascending || stored == .orderedSame
+                            ? stored : stored == .orderedAscending ? .orderedDescending : .orderedAscending
+                    } else {
+                        order = descriptor.compare(
+                            ExactCast.object(lhs, as: Entity.self), ExactCast.object(rhs, as: Entity.self))
+                    }
                     if order != .orderedSame { return order }
                 }
                 return .orderedSame
             }
         } else {
-            sortKeys = keys
+            sortKeys = keys.compactMap { $0 }
             memorySort = nil
         }
     }

@@ -14,6 +14,10 @@ import StrataStorage
 /// Semantics (the same on every engine, and in memory):
 /// - Strings compare by Unicode scalar values (binary UTF-8 order), in predicates and sorts,
 ///   whatever comparator a `SortDescriptor` names. `contains` and `starts(with:)` match bytes.
+///   The exception: a string comparison that Foundation evaluates in memory (through an optional
+///   chain such as `$0.account?.name`, a force unwrap, `??` or a conditional) and a sort
+///   descriptor through a relationship follow Swift's `String` rules, where composed and
+///   decomposed forms of a character are equal (`Docs/AttributeTypes.md`).
 /// - nil sorts first in ascending order (last in descending).
 /// - Ties are broken by primary key, ascending, so results are stable.
 /// - Dates compare at full `Double` precision.

@@ -10,6 +10,9 @@ enum FetchChecks {
             "Fetch semantics", "predicates, sorts, limits and offsets match a plain-Swift reference", reference),
         ConformanceCheck("Fetch semantics", "fetches include the context's unsaved changes", unsavedChanges),
         ConformanceCheck("Fetch semantics", "relationship-key equality selects the related objects", relationshipKey),
+        ConformanceCheck(
+            "Fetch semantics", "a sort through a relationship keeps a stored text's descriptor in UTF-8 byte order",
+            memorySortKeepsByteOrder),
     ]
 
     struct Row: Sendable, Equatable {
@@ -261,6 +264,36 @@ enum FetchChecks {
             ).map(\.amount)
         }
         try kit.expectEqual(amounts, [0, 2, 4], "amounts of the entries of account A")
+    }
+}
+
+extension FetchChecks {
+    /// A descriptor through a relationship sorts in memory with Foundation; before, every
+    /// descriptor beside it did too, so the memos' order followed Swift's string rules (the
+    /// composed and decomposed "é" equal) instead of their bytes, as the same descriptor alone gives.
+    static func memorySortKeepsByteOrder(_ kit: ConformanceHarness) async throws {
+        let container = try kit.open()
+        let memos = ["\u{E9}", "f", "e\u{301}"]
+        try await container.performUnitOfWork { context in
+            let account = KitAccount(context: context)
+            account.name = "A"
+            for memo in memos {
+                let entry = KitEntry(context: context)
+                entry.memo = memo
+                entry.account = account
+            }
+            try context.save()
+        }
+        let (alone, beside) = try await container.read { context in
+            let alone = try context.fetch(FetchRequest<KitEntry>(sortBy: [SortDescriptor(\.memo)])).map(\.memo)
+            let beside = try context.fetch(
+                FetchRequest<KitEntry>(sortBy: [SortDescriptor(\.account?.name), SortDescriptor(\.memo)])
+            ).map(\.memo)
+            return (alone, beside)
+        }
+        let bytes = memos.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        try kit.expectEqual(alone, bytes, "memos sorted by memo")
+        try kit.expectEqual(beside, bytes, "memos sorted by the account's name (all equal), then by memo")
     }
 }
 
