@@ -76,6 +76,17 @@ public final class ConformanceHarness: Sendable {
         if !condition { throw fail(message(), file: file, line: line) }
     }
 
+    /// The first of `elements`: a failure naming `what` when there is none, never a trap, so a
+    /// check of an engine that returns too few rows reports it and the other checks still run.
+    func first<Element>(
+        _ elements: [Element], _ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line
+    ) throws -> Element {
+        guard let first = elements.first else {
+            throw fail("\(what()): expected at least one, got none", file: file, line: line)
+        }
+        return first
+    }
+
     func expectEqual<T: Equatable>(
         _ actual: T, _ expected: T, _ what: @autoclosure () -> String, file: String = #fileID, line: Int = #line
     ) throws {

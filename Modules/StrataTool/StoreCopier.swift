@@ -6,8 +6,8 @@ import StrataStorage
 /// sides' counts and checksums compared. See `Docs/StrataTool.md`.
 struct StoreCopier {
     /// The history cursor that marks a target whose copy has not finished: set right after the
-    /// target is created, removed only once the copy is verified.
-    static let unfinishedMarker = "strata-copy-unfinished"
+    /// target is created, removed only once the copy is verified (``UnfinishedCopy``).
+    static let unfinishedMarker = UnfinishedCopy.marker
 
     let source: String
     let target: String

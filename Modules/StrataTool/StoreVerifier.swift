@@ -47,6 +47,14 @@ enum StoreVerifier {
             return VerifyReport(
                 engine: inspection.engineName, location: inspection.location, checks: checkNames, problems: problems)
         }
+        if (try? UnfinishedCopy.isMarked(store.engine)) == true {
+            problems.append(
+                """
+                this store is the target of a `strata copy` that has not finished (history cursor \
+                \(UnfinishedCopy.marker)), so it holds only part of the source's rows: delete it and run the \
+                copy again
+                """)
+        }
         problems += StoreChecks(store).run()
         return VerifyReport(
             engine: inspection.engineName, location: inspection.location, checks: checkNames, problems: problems)

@@ -66,8 +66,10 @@ public struct LedgerMonth: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]),
             let month = Int(parts[1]), let start = LedgerDay.date(year: year, month: month, day: 1),
+            // December 9999 ends at 10000-01-01, past the years a date is written with (and past
+            // `Date.distantFuture`, which is in 4001).
             let end = month == 12
-                ? LedgerDay.date(year: year + 1, month: 1, day: 1) ?? .distantFuture
+                ? LedgerDay.calendar.date(from: DateComponents(year: year + 1, month: 1, day: 1))
                 : LedgerDay.date(year: year, month: month + 1, day: 1)
         else { throw .invalidDate(text, expected: "YYYY-MM, such as 2024-03") }
         return LedgerMonth(year: year, month: month, start: start, end: end)

@@ -99,7 +99,7 @@ enum AggregateQueryChecks {
         try kit.expectEqual(empty[0].values[1].integer, 0, "sum over no rows")
         try kit.expect(empty[0].values[2].isNil && empty[0].values[3].isNil, "minimum and average over no rows are nil")
         let realSum = try await container.read { context in
-            try context.aggregate(FetchRequest<KitSample>(), [.sum(\.double)])[0].values[0]
+            try kit.first(context.aggregate(FetchRequest<KitSample>(), [.sum(\.double)]), "aggregate rows").values[0]
         }
         try kit.expectEqual(realSum.double, 0, "the sum of a Double attribute over no rows is a Double 0")
         _ = try await seed(container)

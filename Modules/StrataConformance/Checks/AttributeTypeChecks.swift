@@ -172,7 +172,8 @@ enum AttributeTypeChecks {
                 failures.append("sort by priority, reversed, limit 2: \(reversed.map(\.title))")
             }
             // The same predicates with an unsaved change, which are judged in memory.
-            let b = try context.fetch(FetchRequest<KitTicket>(predicate: #Predicate { $0.title == "b" }))[0]
+            let b = try kit.first(
+                context.fetch(FetchRequest<KitTicket>(predicate: #Predicate { $0.title == "b" })), "tickets titled b")
             b.status = .archived
             b.mailing = nil
             let changed = try context.fetch(
@@ -221,7 +222,9 @@ enum AttributeTypeChecks {
         for (column, value) in bad {
             let finder = container.newBackgroundContext()
             let id = try await finder.perform {
-                try finder.fetch(FetchRequest<KitTicket>(predicate: #Predicate { $0.title == "c" }))[0].objectID
+                try kit.first(
+                    finder.fetch(FetchRequest<KitTicket>(predicate: #Predicate { $0.title == "c" })), "tickets titled c"
+                ).objectID
             }
             guard let key = id.primaryKey else { throw kit.fail("a saved ticket has no key") }
             let good = try await readRow(container, id)

@@ -187,12 +187,14 @@ enum BatchWriteChecks {
         // A context that read a row before the batch.
         let stale = container.newBackgroundContext(named: "stale")
         try await stale.perform {
-            let account = try stale.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "u60" }))[0]
+            let account = try kit.first(
+                stale.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "u60" })), "accounts u60")
             try kit.expectEqual(account.balance, 60, "balance read before the batch")
         }
         let batching = container.newBackgroundContext(named: "batching")
         let (results, seen) = try await batching.perform {
-            let held = try batching.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "u70" }))[0]
+            let held = try kit.first(
+                batching.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "u70" })), "accounts u70")
             try batching.batchUpdate(
                 KitAccount.self, where: #Predicate { $0.balance >= 50 },
                 set: [.add(\.balance, 1_000), .value(\.note, "bumped"), .multiply(\.balance, by: 2)])
@@ -211,7 +213,8 @@ enum BatchWriteChecks {
         try kit.expectEqual(stored, expected, "every row after the batch update")
         let error = try await kit.expectStrataError("saving a change to a row the batch updated") {
             try await stale.perform {
-                let account = try stale.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "u60" }))[0]
+                let account = try kit.first(
+                    stale.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "u60" })), "accounts u60")
                 account.note = "late"
                 try stale.save()
             }

@@ -90,7 +90,10 @@ enum MigrationEntityChecks {
         try await MigrationChecks.seedNotes(kit)
         let encoded = try await MigrationChecks.with(kit, MigrationModels.schema(KitV1.self, version: 1)) { container in
             let id = try await container.read { context in
-                try context.fetch(FetchRequest<KitV1.Note>(predicate: #Predicate { $0.title == "Dune" }))[0].objectID
+                try kit.first(
+                    context.fetch(FetchRequest<KitV1.Note>(predicate: #Predicate { $0.title == "Dune" })),
+                    "notes titled Dune"
+                ).objectID
             }
             return try JSONEncoder().encode(id)
         }

@@ -52,7 +52,8 @@ enum PredicateArithmeticChecks {
         }
         // Inside a to-many's contains { … } and allSatisfy { … } closures too.
         try await container.performUnitOfWork { context in
-            let owner = try context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "five" }))[0]
+            let owner = try kit.first(
+                context.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "five" })), "accounts five")
             for amount in [3, Int64.max] as [Int64] {
                 let entry = KitEntry(context: context)
                 entry.amount = amount

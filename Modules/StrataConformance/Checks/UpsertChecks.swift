@@ -56,7 +56,8 @@ enum UpsertChecks {
         try kit.expectEqual(stored, expected, "rows after the upsert (note kept on updated rows)")
         let error = try await kit.expectStrataError("saving a row the upsert updated from a stale context") {
             try await stale.perform {
-                let account = try stale.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "n30" }))[0]
+                let account = try kit.first(
+                    stale.fetch(FetchRequest<KitAccount>(predicate: #Predicate { $0.name == "n30" })), "accounts n30")
                 account.note = "stale"
                 try stale.save()
             }

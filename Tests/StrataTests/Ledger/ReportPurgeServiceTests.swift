@@ -54,6 +54,14 @@ extension LedgerTests {
             let april = try await reports.monthly(try LedgerMonth.parse("2024-04"))
             #expect(april.rows.map(\.total) == [-777, 1])
             #expect(try await reports.monthly(try LedgerMonth.parse("1999-12")).rows.isEmpty)
+            // The last month a date can be written in (before, it ended at Date.distantFuture,
+            // in 4001, before it began, and reported nothing).
+            let last = LedgerImportFile(rows: [
+                Self.row("z-1", "Checking", "9999-12-01", -5, "dining", ""),
+                Self.row("z-2", "Checking", "9999-12-31", -7, "dining", ""),
+            ])
+            try await ImportService(contexts: ledger.container).importCSV(last.text, file: "9999.csv")
+            #expect(try await reports.monthly(try LedgerMonth.parse("9999-12")).rows.map(\.total) == [-12])
             for text in ["2024-3", "2024-13", "24-03", "2024-03-01", ""] {
                 #expect(throws: LedgerError.self) { try LedgerMonth.parse(text) }
             }

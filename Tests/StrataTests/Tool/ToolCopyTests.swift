@@ -209,5 +209,8 @@ struct ToolCopyTests {
         let again = try await StrataCommandRun.run(["copy", sourceArgument, targetArgument])
         #expect(again.status == 11, "\(again.error)")
         #expect(again.error.contains("did not finish"), "\(again.error)")
+        // `strata verify` says what the half copy is, besides the rows it lacks.
+        let verify = try await StrataCommandRun.run(["verify", targetArgument])
+        #expect(verify.status != 0 && verify.output.contains("has not finished"), "\(verify.output)")
     }
 }
