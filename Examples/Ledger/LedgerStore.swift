@@ -4,6 +4,7 @@ import Strata
 import StrataLMDB
 import StrataPostgres
 import StrataSQLite
+import Synchronization
 
 /// The one place the example chooses an engine: the services below never see it.
 struct LedgerStore {
@@ -66,6 +67,22 @@ struct LedgerStore {
         progressLine.finish()
         accounts = AccountService(contexts: container)
         transactions = TransactionService(contexts: container)
+        Self.opened.withLock { $0.append(container) }
+    }
+
+    /// Every store this process opened, closed by ``closeAll()`` before it exits.
+    private static let opened = Mutex<[PersistentContainer]>([])
+
+    /// Closes every store this process opened. A command line calls it before it exits: a
+    /// context's last release can come after the program's end, and the store then stays open
+    /// to the end (on SQLite, its write-ahead log left beside the file instead of folded into it).
+    static func closeAll() {
+        for container in opened.withLock({ containers in
+            defer { containers = [] }
+            return containers
+        }) {
+            container.close()
+        }
     }
 
     /// The server URL of a PostgreSQL store's location: the location without the `schema`

@@ -12,6 +12,7 @@ import Strata
 
 /// Writes an error to standard error and exits with `code`.
 func fail(_ message: String, code: Int32) -> Never {
+    LedgerStore.closeAll()
     FileHandle.standardError.write(Data("ledger: error: \(message)\n".utf8))
     exit(code)
 }
@@ -23,6 +24,7 @@ do {
     } else {
         try await Commands(arguments: arguments).run()
     }
+    LedgerStore.closeAll()
 } catch let error as CLIError {
     switch error {
     case .usage: fail(error.description, code: 64)

@@ -146,15 +146,19 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func close() {
-        if let connection = writer.close() { closeWriter(connection) }
-        // Nothing can refill the blocks now; an empty cache sends allocateKeys to the closed writer.
-        keyBlocks.withLock { $0.removeAll() }
+        // The readers first: SQLite folds the write-ahead log into the database file (and removes
+        // it) only when the last connection to close can checkpoint, which a read-only one cannot.
+        // Closed after the readers, the writer is that last connection (unless a reader is still
+        // checked out, or another process has the store open).
         let idle: [SQLiteConnection] = pool.withLock { state in
             state.closed = true
             defer { state.idle.removeAll() }
             return state.idle
         }
         for connection in idle { connection.close() }
+        if let connection = writer.close() { closeWriter(connection) }
+        // Nothing can refill the blocks now; an empty cache sends allocateKeys to the closed writer.
+        keyBlocks.withLock { $0.removeAll() }
     }
 
     /// The layout of an entity, or `.misuse` when the number is out of range.
