@@ -78,6 +78,8 @@ struct LMDBCatalog: Sendable {
     struct Metadata {
         var storeIdentifier: UUID
         var schemaVersion: Int
+        /// Whether the store carries ``UnfinishedCopy/marker`` (read by the open).
+        var isUnfinishedCopy = false
     }
 
     /// Reads (or, for a new store, writes) the metadata, migrates an older store, and opens every database.
@@ -110,6 +112,8 @@ struct LMDBCatalog: Sendable {
             throw StrataError.notAStore(path: path, reason: "the LMDB environment holds no Strata metadata")
         }
         var metadata = try readMetadata(txn, meta: meta, path: path)
+        metadata.isUnfinishedCopy =
+            try txn.get(meta, LMDBEngine.cursorPrefix + Array(UnfinishedCopy.marker.utf8)) { _ in true } ?? false
         if try reconcileRecordedSchema(
             txn, meta: meta, schema: schema, metadata: metadata, path: path, maxKeySize: maxKeySize)
         {

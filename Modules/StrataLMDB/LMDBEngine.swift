@@ -6,9 +6,10 @@ import Synchronization
 ///
 /// Reads run on `MDB_RDONLY` snapshots (``LMDBReader``); commits and key allocation run as write
 /// transactions on the environment's writer thread (``LMDBEnvironment/write(_:_:)``).
-final class LMDBEngine: StorageEngine {
+final class LMDBEngine: StorageEngine, UnfinishedCopyAtOpen {
     let storeIdentifier: UUID
     let schemaVersion: Int
+    let wasUnfinishedCopyAtOpen: Bool
     let environment: LMDBEnvironment
     let catalog: LMDBCatalog
     /// The model's schema the store was opened with (names for the history of set writes).
@@ -27,6 +28,7 @@ final class LMDBEngine: StorageEngine {
         self.historyDatabase = historyDatabase
         storeIdentifier = metadata.storeIdentifier
         schemaVersion = metadata.schemaVersion
+        wasUnfinishedCopyAtOpen = metadata.isUnfinishedCopy
     }
 
     /// Opens (creating if needed) the store in `directory`.

@@ -52,7 +52,8 @@ public final class PersistentContainer: ContextFactory {
     ///   ``StrataStorage/StrataError/migrationNotInferable(storeVersion:modelVersion:refused:)`` for an older store
     ///   whose changes need code, ``StrataStorage/StrataError/storeNewerThanModel(storeVersion:modelVersion:)`` for
     ///   a store written by a newer model, ``StrataStorage/StrataError/notAStore(path:reason:native:)`` for a file
-    ///   that is not a store of this engine, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
+    ///   that is not a store of this engine or for the target of a `strata copy` that has not
+    ///   finished, and engine errors (`.io`, `.busy`, `.storeCorrupt`).
     public convenience init(schema: Schema, engine: EngineConfiguration, recordsHistory: Bool = true) throws {
         try self.init(
             schema: schema, storeSchema: schema.storeSchema, engine: engine, recordsHistory: recordsHistory,
@@ -68,6 +69,8 @@ public final class PersistentContainer: ContextFactory {
         self.configuration = engine
         self.instrumentation = instrumentation
         let opened = try engine.open(storeSchema)
+        try UnfinishedCopy.refuseOpening(
+            opened, at: engine.location.isFileURL ? engine.location.path : engine.location.absoluteString)
         self.engine = opened
         self.changeHub = (opened as? any HistoryStore).map { ChangeHub(engine: $0, instrumentation: instrumentation) }
         self.recordsHistory = recordsHistory && changeHub != nil

@@ -209,7 +209,17 @@ struct ToolCopyTests {
         let again = try await StrataCommandRun.run(["copy", sourceArgument, targetArgument])
         #expect(again.status == 11, "\(again.error)")
         #expect(again.error.contains("did not finish"), "\(again.error)")
-        // `strata verify` says what the half copy is, besides the rows it lacks.
+        // An application cannot open the half copy (before, it opened it and wrote into it), and
+        // `strata verify` says what it is, besides the rows it lacks.
+        do {
+            try target.open().close()
+            Issue.record("an application opened the target of a copy that did not finish")
+        } catch let error as StrataError {
+            guard case .notAStore(_, let reason, _) = error, reason.contains("strata copy") else {
+                Issue.record("expected .notAStore naming the unfinished copy, got \(error)")
+                return
+            }
+        }
         let verify = try await StrataCommandRun.run(["verify", targetArgument])
         #expect(verify.status != 0 && verify.output.contains("has not finished"), "\(verify.output)")
     }
