@@ -10,7 +10,7 @@ extension SchemaMigrationPlan {
     /// together. A rename whose old name the store does not have, or whose new name the store
     /// keeps for something not renamed away, is ignored (as Core Data ignores a renaming
     /// identifier it cannot match): the item is then planned as added, or refused as such.
-    /// - Throws: ``StrataError/misuse(_:_:)`` when entities swap names.
+    /// - Throws: ``StrataError/misuse(_:native:)`` when entities swap names.
     static func applying(
         _ renames: SchemaRenames, to source: RecordedSchema, target: RecordedSchema
     ) throws(StrataError) -> (RecordedSchema, [SchemaMigrationStep]) {
@@ -46,8 +46,12 @@ extension SchemaMigrationPlan {
             guard let entity = schema.entities.firstIndex(where: { $0.name == entityName }) else { continue }
             let stored = schema.entities[entity]
             let declared = target.entity(named: entityName)
+            // Attributes only: a relationship's name is taken, never renamed here.
+            let attributeNames = Set(stored.attributes.map(\.name))
             let sequence = RenameSequence(
-                map.sorted { $0.key < $1.key }.map { (from: $0.value, to: $0.key) },
+                map.sorted { $0.key < $1.key }.map { (from: $0.value, to: $0.key) }.filter {
+                    attributeNames.contains($0.from)
+                },
                 names: Set(stored.attributes.map(\.name) + stored.relationships.map(\.name)),
                 reserved: Set((declared?.attributes.map(\.name) ?? []) + (declared?.relationships.map(\.name) ?? [])))
             for (old, new) in sequence.steps {
