@@ -22,6 +22,17 @@ enum BackupDestination {
             throw empty ? .destinationIsDirectory(path) : .destinationTaken(path)
         case false?: throw .destinationTaken(path)
         }
+        // Nothing is there. For a SQLite backup (one file), a path that ends with "/" names a
+        // directory to write into, which does not exist: the backup's own name is missing. (An
+        // LMDB backup is a directory: `new/` names it.)
+        if engine == "sqlite" && argument.hasSuffix("/") {
+            throw .storeUnreachable(
+                """
+                \(path) cannot be created: it ends with "/", so it names a directory to put the backup in, and \
+                that directory does not exist; name the backup itself without the trailing "/" (such as \
+                \(path.hasSuffix("/") ? String(path.dropLast()) : path)), in a directory that exists
+                """)
+        }
         let directory = url.deletingLastPathComponent().path(percentEncoded: false)
         guard SystemCalls.isDirectory(atPath: directory) == true, FileManager.default.isWritableFile(atPath: directory)
         else {

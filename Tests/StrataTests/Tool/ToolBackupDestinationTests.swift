@@ -19,6 +19,28 @@ struct ToolBackupDestinationTests {
     }
 
     @Test(
+        "a DEST ending in / where nothing is: an LMDB backup's directory; for SQLite, blamed on DEST (exit 9)",
+        arguments: EngineKind.fileEngines)
+    func missingDirectoryWithSlash(kind: EngineKind) async throws {
+        let store = try await ToolFixture.seededStore(kind)
+        let destination = store.directory.appendingPathComponent("new").path + "/"
+        let source = try StrataCommandRun.argument(for: store)
+        let run = try await StrataCommandRun.run(["backup", source, destination])
+        if kind == .lmdb {
+            #expect(run.status == 0, "exit \(run.status): \(run.error)")
+            let verify = try await StrataCommandRun.run(["verify", "lmdb:" + destination])
+            #expect(verify.status == 0, "\(verify.output)\(verify.error)")
+            return
+        }
+        // Before, SQLite's backup failed on its temporary file inside the missing directory, and
+        // the message named the source.
+        #expect(run.status == 9, "exit \(run.status): \(run.error)")
+        #expect(run.error.contains(destination) && run.error.contains("trailing"), "\(run.error)")
+        #expect(!run.error.contains(source.drop { $0 != ":" }.dropFirst()), "\(run.error)")
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+
+    @Test(
         "an empty directory as DEST is refused as a directory (exit 10), not as a DEST that is not empty",
         arguments: EngineKind.fileEngines)
     func emptyDirectory(kind: EngineKind) async throws {
