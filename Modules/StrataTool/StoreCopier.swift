@@ -5,10 +5,6 @@ import StrataStorage
 /// into a new store of any engine that takes the source's identifier and key counters; then both
 /// sides' counts and checksums compared. See `Docs/StrataTool.md`.
 struct StoreCopier {
-    /// The history cursor that marks a target whose copy has not finished: set right after the
-    /// target is created, removed only once the copy is verified (``UnfinishedCopy``).
-    static let unfinishedMarker = UnfinishedCopy.marker
-
     let source: String
     let target: String
     /// Rows (or links) read and written per batch.
@@ -65,7 +61,9 @@ struct StoreCopier {
         guard record != nil else { return }
         // The store is kept in a local: releasing it closes its engine.
         let store = try? OpenedStore(inspection)
-        let unfinished = withExtendedLifetime(store) { (try? store?.engine.historyCursors()[unfinishedMarker]) != nil }
+        let unfinished = withExtendedLifetime(store) {
+            store.map { (try? UnfinishedCopy.isMarked($0.engine)) == true } ?? false
+        }
         throw unfinished ? .unfinishedCopy(inspection.location) : .destinationTaken(inspection.location)
     }
 
@@ -79,7 +77,7 @@ struct StoreCopier {
         guard let history = engine as? any HistoryStore else {
             throw ToolError.storeFailed("the \(creation.name) engine keeps no history, which the copy needs")
         }
-        try history.setHistoryCursor(Self.unfinishedMarker, to: 0)
+        try history.setHistoryCursor(UnfinishedCopy.marker, to: 0)
         var entities: [StoreDigest.Part] = []
         for entity in store.schema.entities {
             entities.append(try copyRows(of: entity, reader: reader, into: engine))
@@ -176,7 +174,7 @@ struct StoreCopier {
         let digest = try store.read { try StoreDigest(reading: store.schema, $0) }
         problems += digest.differences(from: source)
         guard problems.isEmpty else { throw ToolError.copyMismatch(problems.joined(separator: "; ")) }
-        try store.engine.setHistoryCursor(unfinishedMarker, to: nil)
+        try store.engine.setHistoryCursor(UnfinishedCopy.marker, to: nil)
         return digest
     }
 }

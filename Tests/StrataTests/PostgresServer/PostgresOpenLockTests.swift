@@ -25,11 +25,16 @@ struct PostgresOpenLockTests {
         return other
     }
 
+    /// Opens the store in `schema` with `model` (version 1's `Note` by default) and ``options``.
+    private func open(_ url: String, schema: String, model: Schema? = nil) throws -> PersistentContainer {
+        try PersistentContainer(
+            schema: try model ?? Schema(version: 1, [PGMNote.self]),
+            engine: .postgres(url: url, schema: schema, options: Self.options))
+    }
+
     private func makeStore(_ url: String, schema: String) async throws {
         try PostgresSQL().execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
-        let container = try PersistentContainer(
-            schema: try Schema(version: 1, [PGMNote.self]),
-            engine: .postgres(url: url, schema: schema, options: Self.options))
+        let container = try open(url, schema: schema)
         let context = container.newBackgroundContext()
         try await context.perform {
             PGMNote(context: context).title = "first"
@@ -47,9 +52,7 @@ struct PostgresOpenLockTests {
         defer { _ = try? other.execute("ROLLBACK") }
         // Before opens took the lock shared, this open waited for the write and failed with .busy
         // once lockTimeout (2 s) ran out.
-        let container = try PersistentContainer(
-            schema: try Schema(version: 1, [PGMNote.self]),
-            engine: .postgres(url: url, schema: schema, options: Self.options))
+        let container = try open(url, schema: schema)
         defer { container.close() }
         let context = container.newBackgroundContext()
         let titles = try await context.perform {
@@ -68,9 +71,7 @@ struct PostgresOpenLockTests {
         let other = try holdOpenLockShared(schema: schema)
         let version2 = try Schema(version: 2, [PGMNoteWithMotto.self])
         do {
-            let container = try PersistentContainer(
-                schema: version2, engine: .postgres(url: url, schema: schema, options: Self.options))
-            container.close()
+            try open(url, schema: schema, model: version2).close()
             Issue.record("a migration opened while another process's write held the open lock")
         } catch let error as StrataError {
             guard case .busy = error else {
@@ -80,8 +81,7 @@ struct PostgresOpenLockTests {
         }
         #expect(try other.value("SELECT value FROM \(schema).strata_metadata WHERE key = 'schema_version'") == "1")
         try other.execute("ROLLBACK")
-        let container = try PersistentContainer(
-            schema: version2, engine: .postgres(url: url, schema: schema, options: Self.options))
+        let container = try open(url, schema: schema, model: version2)
         defer { container.close() }
         let context = container.newBackgroundContext()
         let mottos = try await context.perform {
