@@ -29,10 +29,11 @@ struct BatchCommands {
             throw error
         }
         line.finish()
+        let skipped = summary.skippedAsPurged == 0 ? "" : ", \(summary.skippedAsPurged) skipped (purged before)"
         print(
             """
             Imported \(url.lastPathComponent): \(summary.lines) line(s), \(summary.inserted) added, \
-            \(summary.updated) updated.
+            \(summary.updated) updated\(skipped).
             """
         )
     }

@@ -3,7 +3,7 @@ import Strata
 import Synchronization
 
 /// Shows a store's migration on standard error while `ledger` opens it: `migrating store: 37%`,
-/// rewritten in place with a carriage return, then `migrated store from v1 to v3 in 0.4 s`.
+/// rewritten in place with a carriage return, then `migrated store from v1 to v4 in 0.4 s`.
 ///
 /// Nothing is written when the store needs no migration (the container then never reports).
 final class MigrationProgressLine: Sendable {
@@ -33,7 +33,7 @@ final class MigrationProgressLine: Sendable {
         "\rmigrating store: \(percent)%"
     }
 
-    /// The closing line: `"\rmigrated store from v1 to v3 in 0.4 s\n"`.
+    /// The closing line: `"\rmigrated store from v1 to v4 in 0.4 s\n"`.
     static func summaryText(from: Int, to: Int, seconds: Double) -> String {
         "\rmigrated store from v\(from) to v\(to) in \(String(format: "%.1f", seconds)) s\n"
     }

@@ -36,7 +36,8 @@ enum Usage {
                                                    account
           purge --before YYYY-MM-DD                delete the transactions dated before the day (and
                                                    their import lines); each account's balance stays,
-                                                   its opening balance takes the purged amounts
+                                                   its opening balance takes the purged amounts;
+                                                   a later import skips their lines
           watch [--from-start | --after TOKEN]     print each change as it is committed, by this or
                                                    any other process (account, amount, new balance),
                                                    until Ctrl-C; by default from now on

@@ -1,16 +1,16 @@
 public import Strata
 
-/// The ledger's current schema: ``Account``, ``Transaction`` and ``ImportLine`` as the services
-/// use them.
+/// The ledger's schema version 3: ``Account``, ``Transaction`` and ``ImportLine``, whose classes
+/// have not changed since (``LedgerSchemaV4`` adds ``PurgedImport``).
 ///
 /// Changes from ``LedgerSchemaV2``, all inferred (a lightweight stage): ``Transaction/externalID``
 /// is added (optional, unique: the key `ledger import` upserts on), the entity ``ImportLine`` is
 /// added (the raw CSV line an imported transaction came from), and ``Transaction/source`` links a
 /// transaction to it with the cascade rule, so deleting or purging the transaction deletes its
-/// source line too. ``Strata/Schema/ledger`` is this version's schema.
+/// source line too.
 ///
 /// ```swift
-/// let schema = try LedgerSchemaV3.schema()      // the same as Schema.ledger
+/// let schema = try LedgerSchemaV3.schema()
 /// print(schema.version)                         // 3
 /// ```
 public enum LedgerSchemaV3: VersionedSchema {

@@ -17,10 +17,11 @@ public import Strata
 /// }
 /// ```
 ///
-/// This is version 3 of the model (``LedgerSchemaV3``): version 1 (``LedgerSchemaV1``) called
-/// ``note`` `memo` and had no ``category``; version 2 (``LedgerSchemaV2``) had no ``externalID``
-/// and no ``source``. Open a store with ``Strata/PersistentContainer/init(ledger:progress:)`` and
-/// an older store is migrated by ``LedgerMigrationPlan``.
+/// This is the model of versions 3 and 4 (``LedgerSchemaV3``, ``LedgerSchemaV4``): version 1
+/// (``LedgerSchemaV1``) called ``note`` `memo` and had no ``category``; version 2
+/// (``LedgerSchemaV2``) had no ``externalID`` and no ``source``. Open a store with
+/// ``Strata/PersistentContainer/init(ledger:progress:)`` and an older store is migrated by
+/// ``LedgerMigrationPlan``.
 ///
 /// Lifetime rule: a `Transaction` is valid only inside the `perform` of the context that
 /// fetched or inserted it. Carry its values out as a ``TransactionRecord``.

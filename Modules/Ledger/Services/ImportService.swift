@@ -16,7 +16,8 @@ public import Strata
 /// line dated before a transaction the file does not hold) the import goes object by object,
 /// since the running balances of those later transactions change too. Any bad line
 /// (malformed, an unknown account, an external id twice in the file) refuses the whole file:
-/// nothing is written.
+/// nothing is written. A line whose transaction ``PurgeService`` deleted (a ``PurgedImport``
+/// has its external id) is skipped: its amount is in its account's opening balance already.
 ///
 /// ```swift
 /// let imports = ImportService(contexts: container)
@@ -45,7 +46,7 @@ public struct ImportService: Sendable {
     ///   - file: the file's name, kept in each ``ImportLine``.
     ///   - progress: called as lines are applied (from the context's queue), at most about a
     ///     hundred times; the unit of work may re-run after a conflict, reporting again from 0.
-    /// - Returns: how many lines were read, added and updated.
+    /// - Returns: how many lines were read, added, updated and skipped as purged.
     /// - Throws: ``LedgerError/importLineRefused(line:_:)`` naming the first bad line,
     ///   ``LedgerError/insufficientFunds(account:available:attemptedBalance:currency:)`` when the
     ///   file would overdraw an account that forbids it, ``LedgerError/invalidAmount(_:reason:)``
@@ -71,12 +72,24 @@ public struct ImportService: Sendable {
         progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let accounts = try accountsByName(for: lines, in: context)
-        let stored = try StoredImportRows(externalIDs: lines.map(\.externalID), in: context)
-        if let plan = try ImportBatchPlan(lines: lines, accounts: accounts, stored: stored, in: context) {
-            return try plan.run(file: file, importedAt: importedAt, in: context, progress: progress)
+        // A purged transaction's amount is in its account's opening balance: its line is skipped.
+        let purged = try PurgedImportIDs(externalIDs: lines.map(\.externalID), in: context).ids
+        let kept = purged.isEmpty ? lines : lines.filter { !purged.contains($0.externalID) }
+        var summary: ImportSummary
+        if kept.isEmpty {
+            summary = ImportSummary(lines: 0, inserted: 0, updated: 0, usedBatchUpsert: false)
+        } else if let plan = try ImportBatchPlan(
+            lines: kept, accounts: accounts,
+            stored: try StoredImportRows(externalIDs: kept.map(\.externalID), in: context), in: context)
+        {
+            summary = try plan.run(file: file, importedAt: importedAt, in: context, progress: progress)
+        } else {
+            summary = try applyObjects(
+                kept, accounts: accounts, file: file, importedAt: importedAt, in: context, progress: progress)
         }
-        return try applyObjects(
-            lines, accounts: accounts, file: file, importedAt: importedAt, in: context, progress: progress)
+        summary.lines = lines.count
+        summary.skippedAsPurged = lines.count - kept.count
+        return summary
     }
 
     /// The object path: each line's transaction fetched or inserted, then every touched

@@ -8,7 +8,9 @@ public import Strata
 /// account's purged amounts, summed by the engine per account, are added to its
 /// ``Account/openingBalance`` in the same save, so its ``Account/balance`` does not change and
 /// `openingBalance + sum(remaining amounts) == balance` still holds. The remaining transactions
-/// are all dated on or after the cut-off, so their running balances stay right too.
+/// are all dated on or after the cut-off, so their running balances stay right too. Each purged
+/// transaction that was imported leaves a ``PurgedImport`` (its external id), written by the same
+/// save, so importing the same statement again skips its line instead of counting it twice.
 ///
 /// ```swift
 /// let purges = PurgeService(contexts: container)
@@ -58,14 +60,35 @@ public struct PurgeService: Sendable {
                         account: account.name, transactionsDeleted: Int(group.values[0].integer ?? 0),
                         movedToOpeningBalance: sum, openingBalance: opening, balance: account.balance))
             }
+            try Self.recordPurgedImports(before: cutoff, in: context)
             try context.batchDelete(Transaction.self, where: #Predicate { $0.date < cutoff })
             try context.saveLedger()
-            let deleted = context.savedBatches.first?.deletedIDs ?? []
+            // The second batch is the delete (the first records the purged imports).
+            let deleted = context.savedBatches.last?.deletedIDs ?? []
             return PurgeSummary(
                 before: cutoff,
                 transactionsDeleted: deleted.filter { $0.entityName == Transaction.entityName }.count,
                 importLinesDeleted: deleted.filter { $0.entityName == ImportLine.entityName }.count,
                 accounts: lines.sorted { $0.account < $1.account })
+        }
+    }
+
+    /// Stages one ``PurgedImport`` for each imported transaction dated before `cutoff`, so that a
+    /// later import of its line skips it instead of counting its amount again (it is in the
+    /// opening balance now). Written by the purge's save, with the batch delete.
+    private static func recordPurgedImports(before cutoff: Date, in context: ObjectContext) throws {
+        let imported = FetchRequest<Transaction>(predicate: #Predicate { $0.date < cutoff && $0.externalID != nil })
+        let rows = try context.fetchValues(imported, \.externalID, \.date, \.amount)
+        // A record kept from an earlier purge of the same id (a transaction re-entered by hand
+        // with it) is brought up to date rather than refused.
+        try context.batchInsert(
+            PurgedImport.self, from: rows,
+            onConflict: .update(matching: [\.externalID], setting: [\.date, \.amount, \.purgedBefore])
+        ) { values, row in
+            row[\.externalID] = values.0 ?? ""
+            row[\.date] = values.1
+            row[\.amount] = values.2
+            row[\.purgedBefore] = cutoff
         }
     }
 

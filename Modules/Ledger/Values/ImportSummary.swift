@@ -1,5 +1,5 @@
-/// What ``ImportService/importCSV(_:file:progress:)`` did: how many lines it read, and how many
-/// transactions it added and updated.
+/// What ``ImportService/importCSV(_:file:progress:)`` did: how many lines it read, how many
+/// transactions it added and updated, and how many lines it skipped as purged.
 ///
 /// ```swift
 /// let summary = try await imports.importCSV(text, file: "bank.csv")
@@ -17,13 +17,18 @@ public struct ImportSummary: Sendable, Hashable {
     /// false when the import went object by object, because a line is dated before a
     /// transaction the file does not hold.
     public var usedBatchUpsert: Bool
+    /// Lines skipped because ``PurgeService`` deleted their transactions (a ``PurgedImport`` has
+    /// their external ids): their amounts are in their accounts' opening balances already, and
+    /// adding them again would count them twice.
+    public var skippedAsPurged: Int
 
     /// A summary; the import makes these for you.
-    public init(lines: Int, inserted: Int, updated: Int, usedBatchUpsert: Bool) {
+    public init(lines: Int, inserted: Int, updated: Int, usedBatchUpsert: Bool, skippedAsPurged: Int = 0) {
         self.lines = lines
         self.inserted = inserted
         self.updated = updated
         self.usedBatchUpsert = usedBatchUpsert
+        self.skippedAsPurged = skippedAsPurged
     }
 }
 

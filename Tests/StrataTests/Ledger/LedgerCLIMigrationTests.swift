@@ -26,7 +26,7 @@ extension LedgerTests {
             #expect(first.errorOutput.contains("\rmigrating store: 100%"))
             let summary = try #require(first.errorOutput.split(separator: "\r").last.map(String.init))
             #expect(
-                summary.wholeMatch(of: /migrated store from v1 to v3 in [0-9]+\.[0-9] s\n/) != nil,
+                summary.wholeMatch(of: /migrated store from v1 to v4 in [0-9]+\.[0-9] s\n/) != nil,
                 "\(String(reflecting: summary))")
             // The history shows the notes (version 1's memos) with the categories the stage gave them.
             let rent = first.output.split(separator: "\n").first { $0.contains("Rent") }
@@ -54,7 +54,7 @@ extension LedgerTests {
             #expect(percents.first == 0 && percents.last == 100, "\(percents)")
             #expect(percents.contains { (1...99).contains($0) }, "no progress between 0% and 100%: \(percents)")
             #expect(percents == percents.sorted() && Set(percents).count == percents.count, "\(percents)")
-            #expect(run.errorOutput.hasSuffix(" s\n") && run.errorOutput.contains("migrated store from v1 to v3 in "))
+            #expect(run.errorOutput.hasSuffix(" s\n") && run.errorOutput.contains("migrated store from v1 to v4 in "))
             #expect(run.output.contains("Bulk"), "\(run.output)")
         }
 

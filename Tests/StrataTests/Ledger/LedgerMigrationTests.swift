@@ -5,9 +5,9 @@ import Synchronization
 import Testing
 
 extension LedgerTests {
-    /// A store written by ledger version 1 opens with version 3 through ``LedgerMigrationPlan``:
+    /// A store written by ledger version 1 opens with version 4 through ``LedgerMigrationPlan``:
     /// every account, balance and transaction kept, `memo` now `note`, the categories filled.
-    @Suite("ledger: a version 1 store migrates to version 3")
+    @Suite("ledger: a version 1 store migrates to version 4")
     struct LedgerMigrationTests {
         @Test(
             "every balance and transaction survives, notes keep the memos, categories are filled",
@@ -26,7 +26,7 @@ extension LedgerTests {
             let progress = reports.all
             #expect(progress.first?.fractionCompleted == 0)
             #expect(progress.last?.fractionCompleted == 1)
-            #expect(progress.allSatisfy { $0.storeVersion == 1 && $0.modelVersion == 3 })
+            #expect(progress.allSatisfy { $0.storeVersion == 1 && $0.modelVersion == 4 })
 
             // The services work on the migrated store.
             let accounts = Dictionary(uniqueKeysWithValues: balances.map { ($0.name, $0) })
@@ -43,7 +43,7 @@ extension LedgerTests {
                     == LedgerV1Store.balances["Checking"]! - 2_000)
             container.close()
 
-            // Version 2 is recorded: the next open migrates nothing.
+            // Version 4 is recorded: the next open migrates nothing.
             let again = ProgressReports()
             let reopened = try PersistentContainer(ledger: store.configuration) { again.append($0) }
             #expect(again.all.isEmpty)
@@ -73,7 +73,7 @@ extension LedgerTests {
             #expect(Self.sorted(stored) == Self.sorted(LedgerV1Store.lines.map { with($0) { $0.category = nil } }))
         }
 
-        /// Every transaction of a current (version 3) store, in the shape of ``LedgerV1Store/Line``.
+        /// Every transaction of a current (version 4) store, in the shape of ``LedgerV1Store/Line``.
         static func lines(in container: PersistentContainer) async throws -> [LedgerV1Store.Line] {
             let context = container.newBackgroundContext()
             return sorted(
@@ -104,7 +104,9 @@ private struct RefusedStage: Error {}
 
 /// The ledger's plan with a stage that edits every transaction, then throws.
 private enum RefusingPlan: MigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [LedgerSchemaV1.self, LedgerSchemaV2.self, LedgerSchemaV3.self] }
+    static var schemas: [any VersionedSchema.Type] {
+        [LedgerSchemaV1.self, LedgerSchemaV2.self, LedgerSchemaV3.self, LedgerSchemaV4.self]
+    }
     static var stages: [MigrationStage] {
         [
             .custom(
@@ -118,6 +120,7 @@ private enum RefusingPlan: MigrationPlan {
                     throw RefusedStage()
                 }),
             LedgerMigrationPlan.migrateV2toV3,
+            LedgerMigrationPlan.migrateV3toV4,
         ]
     }
 }

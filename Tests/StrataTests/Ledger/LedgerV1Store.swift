@@ -3,7 +3,7 @@ import Ledger
 import Strata
 
 /// A version 1 ledger store, written with the frozen ``LedgerSchemaV1`` classes (the services
-/// are version 3), and what a migration must keep of it.
+/// are version 4), and what a migration must keep of it.
 struct LedgerV1Store {
     /// One version 1 transaction and what the current version must make of it.
     struct Line: Sendable, Equatable {

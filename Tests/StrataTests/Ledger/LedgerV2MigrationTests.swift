@@ -5,10 +5,10 @@ import Synchronization
 import Testing
 
 extension LedgerTests {
-    /// A store written by ledger version 2 opens with version 3 through the plan's lightweight
+    /// A store written by ledger version 2 opens with version 4 through the plan's lightweight
     /// stage: every account, balance and transaction kept, no external ids, no import lines, and
     /// then the new attribute, entity and relationship work.
-    @Suite("ledger: a version 2 store migrates to version 3")
+    @Suite("ledger: a version 2 store migrates to version 4")
     struct LedgerV2MigrationTests {
         @Test(
             "every balance and transaction survives; external ids and sources start empty; import and purge work",
@@ -46,9 +46,15 @@ extension LedgerTests {
                 Dictionary(uniqueKeysWithValues: after.map { ($0.name, $0.balance) })
                     == LedgerV1Store.balances.merging(["Wallet": -200, "Checking": 100], uniquingKeysWith: +))
             #expect(after.allSatisfy { $0.openingBalance == $0.balance && $0.transactionCount == 0 })
+            // Version 4's purged-import records: the two imported ids, which a re-import skips.
+            let recorded = try await context.perform {
+                try context.fetch(FetchRequest<PurgedImport>()).map(\.externalID).sorted()
+            }
+            #expect(recorded == ["bank-1", "bank-2"])
+            #expect(try await imports.importCSV(csv, file: "after.csv").skippedAsPurged == 2)
             container.close()
 
-            // Version 3 is recorded: the next open migrates nothing.
+            // Version 4 is recorded: the next open migrates nothing.
             let reports = Reports()
             let reopened = try PersistentContainer(ledger: store.configuration) { _ in reports.saw() }
             #expect(!reports.any)

@@ -125,5 +125,44 @@ extension LedgerTests {
             #expect(again.transactionsDeleted == 0)
             #expect(try await ledger.audit() == after)
         }
+
+        @Test(
+            "importing the same file after a purge skips the purged lines: no amount counts twice",
+            arguments: EngineKind.allCases)
+        func reimportAfterPurge(kind: EngineKind) async throws {
+            let ledger = try LedgerFixture(kind)
+            _ = try await ledger.seedChart()
+            let imports = ImportService(contexts: ledger.container)
+            try await imports.importCSV(Self.file.text, file: "2024.csv")
+            let balances = try await ledger.balances()
+            try await PurgeService(contexts: ledger.container).purge(before: try LedgerDay.parse("2024-03-10"))
+            let purged = try await ledger.audit()
+
+            // The statement again: f-1, m-1, m-2 and m-3 were purged; the other seven update.
+            let summary = try await imports.importCSV(Self.file.text, file: "2024.csv")
+            #expect(summary.lines == 11 && summary.skippedAsPurged == 4)
+            #expect(summary.inserted == 0 && summary.updated == 7)
+            #expect(try await ledger.balances() == balances)
+            #expect(try await ledger.audit() == purged)
+
+            // A purged line that changed, beside a new line dated before the cut-off: the purged
+            // one is still skipped, the new one is added (on the object path) and counts once.
+            let later = LedgerImportFile(rows: [
+                Self.row("m-1", "Checking", "2024-03-01", -99_999, "housing", "Rent, corrected"),
+                Self.row("n-1", "Checking", "2024-03-02", -100, "dining", "Gum"),
+            ])
+            let second = try await imports.importCSV(later.text, file: "later.csv")
+            #expect(second.skippedAsPurged == 1 && second.inserted == 1 && !second.usedBatchUpsert)
+            var expected = balances
+            expected["Checking"]! -= 100
+            #expect(try await ledger.balances() == expected)
+            #expect(try await ledger.audit().isConsistent)
+
+            // Every line purged: nothing to write, nothing changes.
+            let onlyPurged = LedgerImportFile(rows: [Self.file.rows[0]])
+            let third = try await imports.importCSV(onlyPurged.text, file: "old.csv")
+            #expect(third.lines == 1 && third.skippedAsPurged == 1 && third.inserted + third.updated == 0)
+            #expect(try await ledger.balances() == expected)
+        }
     }
 }
