@@ -46,6 +46,7 @@ extension SQLiteEngine {
     private func commitGroup(_ group: [SQLiteCommitQueue.Request], on connection: SQLiteConnection) {
         do throws(StrataError) {
             try checkSchemaVersion(connection)
+            try checkFileInPlace(connection)
         } catch {
             connection.rollbackQuietly()
             for request in group { request.finish(.failure(error)) }
@@ -108,6 +109,21 @@ extension SQLiteEngine {
         if let stored, stored != Int64(schemaVersion) {
             throw .storeNewerThanModel(storeVersion: Int(clamping: stored), modelVersion: schemaVersion)
         }
+    }
+
+    /// Throws `.notAStore` when the store's file was deleted, or another file moved over it,
+    /// since `connection` opened it: SQLite would commit into the open file, which no path names
+    /// any more, and the commit would be lost while new processes open another store (or make an
+    /// empty one). Inside the write transaction, before anything is written.
+    func checkFileInPlace(_ connection: SQLiteConnection) throws(StrataError) {
+        guard connection.fileHasMoved() else { return }
+        throw .notAStore(
+            path: path,
+            reason: """
+                it is no longer the store this container opened: the file was deleted or replaced by another \
+                since, so a commit would go to a file no path names and be lost. Nothing was written. Open the \
+                store again with a new container (restore the file from a backup if it was deleted by mistake)
+                """)
     }
 
     /// Writes `changes` into the write transaction open on `connection`, with every check of a

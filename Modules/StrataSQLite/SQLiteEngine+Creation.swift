@@ -32,8 +32,9 @@ extension SQLiteEngine {
     ///
     /// When another process links its store first, this one's is discarded and the caller opens
     /// theirs. Leftover creation files of dead processes are removed first.
-    /// - Throws: `.io` when the directory cannot hold the file (missing, read-only, full), and
-    ///   what ``prepareStore(_:schema:tables:joins:options:)`` throws.
+    /// - Throws: `.io` when the directory cannot hold the file (missing, read-only, full),
+    ///   `.notAStore` beside a leftover write-ahead log (``refuseLeftoverLog(at:)``), and what
+    ///   ``prepareStore(_:schema:tables:joins:options:)`` throws.
     static func createStoreFile(
         at path: String, schema: StoreSchema, tables: [SQLiteTableLayout], joins: [SQLiteJoinLayout],
         options: SQLiteOptions,
@@ -49,6 +50,7 @@ extension SQLiteEngine {
                 at: resolved, schema: schema, tables: tables, joins: joins, options: options,
                 linksFollowed: linksFollowed + 1)
         }
+        try refuseLeftoverLog(at: path)
         let (directory, prefix) = creationPrefix(forStoreAt: path)
         removeStaleCreationFiles(directory: directory, prefix: prefix)
         let temporary = directory + prefix + "\(getpid())-\(UUID().uuidString)"
@@ -103,6 +105,27 @@ extension SQLiteEngine {
         }
         SystemCalls.syncDirectory(directory.isEmpty ? "." : directory)
         return .inPlace
+    }
+
+    /// Refuses to create a store at `path` beside a write-ahead log that is not empty: the log of
+    /// a store whose file was deleted or moved away (perhaps by someone resetting a store with
+    /// `rm store.sqlite`, perhaps while a process still writes to it). SQLite would replay that
+    /// log onto the new file, which it does not belong to, and the new store would be damaged
+    /// from its first open.
+    /// - Throws: `.notAStore` naming the log and what to do.
+    static func refuseLeftoverLog(at path: String) throws(StrataError) {
+        let log = path + "-wal"
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: log))?[.size] as? Int, size > 0 else {
+            return
+        }
+        throw .notAStore(
+            path: path,
+            reason: """
+                the store file is missing but its write-ahead log \(log) (\(size) bytes) is still there: the \
+                file was deleted or moved while the store was in use, and a new store made here would be \
+                damaged by that log. Put the store file back (its last commits are in the log), or, to start \
+                a new store, stop every process using it and delete \(log) and \(path)-shm
+                """)
     }
 
     /// The number of extra names of the store file that are creation files (its creator links

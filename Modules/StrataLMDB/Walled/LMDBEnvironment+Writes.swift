@@ -147,7 +147,10 @@ extension LMDBEnvironment {
 
     /// Begins a top-level write transaction; nil after adopting a map another process grew
     /// (`MDB_MAP_RESIZED`, at most four times), when the caller begins again.
+    /// - Throws: `.notAStore` when `data.mdb` was deleted or replaced since the environment
+    ///   opened (``checkDataFileInPlace(_:)``); LMDB's errors.
     private func beginWrite(_ context: String, adoptions: inout Int) throws -> OpaquePointer? {
+        try checkDataFileInPlace(context)
         var txn: OpaquePointer?
         let rc = unsafe mdb_txn_begin(raw, nil, 0, &txn)
         if rc == MDB_MAP_RESIZED, adoptions < 4 {

@@ -123,6 +123,17 @@ import StrataStorage
         return Array(bytes[..<Int(read)])
     }
 
+    /// Whether the database file this connection opened is no longer the one at its path: it
+    /// was deleted, or another file was moved over it (`SQLITE_FCNTL_HAS_MOVED`: a `stat` of the
+    /// path against the open file). In WAL mode SQLite writes on into such a file without an
+    /// error, and a commit there is lost.
+    func fileHasMoved() -> Bool {
+        guard let db = unsafe db else { return false }
+        var moved: Int32 = 0
+        let rc = unsafe sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        return rc == SQLITE_OK && moved != 0
+    }
+
     // MARK: Written rowids
 
     /// Starts collecting the rowid of every row this connection inserts, updates or deletes in
