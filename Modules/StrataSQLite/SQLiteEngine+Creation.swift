@@ -60,6 +60,9 @@ extension SQLiteEngine {
             connection = try SQLiteConnection(
                 path: temporary, readOnly: false, create: true, busyTimeout: options.busyTimeoutMilliseconds)
         } catch .io(let detail, _) {
+            if let exhausted = StoreRoom.exhaustion(files: [], directory: directory.isEmpty ? "." : directory) {
+                throw .storeFull("\(path): the new store could not be made: \(exhausted)")
+            }
             throw .io(
                 """
                 \(path) does not exist and cannot be created: the new store's temporary file could not be made \
@@ -77,6 +80,12 @@ extension SQLiteEngine {
         connection.close()
         if let size = (try? FileManager.default.attributesOfItem(atPath: temporary + "-wal"))?[.size] as? Int, size > 0
         {
+            // The checkpoint on close found no room: the disk filled while the store was made.
+            if let exhausted = StoreRoom.exhaustion(
+                files: [temporary, temporary + "-wal"], directory: directory.isEmpty ? "." : directory)
+            {
+                throw .storeFull("\(path): the new store could not be made: \(exhausted)")
+            }
             throw .io(
                 """
                 \(path): the new store's write-ahead log (\(temporary)-wal) was not checkpointed when it was \

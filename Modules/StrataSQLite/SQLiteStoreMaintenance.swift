@@ -56,8 +56,10 @@ enum SQLiteStoreMaintenance {
         let directory = slash.map { String(destination[...$0]) } ?? ""
         let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
         let temporary = directory + ".\(name).strata-backup-\(getpid())"
-        SystemCalls.unlink(temporary)
-        defer { SystemCalls.unlink(temporary) }
+        // `VACUUM INTO` writes the new file with a rollback journal beside it, left when it fails.
+        let leftovers = [temporary, temporary + "-journal"]
+        for file in leftovers { SystemCalls.unlink(file) }
+        defer { for file in leftovers { SystemCalls.unlink(file) } }
         let connection = try SQLiteConnection(path: path, readOnly: true, busyTimeout: 5000)
         do throws(StrataError) {
             try SQLiteEngine.checkHeader(connection)
@@ -67,6 +69,12 @@ enum SQLiteStoreMaintenance {
             connection.close()
         } catch {
             connection.close()
+            // SQLite names the source in its error, but a lack of room is the destination's.
+            if case .storeFull(_, let native) = error,
+                let exhausted = StoreRoom.exhaustion(files: leftovers, directory: directory.isEmpty ? "." : directory)
+            {
+                throw .storeFull("\(destination): the backup does not fit: \(exhausted)", native: native)
+            }
             throw error
         }
         let code = SystemCalls.link(temporary, destination)

@@ -60,6 +60,23 @@ enum StoreArgument {
         }
     }
 
+    /// Removes the files of a store this command has just created and nothing else has used (a
+    /// copy's target that could not be marked unfinished). Returns whether it did: false for a
+    /// PostgreSQL store, whose tables stay.
+    static func removeNewStore(for argument: String) -> Bool {
+        guard let location = try? location(for: argument) else { return false }
+        let files: [URL]
+        switch location {
+        case .sqlite(let url): files = ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) }
+        case .lmdb(let url): files = ["data.mdb", "lock.mdb"].map { url.appendingPathComponent($0) }
+        case .postgres: return false
+        }
+        for file in files where FileManager.default.fileExists(atPath: file.path) {
+            do { try FileManager.default.removeItem(at: file) } catch { return false }
+        }
+        return true
+    }
+
     private static func fileURL(_ path: Substring, _ argument: String) throws(ToolError) -> URL {
         guard !path.isEmpty else { throw .usage("\(String(reflecting: argument)) names no path") }
         return URL(fileURLWithPath: String(path))

@@ -77,7 +77,13 @@ struct StoreCopier {
         guard let history = engine as? any HistoryStore else {
             throw ToolError.storeFailed("the \(creation.name) engine keeps no history, which the copy needs")
         }
-        try history.setHistoryCursor(UnfinishedCopy.marker, to: 0)
+        do {
+            try history.setHistoryCursor(UnfinishedCopy.marker, to: 0)
+        } catch {
+            // The new target is empty and unmarked: left, it would pass for a store copied whole.
+            engine.close()
+            throw Self.unmarkedTarget(target, error)
+        }
         var entities: [StoreDigest.Part] = []
         for entity in store.schema.entities {
             entities.append(try copyRows(of: entity, reader: reader, into: engine))
@@ -87,6 +93,18 @@ struct StoreCopier {
             joins.append(try copyLinks(of: join, schema: store.schema, reader: reader, into: engine))
         }
         return StoreDigest(entities: entities, joins: joins)
+    }
+
+    /// What to throw when the new target could not be marked unfinished: the engine's error, with
+    /// the target removed (files of an embedded engine), or else the advice to delete it.
+    private static func unmarkedTarget(_ target: String, _ error: any Error) -> ToolError {
+        let cause = ToolError.from(error)
+        if StoreArgument.removeNewStore(for: target) { return cause }
+        return .storeFailed(
+            """
+            \(cause.message.dropFirst("strata: ".count)) The new, empty target could not be marked as an unfinished \
+            copy: delete it before you copy again or open it
+            """)
     }
 
     private func copyRows(

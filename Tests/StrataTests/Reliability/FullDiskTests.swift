@@ -9,12 +9,18 @@ import Testing
 struct FullDiskTests {
     /// Runs `body` with a fresh 2 MiB tmpfs mounted at a temporary directory.
     static func withSmallDisk(_ body: (URL) async throws -> Void) async throws {
+        try await withDisk(size: "2m", body)
+    }
+
+    /// Runs `body` with a fresh tmpfs of `size` (as `mount` takes it: `2m`, `48k`) mounted at a
+    /// temporary directory.
+    static func withDisk(size: String, _ body: (URL) async throws -> Void) async throws {
         let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent(
             "strata-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: mountPoint) }
         try #require(
-            run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path]) == 0,
+            run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint.path]) == 0,
             "mounting a tmpfs needs root")
         defer { _ = run("/bin/umount", ["-l", mountPoint.path]) }
         try await body(mountPoint)
