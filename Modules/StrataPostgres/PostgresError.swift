@@ -129,7 +129,7 @@ enum PostgresError {
                 PGPASSWORD) and pg_hba.conf
                 """, native: native)
         case "3D000", "57P04":
-            return .notAStore(path: store, reason: "the database does not exist", native: native)
+            return .notAStore(path: store, reason: StrataError.missingDatabaseReason, native: native)
         case "3F000":
             return .notAStore(path: store, reason: "the schema does not exist", native: native)
         case "40003":
@@ -201,9 +201,13 @@ enum PostgresError {
         let connecting = NativeError(
             engine: native.engine, code: native.code, message: text, operation: "PQconnectdbParams")
         if text.contains("does not exist") && text.contains("database") {
-            return .notAStore(path: store, reason: "the database does not exist", native: native)
+            return .notAStore(path: store, reason: StrataError.missingDatabaseReason, native: native)
         }
-        if text.contains("password") || text.contains("authentication") {
+        // Over a Unix socket with peer or trust authentication, an unknown user is "role … does
+        // not exist" (over TCP the server asks for a password first, and refuses that instead).
+        if text.contains("password") || text.contains("authentication")
+            || (text.contains("role \"") && text.contains("does not exist"))
+        {
             return .io(
                 """
                 \(store): the server refused the login: check the user, the password (URL, PGPASSFILE, \

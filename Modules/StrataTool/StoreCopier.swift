@@ -53,7 +53,8 @@ struct StoreCopier {
         let record: StoreRecord?
         do {
             record = try inspection.readRecord()
-        } catch StrataError.notAStore {
+        } catch StrataError.notAStore(let location, let reason, _) {
+            if reason == StrataError.missingDatabaseReason { throw .missingDatabase(location) }
             throw .destinationTaken(inspection.location)
         } catch {
             throw ToolError.from(error)

@@ -12,6 +12,9 @@ package enum ToolError: Error, Sendable, Equatable {
     case inMemoryStore(String)
     /// Nothing is at the store's location (the tool never creates a store).
     case missingStore(String)
+    /// The PostgreSQL database a store's URL names does not exist (the tool creates schemas, never
+    /// databases).
+    case missingDatabase(String)
     /// The PostgreSQL server refused the login (user or password).
     case loginRefused(String)
     /// Something is at the location, but not a store Strata wrote (another program's file or schema).
@@ -37,7 +40,7 @@ package enum ToolError: Error, Sendable, Equatable {
         switch self {
         case .usage: 2
         case .unknownScheme: 3
-        case .missingStore: 4
+        case .missingStore, .missingDatabase: 4
         case .loginRefused: 5
         case .notAStrataStore: 6
         case .inMemoryStore: 7
@@ -65,6 +68,11 @@ package enum ToolError: Error, Sendable, Equatable {
             """
         case .missingStore(let location):
             "strata: no store at \(location): check the path or URL (the tool never creates a store)"
+        case .missingDatabase(let location):
+            """
+            strata: the database \(location) names does not exist: check the URL, or create the database \
+            (createdb NAME); the tool makes a copy's schema, never a database
+            """
         case .loginRefused(let text): "strata: \(Self.oneLine(text))"
         case .notAStrataStore(let text): "strata: not a Strata store: \(Self.oneLine(text))"
         case .schemaUnreadable(let text): "strata: the store's recorded schema cannot be used: \(Self.oneLine(text))"
@@ -90,7 +98,10 @@ package enum ToolError: Error, Sendable, Equatable {
         if let error = error as? ToolError { return error }
         guard let error = error as? StrataError else { return .storeFailed(String(describing: error)) }
         switch error {
-        case .notAStore: return .notAStrataStore(error.description)
+        case .notAStore(let location, let reason, _):
+            // A missing PostgreSQL database is a store that is not there, as a missing file is.
+            if reason == StrataError.missingDatabaseReason { return .missingDatabase(location) }
+            return .notAStrataStore(error.description)
         case .io(let text, let native):
             let loginCodes: Set = ["28000", "28P01"]
             if text.contains("refused the login") || native?.sqlState.map(loginCodes.contains) == true {

@@ -93,6 +93,37 @@ struct ToolBadInputTests {
         #expect(!run.error.contains("wrong-secret"))
     }
 
+    @Test("a user the PostgreSQL server does not know exits 5, over the Unix socket as over TCP")
+    func unknownRole() async throws {
+        let url = try #require(TestPostgres.url, "STRATA_POSTGRES_URL is not set: run with Scripts/with-postgres.sh")
+        let port = try PostgresBadInputTests.serverPort()
+        let role = "nobody_\(UInt32.random(in: 0...UInt32.max))"
+        // The socket's URL with another user: the server says "role … does not exist" (no password asked).
+        let socket = url.replacingOccurrences(of: "postgresql://strata@", with: "postgresql://\(role)@")
+        #expect(socket != url, "the URL's form changed: \(url)")
+        for argument in [socket + "&schema=s_any", "postgres://\(role):secret@127.0.0.1:\(port)/strata?schema=s_any"] {
+            let run = try await StrataCommandRun.run(["inspect", argument])
+            Self.expectRefused(run, status: 5, mentioning: "refused the login")
+        }
+    }
+
+    @Test("a PostgreSQL database that does not exist exits 4, for inspect and verify and as a copy's target")
+    func missingDatabase() async throws {
+        let url = try #require(TestPostgres.url, "STRATA_POSTGRES_URL is not set: run with Scripts/with-postgres.sh")
+        let database = "strata_missing_\(UInt32.random(in: 0...UInt32.max))"
+        let missing = url.replacingOccurrences(of: "@/strata?", with: "@/\(database)?") + "&schema=s_any"
+        #expect(missing.contains(database), "the URL's form changed: \(url)")
+        let source = try await ToolFixture.seededStore(.sqlite)
+        for command in [
+            ["inspect", missing], ["verify", missing], ["copy", try StrataCommandRun.argument(for: source), missing],
+        ] {
+            let run = try await StrataCommandRun.run(command)
+            Self.expectRefused(run, status: 4, mentioning: "does not exist")
+        }
+        let found = try PostgresSQL().value("SELECT count(*) FROM pg_database WHERE datname = $1", [database])
+        #expect(found == "0", "the tool created the database")
+    }
+
     @Test(
         "--help on every command",
         arguments: [
