@@ -3,7 +3,8 @@ import Strata
 import Synchronization
 
 /// Shows a store's migration on standard error while `ledger` opens it: `migrating store: 37%`,
-/// rewritten in place with a carriage return, then `migrated store from v1 to v4 in 0.4 s`.
+/// rewritten in place with a carriage return on a terminal (one line per tenth into a file or a
+/// pipe: ``ProgressStyle``), then `migrated store from v1 to v4 in 0.4 s`.
 ///
 /// Nothing is written when the store needs no migration (the container then never reports).
 final class MigrationProgressLine: Sendable {
@@ -16,10 +17,17 @@ final class MigrationProgressLine: Sendable {
 
     private let state = Mutex(State())
     private let started = ContinuousClock.now
+    private let style: ProgressStyle
     private let write: @Sendable (String) -> Void
 
-    /// - Parameter write: where the text goes; standard error unless a caller captures it.
-    init(write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    /// - Parameters:
+    ///   - style: in place or as lines; by default what standard error is.
+    ///   - write: where the text goes; standard error unless a caller captures it.
+    init(
+        style: ProgressStyle = .standardError,
+        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
+        self.style = style
         self.write = write
     }
 
@@ -28,14 +36,14 @@ final class MigrationProgressLine: Sendable {
         Int((min(max(fractionCompleted, 0), 1) * 100).rounded(.down))
     }
 
-    /// The in-place line for a percentage: `"\rmigrating store: 37%"`.
+    /// The line's text for a percentage: `"migrating store: 37%"`.
     static func progressText(percent: Int) -> String {
-        "\rmigrating store: \(percent)%"
+        "migrating store: \(percent)%"
     }
 
-    /// The closing line: `"\rmigrated store from v1 to v4 in 0.4 s\n"`.
+    /// The closing line's text: `"migrated store from v1 to v4 in 0.4 s"`.
     static func summaryText(from: Int, to: Int, seconds: Double) -> String {
-        "\rmigrated store from v\(from) to v\(to) in \(String(format: "%.1f", seconds)) s\n"
+        "migrated store from v\(from) to v\(to) in \(String(format: "%.1f", seconds)) s"
     }
 
     /// Takes one report from the container (the `progress` callback).
@@ -44,9 +52,9 @@ final class MigrationProgressLine: Sendable {
             state.fromVersion = progress.storeVersion
             state.toVersion = progress.modelVersion
             let percent = Self.percent(progress.fractionCompleted)
-            guard state.shownPercent != percent else { return nil }
+            guard style.shows(percent, after: state.shownPercent) else { return nil }
             state.shownPercent = percent
-            return Self.progressText(percent: percent)
+            return style.line(Self.progressText(percent: percent))
         }
         if let text { write(text) }
     }
@@ -58,11 +66,13 @@ final class MigrationProgressLine: Sendable {
         guard let (from, to) = versions else { return }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        write(Self.summaryText(from: from, to: to, seconds: seconds))
+        // In place, the summary replaces the progress line and ends it.
+        let summary = Self.summaryText(from: from, to: to, seconds: seconds)
+        write(style == .inPlace ? "\r" + summary + "\n" : summary + "\n")
     }
 
     /// Ends the line after a failed open, so that the error starts on a line of its own.
     func abandon() {
-        if state.withLock({ $0.shownPercent != nil }) { write("\n") }
+        if state.withLock({ $0.shownPercent != nil }) { write(style.end) }
     }
 }

@@ -57,8 +57,11 @@ enum Usage {
         (a quote inside a quoted field is ""). A bad line is reported with its number and nothing
         is imported. Imports of 500 lines or more show a progress line on standard error.
 
-        A store written by an older ledger (version 1 or 2) is migrated when it is opened, with a
-        progress line on standard error.
+        A store written by an older ledger (version 1, 2 or 3) is migrated when it is opened, with
+        a progress line on standard error.
+
+        Progress lines are rewritten in place on a terminal; into a file or a pipe, one line per
+        tenth is written instead. LEDGER_PROGRESS=inplace or LEDGER_PROGRESS=lines chooses.
 
         EXIT STATUS
           0 success, 64 bad usage, 65 refused by the ledger (bad amount or URI, unknown

@@ -30,7 +30,9 @@ extension LedgerTests {
             // 600 lines: 300 per account, each +1.00 (Checking) or +2.00 (Savings), two a day from 2024-01-01.
             let csv = directory.appendingPathComponent("bank.csv")
             try Self.file(count: 600, amountOffset: 0).write(to: csv, atomically: true, encoding: .utf8)
-            let first = try await BenchmarkBinary.run(binary, options + ["import", csv.path])
+            // On a terminal (forced: standard error is a pipe here) the line is rewritten in place.
+            let first = try await BenchmarkBinary.run(
+                binary, options + ["import", csv.path], environment: ["LEDGER_PROGRESS": "inplace"])
             #expect(first.status == 0, "\(first.errorOutput)")
             #expect(first.output == "Imported bank.csv: 600 line(s), 600 added, 0 updated.\n", "\(first.output)")
             let percents = first.errorOutput.split(separator: "\r").compactMap { part in
@@ -43,6 +45,15 @@ extension LedgerTests {
             try Self.file(count: 600, amountOffset: 50).write(to: csv, atomically: true, encoding: .utf8)
             let second = try await BenchmarkBinary.run(binary, options + ["import", csv.path])
             #expect(second.output == "Imported bank.csv: 600 line(s), 0 added, 600 updated.\n", "\(second)")
+            // Into a pipe (a log): one line per tenth, no carriage return.
+            let lines = second.errorOutput.split(separator: "\n", omittingEmptySubsequences: false)
+            let tenths = lines.dropLast().compactMap { line in
+                line.wholeMatch(of: /importing: ([0-9]+)% \([0-9]+ of 600 lines\)/).flatMap { Int($0.1) }
+            }
+            #expect(!second.errorOutput.contains("\r") && lines.last == "", "\(String(reflecting: second.errorOutput))")
+            #expect(tenths.count == lines.count - 1 && tenths.first == 0 && tenths.last == 100, "\(tenths)")
+            #expect(
+                tenths.map { $0 / 10 } == Array(Set(tenths.map { $0 / 10 })).sorted(), "one line a tenth: \(tenths)")
             let accounts = try await BenchmarkBinary.run(binary, options + ["account", "list"])
             // Checking: 1,000.00 + 300 × 1.50; Savings: 300 × 2.50.
             #expect(accounts.output.contains("1,450.00 USD") && accounts.output.contains("750.00 USD"), "\(accounts)")
