@@ -55,9 +55,28 @@ extension StoreSchema {
                 storeVersion: storeVersion, modelVersion: version,
                 differences: RecordedSchema.differences(from: stored, to: recorded))
         }
+        try refuseUnknownEntities(in: stored, storeVersion: storeVersion)
         var run = MigrationRun(storeVersion: storeVersion, model: self, current: stored, session: session)
         try run.perform()
         return .migrated
+    }
+
+    /// Refuses a store whose entities include one that the plan's schema of the store's version
+    /// does not have. Bringing a drifted store back to its version would drop that entity with its
+    /// rows: such a store is more likely another application's (at the same version number) than
+    /// a build of this one, and a migration must never delete it. A store at a version the plan
+    /// does not list, and a store without a plan, are not judged here.
+    /// - Throws: ``StrataError/schemaMismatch(storeVersion:modelVersion:differences:)`` listing
+    ///   the differences from the plan's schema of that version.
+    private func refuseUnknownEntities(in stored: RecordedSchema, storeVersion: Int) throws(StrataError) {
+        guard let claimed = migrationPlan?.versions.first(where: { $0.version == storeVersion })?.recorded else {
+            return
+        }
+        let known = Set(claimed.entities.map(\.name))
+        guard stored.entities.contains(where: { !known.contains($0.name) }) else { return }
+        throw .schemaMismatch(
+            storeVersion: storeVersion, modelVersion: storeVersion,
+            differences: RecordedSchema.differences(from: stored, to: claimed))
     }
 }
 

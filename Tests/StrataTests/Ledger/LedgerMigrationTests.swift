@@ -73,6 +73,23 @@ extension LedgerTests {
             #expect(Self.sorted(stored) == Self.sorted(LedgerV1Store.lines.map { with($0) { $0.category = nil } }))
         }
 
+        @Test(
+            "another application's store at version 1 is refused and left as it was, not made a ledger",
+            arguments: EngineKind.allCases)
+        func otherApplicationsStoreIsRefused(kind: EngineKind) async throws {
+            let store = try TestStore(kind)
+            let theirs = try store.open() // Account, Entry and Tag, version 1: not a ledger
+            let accountID = try await Account.insert(named: "Theirs", into: theirs)
+            theirs.close()
+
+            #expect(throws: StrataError.self) { try PersistentContainer(ledger: store.configuration) }
+            let reopened = try store.open()
+            let context = reopened.newBackgroundContext()
+            let name = try await context.perform { try context.existingObject(with: accountID, as: Account.self).name }
+            #expect(name == "Theirs")
+            reopened.close()
+        }
+
         /// Every transaction of a current (version 4) store, in the shape of ``LedgerV1Store/Line``.
         static func lines(in container: PersistentContainer) async throws -> [LedgerV1Store.Line] {
             let context = container.newBackgroundContext()

@@ -161,6 +161,27 @@ import Testing
         #expect(try rows(store, try ProbeItemsV3.schema()) == [[.text("one")]])
     }
 
+    /// A store at a version the plan lists, with an entity that version does not have (another
+    /// application's store, at the same version number), is refused and left as it was: bringing
+    /// it back to the plan's version would drop that entity with its rows.
+    @Test(arguments: EngineKind.allCases)
+    func aStoreWithAnEntityThePlansVersionLacksIsRefusedUntouched(kind: EngineKind) throws {
+        let store = try TestStore(kind)
+        let other = try Schema(version: 1, [ProbeTag.self])
+        try write(store, other, [[.text("kept")]])
+        let error = #expect(throws: StrataError.self) {
+            try PersistentContainer(
+                schema: try ProbeItemsV3.schema(), migrationPlan: ProbeItemsPlan.self, engine: store.configuration
+            ).close()
+        }
+        guard case .schemaMismatch(let storeVersion, _, let differences)? = error else {
+            Issue.record("expected .schemaMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(storeVersion == 1 && "\(differences)".contains("Tag"), "\(differences)")
+        #expect(try rows(store, other) == [[.text("kept")]])
+    }
+
     /// A custom stage whose changes clash on a unique attribute: the open rethrows the clash,
     /// which names the entity and attribute, and the store stays at version 1.
     @Test(arguments: EngineKind.allCases)
