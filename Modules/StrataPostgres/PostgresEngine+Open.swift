@@ -14,6 +14,8 @@ extension PostgresEngine {
     struct StoreMetadata {
         var identifier: UUID
         var schemaVersion: Int
+        /// The store carried ``UnfinishedCopy/marker`` when it was opened.
+        var isUnfinishedCopy = false
     }
 
     static func openStore(
@@ -150,9 +152,17 @@ extension PostgresEngine {
                 modelVersion: schema.version)
             try recordSchema(session, schema: schema, names: names)
         }
-        let counters = try session.run("SELECT entity FROM \(names.keyCounters)")
+        // The key counters, and in the same round trip whether `strata copy` marked the store
+        // unfinished (a row whose entity is null).
+        let counters = try session.run(
+            """
+            SELECT entity FROM \(names.keyCounters) \
+            UNION ALL SELECT NULL FROM \(names.historyCursors) WHERE name = $1
+            """, [.rawText(UnfinishedCopy.marker)])
         var counted: Set<String> = []
-        for row in 0..<counters.rowCount { if let name = counters.text(row, 0) { counted.insert(name) } }
+        for row in 0..<counters.rowCount {
+            if let name = counters.text(row, 0) { counted.insert(name) } else { metadata.isUnfinishedCopy = true }
+        }
         for entity in schema.entities where !counted.contains(entity.name) {
             throw StrataError.storeCorrupt("\(store): strata_key_counters has no row for entity \(entity.name)")
         }

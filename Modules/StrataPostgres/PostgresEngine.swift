@@ -8,9 +8,12 @@ import Synchronization
 /// Created through ``StrataStorage/EngineConfiguration/postgres(url:schema:options:)``. Readers
 /// are `REPEATABLE READ READ ONLY` transactions; commits are `READ COMMITTED` transactions that
 /// lock and check every row version they depend on; keys come from a counter row per entity.
-final class PostgresEngine: StorageEngine {
+final class PostgresEngine: StorageEngine, UnfinishedCopyAtOpen {
     let storeIdentifier: UUID
     let schemaVersion: Int
+    /// Whether the store carried the unfinished-copy mark when it was opened: read with the key
+    /// counters in the open's transaction, so that the check takes no round trip of its own.
+    let wasUnfinishedCopyAtOpen: Bool
     let schema: StoreSchema
     let pool: PostgresPool
     let tables: [PostgresTableLayout]
@@ -60,6 +63,7 @@ final class PostgresEngine: StorageEngine {
     ) {
         storeIdentifier = metadata.identifier
         schemaVersion = metadata.schemaVersion
+        wasUnfinishedCopyAtOpen = metadata.isUnfinishedCopy
         self.schema = schema
         self.pool = pool
         self.tables = tables

@@ -9,6 +9,8 @@ extension SQLiteEngine {
     struct StoreMetadata {
         var identifier: UUID
         var schemaVersion: Int
+        /// The store carried ``UnfinishedCopy/marker`` when it was opened.
+        var isUnfinishedCopy = false
     }
 
     /// Rejects paths that cannot be a SQLite store before SQLite touches them.
@@ -111,6 +113,10 @@ extension SQLiteEngine {
                 {
                     read.schemaVersion = schema.version
                 }
+                read.isUnfinishedCopy =
+                    try connection.queryInt64(
+                        "SELECT count(*) FROM strata_history_cursors WHERE name = ?1", [.text(UnfinishedCopy.marker)])
+                    ?? 0 > 0
                 metadata = read
                 try checkKeyCounters(connection, schema: schema)
             }

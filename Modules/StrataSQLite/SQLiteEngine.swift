@@ -5,9 +5,12 @@ import Synchronization
 /// The SQLite ``StorageEngine``: one writer connection, a pool of read connections, WAL mode.
 ///
 /// Created through ``Strata/EngineConfiguration/sqlite(at:options:)``.
-final class SQLiteEngine: StorageEngine {
+final class SQLiteEngine: StorageEngine, UnfinishedCopyAtOpen {
     let storeIdentifier: UUID
     let schemaVersion: Int
+    /// Whether the store carried the unfinished-copy mark when it was opened: read in the open's
+    /// transaction, so that the check takes no reader of its own.
+    let wasUnfinishedCopyAtOpen: Bool
     let schema: StoreSchema
     let path: String
     let options: SQLiteOptions
@@ -66,6 +69,7 @@ final class SQLiteEngine: StorageEngine {
                 connection, schema: schema, tables: tables, joins: joins, options: options)
             storeIdentifier = metadata.identifier
             schemaVersion = metadata.schemaVersion
+            wasUnfinishedCopyAtOpen = metadata.isUnfinishedCopy
         } catch {
             connection.close()
             throw error

@@ -7,7 +7,8 @@ package enum UnfinishedCopy {
     package static let marker = "strata-copy-unfinished"
 
     /// Whether `engine`'s store carries the mark (false for an engine that keeps no history): as
-    /// its open read it (``UnfinishedCopyAtOpen``), else from its cursors.
+    /// its open read it (``UnfinishedCopyAtOpen``: SQLite, LMDB and PostgreSQL, with no read or
+    /// round trip of its own), else from its cursors (the in-memory engine).
     /// - Throws: the engine's errors from reading its cursors.
     package static func isMarked(_ engine: any StorageEngine) throws -> Bool {
         if let atOpen = engine as? any UnfinishedCopyAtOpen { return atOpen.wasUnfinishedCopyAtOpen }
