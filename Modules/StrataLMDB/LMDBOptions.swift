@@ -1,3 +1,5 @@
+import StrataStorage
+
 /// Tuning for an LMDB store, passed to ``StrataStorage/EngineConfiguration/lmdb(at:options:)``.
 ///
 /// The defaults suit most stores; a test can start with a tiny map to exercise map growth.
@@ -56,5 +58,38 @@ public struct LMDBOptions: Sendable, Hashable {
         self.maxMapGrowthRetries = maxMapGrowthRetries
         self.maxReaders = maxReaders
         self.busyTimeout = busyTimeout
+    }
+}
+
+extension LMDBOptions {
+    /// The `.storeFull` of a write that hit `MDB_MAP_FULL` and may not grow the map again. The
+    /// advice depends on which limit stopped it: at ``maximumMapSize`` (`limit`, rounded up to
+    /// pages) it is the limit, not the disk, that is full, so raise it or delete data; below it,
+    /// the commit used up its ``maxMapGrowthRetries``.
+    /// - Parameters:
+    ///   - context: what was being written.
+    ///   - mapSize: the map's size in bytes when it was full.
+    ///   - growths: how many times this write grew the map.
+    ///   - native: LMDB's `MDB_MAP_FULL`, as the cause.
+    func mapFullError(
+        _ context: String, mapSize: Int, limit: Int, growths: Int, native: NativeError
+    ) -> StrataError {
+        let grown = growths == 0 ? "" : " after growing it \(growths) time\(growths == 1 ? "" : "s") for this write"
+        if mapSize >= limit {
+            return .storeFull(
+                """
+                \(context): the LMDB map reached LMDBOptions.maximumMapSize (\(maximumMapSize) bytes)\(grown), so \
+                the store's size limit is full, not the disk. Open the store with a larger maximumMapSize, or \
+                delete data.
+                """,
+                native: native)
+        }
+        return .storeFull(
+            """
+            \(context): the LMDB map is full at \(mapSize) bytes\(grown), and LMDBOptions.maxMapGrowthRetries \
+            (\(maxMapGrowthRetries)) allows no more growth for one write (maximumMapSize is \(maximumMapSize) \
+            bytes). Raise maxMapGrowthRetries or initialMapSize.
+            """,
+            native: native)
     }
 }

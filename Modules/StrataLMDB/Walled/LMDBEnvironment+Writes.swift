@@ -252,12 +252,8 @@ extension LMDBEnvironment {
         let current = unsafe info.me_mapsize
         let limit = Self.roundToPages(options.maximumMapSize)
         guard growths < options.maxMapGrowthRetries, current < limit else {
-            throw StrataError.storeFull(
-                """
-                \(context): the LMDB map is full at \(current) bytes (maximumMapSize \(options.maximumMapSize), \
-                \(growths) growth(s) tried)
-                """,
-                native: LMDBError.mapFull.native(operation))
+            throw options.mapFullError(
+                context, mapSize: current, limit: limit, growths: growths, native: LMDBError.mapFull.native(operation))
         }
         try replaceMap(size: current > limit / 4 ? limit : current * 4)
         growths += 1

@@ -47,6 +47,10 @@ public enum StrataError: Error, Sendable, Hashable {
     /// The file is not a store of this engine (garbage, empty, or another engine's store).
     case notAStore(path: String, reason: String, native: NativeError? = nil)
     /// The store has no room left (disk full, map full past its growth limit, file size limit).
+    ///
+    /// Its ``description`` adds "Free disk space or raise the store's size limit" to the detail,
+    /// unless the detail already says what to do: a detail that ends with a full stop gives its
+    /// own advice (e.g. an LMDB map at `maximumMapSize`, where freeing disk space does not help).
     case storeFull(String, native: NativeError? = nil)
     /// The store is locked by another writer for longer than the busy timeout.
     case busy(String, native: NativeError? = nil)
@@ -242,6 +246,9 @@ extension StrataError: CustomStringConvertible {
             return "\(path) is not a store this engine can open: \(reason). Check the path and the engine you chose."
                 + Self.cause(native)
         case .storeFull(let detail, let native):
+            if detail.hasSuffix(".") {
+                return "The store is full: \(detail) Retry once there is room." + Self.cause(native)
+            }
             return "The store is full: \(detail). Free disk space or raise the store's size limit, then retry."
                 + Self.cause(native)
         case .busy(let detail, let native):

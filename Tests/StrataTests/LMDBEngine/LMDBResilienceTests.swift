@@ -108,6 +108,10 @@ struct LMDBResilienceTests {
         #expect(native?.engine == "lmdb" && native?.code == -30792, "\(String(describing: error))")
         #expect(["mdb_put", "mdb_txn_commit"].contains(native?.operation ?? ""), "\(String(describing: native))")
         #expect(error?.description.contains("lmdb code -30792") == true, "\(String(describing: error))")
+        // The map's limit is full, not the disk: the advice is to raise it (or delete data).
+        let description = error?.description ?? ""
+        #expect(description.contains("Open the store with a larger maximumMapSize, or delete data"), "\(description)")
+        #expect(!description.contains("Free disk space") && !description.contains("growth(s)"), "\(description)")
         #expect(try LMDBFixture.allRows(engine, LMDBFixture.sample).isEmpty)
         try LMDBFixture.insert(engine, LMDBFixture.account, 2, [.text("after"), .integer(2), .null])
         #expect(try LMDBFixture.allRows(engine, LMDBFixture.account).map(\.key) == [1, 2])
