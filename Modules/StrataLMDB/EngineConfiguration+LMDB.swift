@@ -2,8 +2,12 @@ public import Foundation
 public import StrataStorage
 
 extension EngineConfiguration {
-    /// An LMDB store in `directory` (created if missing): one LMDB environment holding a
-    /// database per entity, index and join direction.
+    /// An LMDB store in `directory` (created if missing, in a parent directory that must exist):
+    /// one LMDB environment holding a database per entity, index and join direction.
+    ///
+    /// Creating a store is all or nothing: when it fails (a full disk, say), the files it made,
+    /// and the directory if it made that, are removed, so a retry starts afresh; the files of a
+    /// store that existed are never removed.
     ///
     /// ```swift
     /// let container = try PersistentContainer(schema: schema, engine: .lmdb(at: url))
@@ -22,11 +26,12 @@ extension EngineConfiguration {
     ///     `strata-open.lock` and `strata-write.lock` (Strata's inter-process locks).
     ///   - options: map sizing, reader limits and the busy timeout, see ``StrataLMDB/LMDBOptions``.
     /// - Returns: a configuration for `PersistentContainer`, whose opening throws
-    ///   `StrataError.notAStore` (a file, garbage,
+    ///   `StrataError.notAStore` (a file, a FIFO or a device, garbage,
     ///   an empty or foreign store), `.storeCorrupt` (a truncated or damaged file),
     ///   `.schemaMismatch`, `.misuse` (invalid `options`, or a data file with other hard links),
-    ///   `.io` (the operating system refused: permissions, a read-only file system), `.storeFull`
-    ///   (no room to create or grow the store), `.busy` (another process held
+    ///   `.io` (the operating system refused: permissions, a read-only file system, a missing
+    ///   parent directory), `.storeFull` (no room to create, open or grow the store: its
+    ///   directory, its lock file's reader table, its data), `.busy` (another process held
     ///   `strata-open.lock` while opening or creating the store, or the write lock, for longer
     ///   than `options.busyTimeout`), and `.engineFailure` (a `NativeError` with engine "lmdb") for
     ///   any LMDB result code Strata does not classify (it keeps LMDB's code and message).

@@ -44,13 +44,21 @@ final class LMDBEngine: StorageEngine, UnfinishedCopyAtOpen {
             )
         }
         let databases = LMDBCatalog.databaseCount(schema)
-        try LMDBFileCheck.prepareDirectory(directory)
+        let createdDirectory = try LMDBFileCheck.prepareDirectory(directory)
         // One process at a time checks, opens and (for a new store) creates the store, so a
         // process never reads a data file another one is still creating.
         let openLock = LMDBFileLock(directory: directory, name: LMDBFileLock.openLockName)
         try openLock?.lock(timeout: options.busyTimeout, waitingFor: "another process opening or creating the store")
         defer { openLock?.unlock() }
-        let environment = try LMDBRegistry.acquire(directory: directory, options: options, databases: databases)
+        // A creation that fails is undone, so that a retry (after freeing space) starts afresh.
+        let creation = LMDBStoreCreation(directory: directory, createdDirectory: createdDirectory)
+        let environment: LMDBEnvironment
+        do {
+            environment = try LMDBRegistry.acquire(directory: directory, options: options, databases: databases)
+        } catch {
+            creation.undo()
+            throw error
+        }
         do {
             let path = directory.path
             let maxKeySize = environment.maxKeySize
@@ -63,6 +71,7 @@ final class LMDBEngine: StorageEngine, UnfinishedCopyAtOpen {
             )
         } catch {
             LMDBRegistry.release(environment)
+            creation.undo()
             throw error
         }
     }

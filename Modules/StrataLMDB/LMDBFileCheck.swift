@@ -22,29 +22,87 @@ enum LMDBFileCheck {
         var transactionID: UInt64
     }
 
-    /// Throws when `directory` cannot hold an LMDB store; creates the directory when nothing
-    /// exists at the path. The data file is checked later, under the open lock
-    /// (``checkDataFile(_:)``).
-    /// - Throws: `StrataError.notAStore` (a file), or `.io`.
-    static func prepareDirectory(_ directory: URL) throws(StrataError) {
+    /// Throws when `directory` cannot hold an LMDB store; creates the directory (not its parents)
+    /// when nothing exists at the path. Looks at what is there before opening anything, so a FIFO
+    /// or a device is refused instead of blocking the open. The data file is checked later, under
+    /// the open lock (``checkDataFile(_:)``).
+    /// - Returns: whether this call created the directory.
+    /// - Throws: `StrataError.notAStore` (a file, a FIFO, a device), `.storeFull` (no room for
+    ///   the directory), or `.io` (a missing parent directory, permissions).
+    @discardableResult
+    static func prepareDirectory(_ directory: URL) throws(StrataError) -> Bool {
         let path = directory.path
-        if let isDirectory = SystemCalls.isDirectory(atPath: path) {
-            guard isDirectory else {
-                let kind =
-                    isSQLite(path) ? "it is a SQLite database file" : "it is a file, and an LMDB store is a directory"
-                throw .notAStore(path: path, reason: kind)
-            }
-        } else {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw .io("cannot create the store directory \(path): \(error.localizedDescription)")
-            }
+        switch SystemCalls.fileKind(atPath: path) {
+        case .directory?:
+            return false
+        case let kind?:
+            throw notADirectory(path, kind)
+        case nil:
+            try makeStoreDirectory(path)
+            return true
         }
     }
 
+    /// The error for a store path where something other than a directory is: `.notAStore`
+    /// saying what it is (a SQLite database, another file, a FIFO…).
+    static func notADirectory(_ path: String, _ kind: FileKind) -> StrataError {
+        let reason =
+            switch kind {
+            case .regularFile where isSQLite(path): "it is a SQLite database file"
+            case .regularFile: "it is a file, and an LMDB store is a directory"
+            default: "it is \(kind.description), and an LMDB store is a directory"
+            }
+        return .notAStore(path: path, reason: reason)
+    }
+
+    /// Creates the store directory at `path` (nothing exists there), but not its parent: a
+    /// mistyped parent would otherwise silently start a new store elsewhere.
+    private static func makeStoreDirectory(_ path: String) throws(StrataError) {
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        switch SystemCalls.fileKind(atPath: parent) {
+        case .directory?:
+            break
+        case nil:
+            throw .io(
+                """
+                cannot create the store directory \(path): its parent directory \(parent) does not exist; check \
+                that the directory exists (Strata creates the store's own directory, not its parents)
+                """)
+        case let kind?:
+            throw .io(
+                """
+                cannot create the store directory \(path): its parent \(parent) is \(kind.description), not a \
+                directory; check the path
+                """)
+        }
+        let error = SystemCalls.makeDirectory(path)
+        switch error {
+        case 0:
+            return
+        case EEXIST where SystemCalls.fileKind(atPath: path) == .directory:
+            return // another process made it meanwhile
+        case ENOSPC, EDQUOT:
+            throw .storeFull(
+                "cannot create the store directory \(path): \(SystemCalls.errorText(error)). Free space on its disk.",
+                native: mkdirError(error))
+        default:
+            throw .io(
+                "cannot create the store directory \(path): \(SystemCalls.errorText(error))",
+                native: mkdirError(error))
+        }
+    }
+
+    /// `mkdir`'s `errno` as the native cause.
+    private static func mkdirError(_ code: Int32) -> NativeError {
+        NativeError(engine: "lmdb", code: Int(code), message: SystemCalls.errorText(code), operation: "mkdir")
+    }
+
+    /// Whether `path` is a regular file that starts with SQLite's header (anything else, a FIFO
+    /// included, is not opened).
     static func isSQLite(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        guard SystemCalls.fileKind(atPath: path) == .regularFile,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return false }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         return header == Data("SQLite format 3\0".utf8)
@@ -58,7 +116,11 @@ enum LMDBFileCheck {
     /// page they name, however many commits happen in between. (Read the other way round, a
     /// commit between the two reads made a healthy store look truncated.)
     static func checkDataFile(_ path: String) throws(StrataError) {
-        guard FileManager.default.fileExists(atPath: path) else { return }
+        switch SystemCalls.fileKind(atPath: path) {
+        case nil: return
+        case .regularFile?: break
+        case let kind?: throw .notAStore(path: path, reason: "data.mdb is \(kind.description), not a regular file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .io("cannot read \(path): permission denied or not a regular file")
         }

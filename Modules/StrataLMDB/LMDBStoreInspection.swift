@@ -22,16 +22,11 @@ enum LMDBStoreInspection {
     private static let databaseLimit = 4096
 
     /// The store's metadata, nil when the directory or its `data.mdb` is missing.
-    /// - Throws: `.notAStore` for a file, or an environment without Strata metadata;
+    /// - Throws: `.notAStore` for a file (or a FIFO, a device), or an environment without Strata metadata;
     ///   `.storeCorrupt` for incomplete metadata or a damaged data file.
     static func readRecord(directory: URL) throws(StrataError) -> StoreRecord? {
-        guard let isDirectory = SystemCalls.isDirectory(atPath: directory.path) else { return nil }
-        guard isDirectory else {
-            let kind =
-                LMDBFileCheck.isSQLite(directory.path)
-                ? "it is a SQLite database file" : "it is a file, and an LMDB store is a directory"
-            throw .notAStore(path: directory.path, reason: kind)
-        }
+        guard let kind = SystemCalls.fileKind(atPath: directory.path) else { return nil }
+        guard kind == .directory else { throw LMDBFileCheck.notADirectory(directory.path, kind) }
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
             return nil
         }

@@ -89,10 +89,13 @@ import Synchronization
     /// file, so clearing on a commit cadence bounds the growth to this many commits.
     static let readerCheckInterval = 32
 
-    /// Opens the environment in a directory that ``LMDBFileCheck`` accepted.
+    /// Opens the environment in a directory that ``LMDBFileCheck`` accepted, after reserving
+    /// the blocks of its lock file (``LMDBLockFile``), so that a full disk gives `.storeFull`
+    /// instead of `SIGBUS` in the shared mapping of `lock.mdb`.
     init(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) {
         path = directory.path
         self.options = options
+        try LMDBLockFile.reserve(directory: path, maxReaders: options.maxReaders)
         var env: OpaquePointer?
         if let error = unsafe Self.fail(mdb_env_create(&env), path) { throw error }
         guard let env = unsafe env else { throw .io("\(directory.path): mdb_env_create returned no environment") }

@@ -54,6 +54,35 @@ package enum SystemCalls {
         return isDirectory.boolValue
     }
 
+    /// What is at `path` (`stat(2)`, following symbolic links; `lstat(2)` when `followingLinks`
+    /// is false), without opening it: nil when nothing is there (or it cannot be looked at).
+    /// Check it before opening a file that should be regular: opening a FIFO for reading waits
+    /// for a writer, forever.
+    package static func fileKind(atPath path: String, followingLinks: Bool = true) -> FileKind? {
+        var info = stat()
+        let rc = unsafe followingLinks ? stat(path, &info) : lstat(path, &info)
+        guard rc == 0 else { return nil }
+        return FileKind(mode: UInt32(info.st_mode))
+    }
+
+    /// What the open file `descriptor` is and its size in bytes (`fstat(2)`), or nil when it
+    /// cannot be read.
+    package static func fileStatus(descriptor: Int32) -> (kind: FileKind, size: Int)? {
+        var info = stat()
+        guard unsafe fstat(descriptor, &info) == 0 else { return nil }
+        return (FileKind(mode: UInt32(info.st_mode)), Int(info.st_size))
+    }
+
+    /// `mkdir(2)` with `mode` (less the umask): 0, or the `errno` of the failure.
+    package static func makeDirectory(_ path: String, _ mode: UInt32 = 0o777) -> Int32 {
+        unsafe Glibc.mkdir(path, mode_t(mode)) == 0 ? 0 : errno
+    }
+
+    /// `rmdir(2)`, ignoring failure (a directory that is not empty stays).
+    package static func removeEmptyDirectory(_ path: String) {
+        _ = unsafe Glibc.rmdir(path)
+    }
+
     /// The process's file-size limit (`RLIMIT_FSIZE`) in bytes; nil when there is none or it
     /// cannot be read.
     package static func fileSizeLimit() -> UInt64? {
@@ -78,5 +107,39 @@ package enum SystemCalls {
         var info = stat()
         guard unsafe stat(path, &info) == 0 else { return nil }
         return UInt64(clamping: info.st_size)
+    }
+}
+
+/// The type of a file system entry (from `st_mode`), for messages and for refusing what a store
+/// cannot be.
+package enum FileKind: Sendable, Equatable {
+    case regularFile, directory, fifo, socket, characterDevice, blockDevice, symbolicLink, other
+
+    /// The kind in a `st_mode` value.
+    package init(mode: UInt32) {
+        switch mode & UInt32(S_IFMT) {
+        case UInt32(S_IFREG): self = .regularFile
+        case UInt32(S_IFDIR): self = .directory
+        case UInt32(S_IFIFO): self = .fifo
+        case UInt32(S_IFSOCK): self = .socket
+        case UInt32(S_IFCHR): self = .characterDevice
+        case UInt32(S_IFBLK): self = .blockDevice
+        case UInt32(S_IFLNK): self = .symbolicLink
+        default: self = .other
+        }
+    }
+
+    /// "a regular file", "a FIFO (named pipe)", … for messages.
+    package var description: String {
+        switch self {
+        case .regularFile: "a regular file"
+        case .directory: "a directory"
+        case .fifo: "a FIFO (named pipe)"
+        case .socket: "a socket"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .symbolicLink: "a symbolic link"
+        case .other: "neither a file nor a directory"
+        }
     }
 }

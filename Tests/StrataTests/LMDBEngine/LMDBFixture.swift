@@ -47,11 +47,13 @@ enum LMDBFixture {
             ], joins: [JoinSchema(name: "Account_txns_Txn_accounts", number: 0, leftEntity: 0, rightEntity: 1)])
     }
 
-    /// A fresh, empty directory path under the temporary directory (not created).
+    /// A fresh, empty directory path under the temporary directory (not created; its parent is,
+    /// since an LMDB store's directory is created but not its parents).
     static func directory(_ function: String = #function) -> URL {
-        FileManager.default.temporaryDirectory
-            .appendingPathComponent("strata-lmdb-tests", isDirectory: true)
-            .appendingPathComponent("\(function.prefix { $0 != "(" })-\(UUID().uuidString)", isDirectory: true)
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-lmdb-tests", isDirectory: true)
+        try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        return parent.appendingPathComponent("\(function.prefix { $0 != "(" })-\(UUID().uuidString)", isDirectory: true)
     }
 
     static func open(_ directory: URL, options: LMDBOptions = .init(), version: Int = 1) throws -> any StorageEngine {
