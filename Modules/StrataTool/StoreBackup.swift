@@ -42,11 +42,18 @@ enum StoreBackup {
         let written = try StoreArgument.inspection(for: inspection.engineName + ":" + path)
         do {
             try copy(url)
+        } catch {
+            throw ToolError.from(error)
+        }
+        do {
             // The backup is a store of its own: its record reads, with the source's identifier.
             guard try written.readRecord()?.identifier == OpenedStore.readRecord(inspection).identifier else {
                 throw ToolError.storeFailed("the backup at \(path) does not carry the store's identifier")
             }
         } catch {
+            // A backup that does not read back (on a full disk, LMDB finds no room for its lock
+            // file) is removed: nothing at DEST may pass for a backup that was never checked.
+            try? FileManager.default.removeItem(at: url)
             throw ToolError.from(error)
         }
         return Outcome(
