@@ -26,6 +26,10 @@ public enum ImportLineProblem: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidDate(String)
     /// The amount is not a decimal with at most two digits after the point, or is zero.
     case invalidAmount(String, reason: String)
+    /// ``PurgeService`` deleted this external id's transaction, and the line now says something
+    /// else about it (amount, day or account): the purged amount is in the opening balance, so
+    /// the change cannot be applied. `was` describes the purged transaction.
+    case changedAfterPurge(String, was: String)
 
     /// What is wrong with the line, in words that say how to fix it.
     public var description: String {
@@ -58,6 +62,12 @@ public enum ImportLineProblem: Error, Sendable, Hashable, CustomStringConvertibl
             return "the date \(String(reflecting: text)) is not a day written as YYYY-MM-DD, such as 2024-03-31"
         case .invalidAmount(let text, let reason):
             return "the amount \(String(reflecting: text)) is unusable: \(reason)"
+        case .changedAfterPurge(let id, let was):
+            return
+                """
+                the transaction \(String(reflecting: id)) was purged as \(was), and its amount is in the opening \
+                balance now; the line says otherwise. Remove the line, or correct the account by hand (ledger add)
+                """
         }
     }
 }

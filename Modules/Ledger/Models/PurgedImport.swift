@@ -8,7 +8,9 @@ public import Strata
 /// later `ledger import` of the same statement to add the transaction again, its amount would
 /// count twice. So the purge writes one `PurgedImport` per deleted transaction that has an
 /// ``Transaction/externalID``, in the same save, and ``ImportService`` skips every line whose
-/// external id has one (``ImportSummary/skippedAsPurged``).
+/// external id has one and that says the same (``ImportSummary/skippedAsPurged``); a line that
+/// now says another amount, day or account is refused
+/// (``ImportLineProblem/changedAfterPurge(_:was:)``).
 ///
 /// ```swift
 /// try await context.perform {
@@ -28,6 +30,9 @@ public final class PurgedImport: ManagedObject {
 
     /// The purged transaction's amount, now part of its account's opening balance.
     @Attribute public var amount: Int64 = 0
+
+    /// The name of the purged transaction's account ("" when it had none).
+    @Attribute public var account = ""
 
     /// The purge's cut-off: the transaction was dated before it.
     @Attribute public var purgedBefore = Date(timeIntervalSinceReferenceDate: 0)

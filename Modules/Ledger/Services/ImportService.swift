@@ -17,7 +17,9 @@ public import Strata
 /// since the running balances of those later transactions change too. Any bad line
 /// (malformed, an unknown account, an external id twice in the file) refuses the whole file:
 /// nothing is written. A line whose transaction ``PurgeService`` deleted (a ``PurgedImport``
-/// has its external id) is skipped: its amount is in its account's opening balance already.
+/// has its external id) is skipped: its amount is in its account's opening balance already; one
+/// that now says another amount, day or account refuses the file
+/// (``ImportLineProblem/changedAfterPurge(_:was:)``).
 ///
 /// ```swift
 /// let imports = ImportService(contexts: container)
@@ -72,9 +74,9 @@ public struct ImportService: Sendable {
         progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ImportSummary {
         let accounts = try accountsByName(for: lines, in: context)
-        // A purged transaction's amount is in its account's opening balance: its line is skipped.
-        let purged = try PurgedImportIDs(externalIDs: lines.map(\.externalID), in: context).ids
-        let kept = purged.isEmpty ? lines : lines.filter { !purged.contains($0.externalID) }
+        // A purged transaction's amount is in its account's opening balance: its line is skipped
+        // (or refused, when it now says something else about the transaction).
+        let kept = try PurgedImportIDs(externalIDs: lines.map(\.externalID), in: context).kept(lines)
         var summary: ImportSummary
         if kept.isEmpty {
             summary = ImportSummary(lines: 0, inserted: 0, updated: 0, usedBatchUpsert: false)

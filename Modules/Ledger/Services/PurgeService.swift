@@ -78,16 +78,31 @@ public struct PurgeService: Sendable {
     /// opening balance now). Written by the purge's save, with the batch delete.
     private static func recordPurgedImports(before cutoff: Date, in context: ObjectContext) throws {
         let imported = FetchRequest<Transaction>(predicate: #Predicate { $0.date < cutoff && $0.externalID != nil })
-        let rows = try context.fetchValues(imported, \.externalID, \.date, \.amount)
+        // One group per transaction (the external id is unique): its account, day and amount.
+        let groups = try context.aggregate(imported, groupedBy: [\.externalID, \.account, \.date], [.sum(\.amount)])
+        var names: [ObjectID: String] = [:]
+        var records: [(id: String, account: String, date: Date, amount: Int64)] = []
+        for group in groups {
+            guard let id = group.group[0].string, let date = group.group[2].date else { continue }
+            var account = ""
+            if let accountID = group.group[1].objectID {
+                if names[accountID] == nil {
+                    names[accountID] = try context.existingObject(with: accountID, as: Account.self).name
+                }
+                account = names[accountID] ?? ""
+            }
+            records.append((id, account, date, group.values[0].integer ?? 0))
+        }
         // A record kept from an earlier purge of the same id (a transaction re-entered by hand
         // with it) is brought up to date rather than refused.
         try context.batchInsert(
-            PurgedImport.self, from: rows,
-            onConflict: .update(matching: [\.externalID], setting: [\.date, \.amount, \.purgedBefore])
-        ) { values, row in
-            row[\.externalID] = values.0 ?? ""
-            row[\.date] = values.1
-            row[\.amount] = values.2
+            PurgedImport.self, from: records,
+            onConflict: .update(matching: [\.externalID], setting: [\.date, \.amount, \.account, \.purgedBefore])
+        ) { record, row in
+            row[\.externalID] = record.id
+            row[\.account] = record.account
+            row[\.date] = record.date
+            row[\.amount] = record.amount
             row[\.purgedBefore] = cutoff
         }
     }

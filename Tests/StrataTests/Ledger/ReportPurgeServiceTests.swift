@@ -145,12 +145,25 @@ extension LedgerTests {
             #expect(try await ledger.balances() == balances)
             #expect(try await ledger.audit() == purged)
 
-            // A purged line that changed, beside a new line dated before the cut-off: the purged
-            // one is still skipped, the new one is added (on the object path) and counts once.
-            let later = LedgerImportFile(rows: [
-                Self.row("m-1", "Checking", "2024-03-01", -99_999, "housing", "Rent, corrected"),
+            // A purged line that now says another amount refuses the file, naming the line and
+            // what was purged: nothing is written.
+            let changed = LedgerImportFile(rows: [
                 Self.row("n-1", "Checking", "2024-03-02", -100, "dining", "Gum"),
+                Self.row("m-1", "Checking", "2024-03-01", -99_999, "housing", "Rent, corrected"),
             ])
+            let error = await #expect(throws: LedgerError.self) {
+                try await imports.importCSV(changed.text, file: "changed.csv")
+            }
+            guard case .importLineRefused(let line, .changedAfterPurge(let id, let was))? = error else {
+                Issue.record("expected changedAfterPurge, got \(String(describing: error))")
+                return
+            }
+            #expect(line == 3 && id == "m-1" && was.contains("Checking") && was.contains("2024-03-01"), "\(was)")
+            #expect(try await ledger.balances() == balances)
+
+            // The same purged line unchanged, beside a new line dated before the cut-off: the purged
+            // one is skipped, the new one is added (on the object path) and counts once.
+            let later = LedgerImportFile(rows: [Self.file.rows[1], changed.rows[0]])
             let second = try await imports.importCSV(later.text, file: "later.csv")
             #expect(second.skippedAsPurged == 1 && second.inserted == 1 && !second.usedBatchUpsert)
             var expected = balances
