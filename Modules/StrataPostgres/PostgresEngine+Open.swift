@@ -94,6 +94,17 @@ extension PostgresEngine {
             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
             """, [.rawText(schemaName)])
         if relations.rowCount == 0 {
+            // An empty schema holds no store yet: one that must exist is refused here too.
+            guard session.pool.options.creation == .createSchema else {
+                throw StrataError.notAStore(
+                    path: store,
+                    reason:
+                        """
+                        schema \(schemaName) holds no store (it has no tables) and PostgresOptions.creation is \
+                        .requireExistingSchema; create the store first
+                        """
+                )
+            }
             guard exclusive else { return nil }
             return try createStore(session, schema: schema, tables: tables, joins: joins, names: names)
         }

@@ -52,8 +52,9 @@ public struct PostgresOptions: Sendable, Hashable {
     public enum Creation: Sendable, Hashable {
         /// Create the schema and the store in it (like a missing SQLite file, the store is made).
         case createSchema
-        /// Refuse: a missing schema is `StrataError.notAStore`. For deployments where a
-        /// migration tool or a DBA creates the store and the service must never make one.
+        /// Refuse: a missing schema, or one that holds no store yet (no tables), is
+        /// `StrataError.notAStore`. For deployments where a migration tool or a DBA creates the
+        /// store and the service must never make one.
         case requireExistingSchema
     }
 

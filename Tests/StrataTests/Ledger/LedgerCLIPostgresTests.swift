@@ -19,6 +19,16 @@ extension LedgerTests {
             #expect(missing.status == 1, "\(missing)")
             #expect(missing.errorOutput.contains("schema \(schema) does not exist"), "\(missing.errorOutput)")
 
+            // An empty schema (made by a DBA, say) holds no store: a read-only command makes none.
+            let sql = try PostgresSQL()
+            try sql.execute("CREATE SCHEMA \(PostgresSQL.identifier(schema))")
+            let empty = try await BenchmarkBinary.run(binary, options + ["account", "list"])
+            #expect(empty.status == 1 && empty.errorOutput.contains("holds no store"), "\(empty)")
+            let tables = try sql.value(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1",
+                [schema])
+            #expect(tables == "0", "a read-only command made \(tables ?? "?") tables")
+
             let created = try await BenchmarkBinary.run(binary, options + ["init"])
             #expect(created.status == 0, "\(created.errorOutput)")
             #expect(created.output.hasPrefix("Created the ledger store at "), "\(created.output)")

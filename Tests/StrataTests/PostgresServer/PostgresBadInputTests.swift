@@ -171,6 +171,26 @@ struct PostgresBadInputTests {
         #expect(exists == "0", "the refused open created the schema")
     }
 
+    @Test("an empty schema with requireExistingSchema is notAStore and gets no store")
+    func emptySchema() async throws {
+        let url = try #require(TestPostgres.url)
+        let schema = "s_empty_\(UInt32.random(in: 0...UInt32.max))"
+        let sql = try PostgresSQL()
+        try sql.execute("CREATE SCHEMA \(PostgresSQL.identifier(schema))")
+        defer { _ = try? sql.execute("DROP SCHEMA \(PostgresSQL.identifier(schema)) CASCADE") }
+        let outcome = await Self.open(
+            url: url, schema: schema,
+            options: PostgresOptions(connectTimeout: Self.connectTimeout, creation: .requireExistingSchema))
+        Self.expectTyped(outcome, "empty schema") {
+            if case .notAStore = $0 { true } else { false }
+        }
+        #expect(outcome.error?.description.contains("holds no store") == true, "\(String(describing: outcome.error))")
+        let tables = try sql.value(
+            "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1",
+            [schema])
+        #expect(tables == "0", "the refused open made tables")
+    }
+
     @Test("a schema made by something else is notAStore naming its tables, and is left alone")
     func foreignSchema() async throws {
         let url = try #require(TestPostgres.url)
