@@ -127,6 +127,9 @@ extension SQLiteEngine {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: log))?[.size] as? Int, size > 0 else {
             return
         }
+        // Looked at after the log: another process that created the store meanwhile (its log
+        // appears only once its file is in place) is not a leftover; its store is opened.
+        guard !FileManager.default.fileExists(atPath: path) else { return }
         throw .notAStore(
             path: path,
             reason: """
