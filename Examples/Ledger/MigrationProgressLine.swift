@@ -67,8 +67,7 @@ final class MigrationProgressLine: Sendable {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         // In place, the summary replaces the progress line and ends it.
-        let summary = Self.summaryText(from: from, to: to, seconds: seconds)
-        write(style == .inPlace ? "\r" + summary + "\n" : summary + "\n")
+        write(style.line(Self.summaryText(from: from, to: to, seconds: seconds)) + style.end)
     }
 
     /// Ends the line after a failed open, so that the error starts on a line of its own.

@@ -53,11 +53,12 @@ struct StoreCopier {
         let record: StoreRecord?
         do {
             record = try inspection.readRecord()
-        } catch StrataError.notAStore(let location, let reason, _) {
-            if reason == StrataError.missingDatabaseReason { throw .missingDatabase(location) }
-            throw .destinationTaken(inspection.location)
         } catch {
-            throw ToolError.from(error)
+            // Anything an engine cannot take for an empty place is taken; a missing PostgreSQL
+            // database stays what `ToolError.from` makes of it everywhere.
+            let mapped = ToolError.from(error)
+            if case .notAStrataStore = mapped { throw .destinationTaken(inspection.location) }
+            throw mapped
         }
         guard record != nil else { return }
         // The store is kept in a local: releasing it closes its engine.

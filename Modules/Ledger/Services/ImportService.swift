@@ -151,11 +151,8 @@ public struct ImportService: Sendable {
     /// The transactions that already have one of `ids`, by external id.
     static func transactionsByExternalID(_ ids: [String], in context: ObjectContext) throws -> [String: Transaction] {
         var found: [String: Transaction] = [:]
-        // In slices, so that no engine meets a list longer than it binds at once.
-        var start = 0
-        while start < ids.count {
-            let slice = Array(ids[start..<min(start + 500, ids.count)]).map { Optional($0) }
-            start += slice.count
+        for ids in ExternalIDSlices.of(ids) {
+            let slice = ids.map { Optional($0) }
             let request = FetchRequest<Transaction>(predicate: #Predicate { slice.contains($0.externalID) })
             for transaction in try context.fetch(request) {
                 if let id = transaction.externalID { found[id] = transaction }

@@ -19,11 +19,7 @@ struct PurgedImportIDs {
     /// before this import saves makes the save conflict, and the unit of work re-runs. Call
     /// inside `perform`.
     init(externalIDs: [String], in context: ObjectContext) throws {
-        var start = 0
-        // In slices, so that no engine meets a list longer than it binds at once.
-        while start < externalIDs.count {
-            let slice = Array(externalIDs[start..<min(start + 500, externalIDs.count)])
-            start += slice.count
+        for slice in ExternalIDSlices.of(externalIDs) {
             let request = FetchRequest<PurgedImport>(predicate: #Predicate { slice.contains($0.externalID) })
             try context.requireUnchangedResults(of: request)
             for (id, account, date, amount) in try context.fetchValues(

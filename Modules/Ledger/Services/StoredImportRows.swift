@@ -20,10 +20,8 @@ struct StoredImportRows {
 
     /// Call inside `perform`.
     init(externalIDs: [String], in context: ObjectContext) throws {
-        var start = 0
-        while start < externalIDs.count {
-            let slice = externalIDs[start..<min(start + 500, externalIDs.count)].map { Optional($0) }
-            start += slice.count
+        for ids in ExternalIDSlices.of(externalIDs) {
+            let slice = ids.map { Optional($0) }
             // Sorted by the unique external id, so that both reads list the rows in one order.
             let request = FetchRequest<Transaction>(
                 predicate: #Predicate { slice.contains($0.externalID) }, sortBy: [SortDescriptor(\.externalID)])

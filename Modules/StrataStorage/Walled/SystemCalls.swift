@@ -49,9 +49,7 @@ package enum SystemCalls {
     /// Whether something exists at `path` (following symbolic links) and is a directory; nil
     /// when nothing exists there.
     package static func isDirectory(atPath path: String) -> Bool? {
-        var isDirectory: ObjCBool = false
-        guard unsafe FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
-        return isDirectory.boolValue
+        fileKind(atPath: path).map { $0 == .directory }
     }
 
     /// What is at `path` (`stat(2)`, following symbolic links; `lstat(2)` when `followingLinks`
