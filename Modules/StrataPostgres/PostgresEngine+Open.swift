@@ -61,7 +61,12 @@ extension PostgresEngine {
                 throw error
             }
         }
-        preconditionFailure("an open under the exclusive lock returns its metadata or throws")
+        // The exclusive pass returns its metadata or throws; an error, not a trap, if it ever did not.
+        throw StrataError.io(
+            """
+            \(store): opening the store under the exclusive open lock returned no store metadata, which \
+            Strata does not expect; nothing was written. Open the store again, and report this if it recurs
+            """)
     }
 
     /// Checks the store, and creates, migrates or records its schema where `exclusive` (the open

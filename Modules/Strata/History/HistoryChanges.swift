@@ -10,7 +10,10 @@ extension PersistentContainer {
     /// few milliseconds while the sequence is iterated). Starting from a saved token first
     /// delivers everything committed since, as long as the history was not trimmed past it.
     /// Cancelling the iterating task ends the sequence (it returns nil) and releases what it
-    /// used; so does leaving the loop.
+    /// used; so does leaving the loop. Lifetime rule: the sequence holds its container while it is
+    /// iterated, so releasing your last reference to the container does not end it (the store
+    /// stays open and the loop keeps waiting); cancel the task or call
+    /// ``PersistentContainer/close()``, which ends it with `.misuse`.
     ///
     /// ```swift
     /// for try await transaction in container.changes(entities: [Account.self]) {
