@@ -20,7 +20,8 @@ extension EngineConfiguration {
     ///   - options: busy timeout, read-connection pool size and durability.
     /// - Returns: a configuration that creates or opens the store when the container opens. It throws
     ///   `StrataError.notAStore` for a file that is not a Strata SQLite store (garbage, an empty
-    ///   file, a directory such as an LMDB store, another application's database),
+    ///   file, a directory such as an LMDB store, a device such as `/dev/null`, a FIFO or anything
+    ///   else that is not a regular file, another application's database),
     ///   `.schemaMismatch` when the store has another shape under the same schema version,
     ///   `.storeNewerThanModel` for a store of a newer version; an older store is migrated at
     ///   open in one transaction, or left exactly as it was with `.migrationNotInferable`,

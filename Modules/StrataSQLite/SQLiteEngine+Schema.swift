@@ -20,14 +20,24 @@ extension SQLiteEngine {
     /// A missing file is fine: the caller creates it (see
     /// ``createStoreFile(at:schema:tables:joins:options:)``).
     /// - Returns: whether the file exists.
-    /// - Throws: `.notAStore` for a directory or an empty file; `.misuse` when the file has other
+    /// - Throws: `.notAStore` for a directory, anything else that is not a regular file (a device
+    ///   such as `/dev/null`, a FIFO, a socket) or an empty file; `.misuse` when the file has other
     ///   hard links.
     @discardableResult
     static func probeFile(at path: String) throws(StrataError) -> Bool {
-        guard let isDirectory = SystemCalls.isDirectory(atPath: path) else { return false }
-        if isDirectory {
+        switch SystemCalls.fileKind(atPath: path) {
+        case nil:
+            return false
+        case .regularFile?:
+            break
+        case .directory?:
             throw .notAStore(
                 path: path, reason: "it is a directory (an LMDB store or another engine's store?), not a SQLite file")
+        case let kind?:
+            // A device reads as empty or endless, and a FIFO blocks its reader: none can hold a store.
+            throw .notAStore(
+                path: path,
+                reason: "it is \(kind.description), not a regular file, and a SQLite store is a regular file")
         }
         if (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int == 0 {
             throw .notAStore(path: path, reason: "the file is empty (0 bytes)")
