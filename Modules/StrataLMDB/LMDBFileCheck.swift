@@ -181,6 +181,25 @@ enum LMDBFileCheck {
         }
     }
 
+    /// The newest transaction ID the meta pages of `data.mdb` at `path` name (0 when neither
+    /// parses): how far the store's commits have come, read from the file itself.
+    /// - Throws: `.io` when the file cannot be read.
+    static func newestTransaction(_ path: String) throws(StrataError) -> UInt64 {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .io("cannot read \(path): permission denied or not a regular file")
+        }
+        defer { try? handle.close() }
+        do {
+            let first = try handle.read(upToCount: 4096) ?? Data()
+            guard let meta0 = parseMeta(first) else { return 0 }
+            try handle.seek(toOffset: UInt64(meta0.pageSize))
+            let meta1 = parseMeta(try handle.read(upToCount: 4096) ?? Data())
+            return max(meta0.transactionID, meta1?.transactionID ?? 0)
+        } catch {
+            throw .io("cannot read the meta pages of \(path): \(error.localizedDescription)")
+        }
+    }
+
     /// Parses the meta page at the start of `page`, or nil when it is not one.
     static func parseMeta(_ page: Data) -> Meta? {
         let metaOffset = headerSize

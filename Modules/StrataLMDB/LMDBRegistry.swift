@@ -19,7 +19,15 @@ enum LMDBRegistry {
     /// The environment of the store in `directory`, opened if no engine has it open; counts one
     /// user, to be given back with ``release(_:)``. The directory exists
     /// (``LMDBFileCheck/prepareDirectory(_:)``) and the caller holds the open lock.
-    static func acquire(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) -> LMDBEnvironment {
+    ///
+    /// A caller that only reads (`reading`: the tool's inspections and backups) gets the
+    /// environment already open, or one opened with ``LMDBAccess/forReading(directory:)``: read-only
+    /// when the store's files cannot be written. A caller that writes never gets a read-only one.
+    /// - Throws: the errors of the data file's check and of opening; `.misuse` when a writer asks
+    ///   for an environment this process has open read-only.
+    static func acquire(
+        directory: URL, options: LMDBOptions, databases: Int, reading: Bool = false
+    ) throws(StrataError) -> LMDBEnvironment {
         try LMDBFileCheck.checkDataFile(directory.appendingPathComponent("data.mdb").path)
         let dataFile = directory.appendingPathComponent("data.mdb")
         return try entries.withLock { (entries) throws(StrataError) -> LMDBEnvironment in
@@ -28,11 +36,20 @@ enum LMDBRegistry {
             if FileManager.default.fileExists(atPath: dataFile.path), case let identity = try identify(dataFile),
                 let environment = entries[identity]
             {
+                guard reading || environment.access == .readWrite else {
+                    throw .misuse(
+                        """
+                        \(directory.path) is open read-only in this process (a tool's read of a store it cannot \
+                        write): open it for writing after that read ends
+                        """)
+                }
                 // Under the lock, so a last release that is about to close it sees this user.
                 environment.users.wrappingAdd(1, ordering: .sequentiallyConsistent)
                 return environment
             }
-            let environment = try LMDBEnvironment(directory: directory, options: options, databases: databases)
+            let access = reading ? try LMDBAccess.forReading(directory: directory) : .readWrite
+            let environment = try LMDBEnvironment(
+                directory: directory, options: options, databases: databases, access: access)
             let identity: Identity
             do {
                 identity = try identify(dataFile)

@@ -135,16 +135,26 @@ enum LMDBStoreInspection {
     }
 
     /// Runs `body` with the store's environment, held for the call (tools: inspection, copies).
+    ///
+    /// Unless `writing`, a store whose files this process cannot write is opened read-only
+    /// (``LMDBAccess/forReading(directory:)``): a backup or an inspection only reads, so a store on
+    /// read-only media, or another user's, can still be read. Read without LMDB's locks (a
+    /// `lock.mdb` it cannot write), `body`'s result stands only if no writer could have overtaken
+    /// it (``LMDBAccess/guardUnlockedRead(of:_:)``).
     static func withEnvironment<T>(
-        _ directory: URL, _ body: (LMDBEnvironment) throws -> T
+        _ directory: URL, writing: Bool = false, _ body: (LMDBEnvironment) throws -> T
     ) throws(StrataError) -> T {
         let environment = try LMDBRegistry.acquire(
-            directory: directory, options: LMDBOptions(), databases: databaseLimit)
+            directory: directory, options: LMDBOptions(), databases: databaseLimit, reading: !writing)
         defer { LMDBRegistry.release(environment) }
-        do {
-            return try body(environment)
-        } catch {
-            throw strataError(error, "reading \(directory.path)")
+        func run() throws(StrataError) -> T {
+            do {
+                return try body(environment)
+            } catch {
+                throw strataError(error, "reading \(directory.path)")
+            }
         }
+        guard environment.access == .readOnlyUnlocked else { return try run() }
+        return try LMDBAccess.guardUnlockedRead(of: directory.appendingPathComponent("data.mdb").path, run)
     }
 }

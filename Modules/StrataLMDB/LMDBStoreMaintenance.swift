@@ -41,7 +41,7 @@ enum LMDBStoreMaintenance {
             uuid.0, uuid.1, uuid.2, uuid.3, uuid.4, uuid.5, uuid.6, uuid.7,
             uuid.8, uuid.9, uuid.10, uuid.11, uuid.12, uuid.13, uuid.14, uuid.15,
         ]
-        try LMDBStoreInspection.withEnvironment(directory) { environment in
+        try LMDBStoreInspection.withEnvironment(directory, writing: true) { environment in
             try environment.write("adopting the store identifier of \(directory.path)") { txn in
                 let meta = try txn.openDatabase(LMDBCatalog.metaName, create: false)
                 try txn.put(meta, Array("store_uuid".utf8), bytes)

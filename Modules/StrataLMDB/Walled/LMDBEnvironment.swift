@@ -27,6 +27,8 @@ import Synchronization
     let path: String
     let options: LMDBOptions
     let maxKeySize: Int
+    /// How the environment was opened: for writing, or only to read (``LMDBAccess``).
+    let access: LMDBAccess
     let writer: LMDBWriterThread
     /// Engines and readers using the environment (see ``LMDBRegistry``).
     let users = Atomic<Int>(0)
@@ -91,11 +93,17 @@ import Synchronization
 
     /// Opens the environment in a directory that ``LMDBFileCheck`` accepted, after reserving
     /// the blocks of its lock file (``LMDBLockFile``), so that a full disk gives `.storeFull`
-    /// instead of `SIGBUS` in the shared mapping of `lock.mdb`.
-    init(directory: URL, options: LMDBOptions, databases: Int) throws(StrataError) {
+    /// instead of `SIGBUS` in the shared mapping of `lock.mdb`. An environment opened only to
+    /// read (`access` other than ``LMDBAccess/readWrite``) gets `MDB_RDONLY`, and
+    /// ``LMDBAccess/readOnlyUnlocked`` also `MDB_NOLOCK`: LMDB then neither opens `lock.mdb` nor
+    /// takes reader slots (see ``LMDBAccess`` for when that is safe).
+    init(directory: URL, options: LMDBOptions, databases: Int, access: LMDBAccess = .readWrite) throws(StrataError) {
         path = directory.path
         self.options = options
-        try LMDBLockFile.reserve(directory: path, maxReaders: options.maxReaders)
+        self.access = access
+        if access != .readOnlyUnlocked { try LMDBLockFile.reserve(directory: path, maxReaders: options.maxReaders) }
+        let flags =
+            MDB_NOTLS | (access == .readWrite ? 0 : MDB_RDONLY) | (access == .readOnlyUnlocked ? MDB_NOLOCK : 0)
         var env: OpaquePointer?
         if let error = unsafe Self.fail(mdb_env_create(&env), path) { throw error }
         guard let env = unsafe env else { throw .io("\(directory.path): mdb_env_create returned no environment") }
@@ -103,7 +111,7 @@ import Synchronization
             var rc = unsafe mdb_env_set_maxreaders(env, UInt32(clamping: options.maxReaders))
             if rc == 0 { rc = unsafe mdb_env_set_maxdbs(env, MDB_dbi(clamping: databases)) }
             if rc == 0 { rc = unsafe mdb_env_set_mapsize(env, Self.roundToPages(options.initialMapSize)) }
-            if rc == 0 { rc = unsafe mdb_env_open(env, directory.path, UInt32(MDB_NOTLS), 0o644) }
+            if rc == 0 { rc = unsafe mdb_env_open(env, directory.path, UInt32(flags), 0o644) }
             return rc
         }()
         if let error = Self.fail(opened, path) {
@@ -116,7 +124,8 @@ import Synchronization
         maxKeySize = unsafe Int(mdb_env_get_maxkeysize(env))
         writer = LMDBWriterThread(name: "strata.lmdb.writer")
         idleReadLimit = min(8, max(options.maxReaders / 8, 0))
-        writeLock = LMDBFileLock(directory: directory, name: LMDBFileLock.writeLockName)
+        // A read-only environment never writes, so it makes no sidecar file.
+        writeLock = access == .readWrite ? LMDBFileLock(directory: directory, name: LMDBFileLock.writeLockName) : nil
         writer.groupCommits { [weak self] writes in
             guard let self else {
                 for write in writes { write.fail(StrataError.misuse("\(write.context): the LMDB store was closed")) }

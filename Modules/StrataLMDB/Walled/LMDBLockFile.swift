@@ -76,8 +76,26 @@ enum LMDBLockFile {
         }
     }
 
+    /// Whether another process has the environment in `directory` open, asked of `lock.mdb`
+    /// through a read-only descriptor (for a process that cannot write it): false when there is
+    /// no `lock.mdb` (every process with the environment open keeps its lock file), nil when it
+    /// cannot be read or is not a regular file, so that the question has no answer.
+    ///
+    /// Call it only when this process does not have the environment open (see the type's
+    /// documentation: closing the descriptor drops this process's locks on the file).
+    static func isOpenElsewhere(directory: String) -> Bool? {
+        let path = directory + "/lock.mdb"
+        // O_NONBLOCK: opening a FIFO must not wait.
+        let descriptor = unsafe Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return errno == ENOENT ? false : nil }
+        defer { Glibc.close(descriptor) }
+        guard SystemCalls.fileStatus(descriptor: descriptor)?.kind == .regularFile else { return nil }
+        return isInUse(descriptor)
+    }
+
     /// Whether another process holds a lock on byte 0 of the file: LMDB's lock, held by every
-    /// process that has the environment open (`F_GETLK` asks without taking any lock).
+    /// process that has the environment open (`F_GETLK` asks without taking any lock, so a
+    /// read-only descriptor can ask it).
     private static func isInUse(_ descriptor: Int32) -> Bool {
         var probe = flock()
         probe.l_type = Int16(F_WRLCK)

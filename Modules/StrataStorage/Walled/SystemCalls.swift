@@ -28,6 +28,13 @@ package enum SystemCalls {
         unsafe Glibc.link(existing, new) == 0 ? 0 : errno
     }
 
+    /// Whether this process may write the file (or directory) at `path` (`access(2)` with
+    /// `W_OK`): 0, or the `errno` that says why not (`EACCES` for its permissions, `EPERM` for
+    /// an immutable file, `EROFS` for a read-only file system, `ENOENT` when nothing is there).
+    package static func writeAccessError(_ path: String) -> Int32 {
+        unsafe Glibc.access(path, W_OK) == 0 ? 0 : errno
+    }
+
     /// `unlink(2)`, ignoring failure.
     package static func unlink(_ path: String) {
         _ = unsafe Glibc.unlink(path)
