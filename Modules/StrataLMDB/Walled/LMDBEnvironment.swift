@@ -114,9 +114,9 @@ import Synchronization
             if rc == 0 { rc = unsafe mdb_env_open(env, directory.path, UInt32(flags), 0o644) }
             return rc
         }()
-        if let error = Self.fail(opened, path) {
+        if opened != 0 {
             unsafe mdb_env_close(env)
-            throw error
+            throw LMDBError(code: opened).openError(directory: path)
         }
         var dead: Int32 = 0
         _ = unsafe mdb_reader_check(env, &dead)

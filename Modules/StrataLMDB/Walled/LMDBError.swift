@@ -134,6 +134,23 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+extension LMDBError {
+    /// The `StrataError` of `mdb_env_open` failing for the store in `directory`: for a
+    /// permission error, the file that could not be opened (`data.mdb`, or `lock.mdb`, which
+    /// LMDB opens for writing even to read, and which may belong to another user), named with
+    /// its owner; otherwise ``strataError(_:)``.
+    func openError(directory: String) -> StrataError {
+        switch self {
+        case .accessDenied, .readOnlyFileSystem:
+            let files = [(directory + "/data.mdb", "data file"), (directory + "/lock.mdb", "lock file")]
+            if let detail = StoreFileAccess.firstUnwritable(files) { return .io(detail, native: native(directory)) }
+            return strataError(directory)
+        default:
+            return strataError(directory)
+        }
+    }
+}
+
 /// Throws the `LMDBError` for a non-zero result code.
 @inline(__always)
 func lmdbCheck(_ rc: Int32) throws(LMDBError) {

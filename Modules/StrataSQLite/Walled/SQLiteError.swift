@@ -103,9 +103,11 @@ func strataError(for code: SQLiteResultCode, message: String, path: String, sql:
             return .storeFull("\(path): \(exhausted). Nothing was written", native: native)
         }
         return .io("\(path): the operating system failed a read or write", native: native)
-    case .cantOpen:
-        return .io("\(path): the file cannot be opened", native: native)
-    case .readOnly, .permission:
+    case .cantOpen, .readOnly, .permission:
+        // SQLite names the store even when its -wal or -shm (perhaps another user's) is what failed.
+        let files = [(path, "file"), (path + "-wal", "write-ahead log"), (path + "-shm", "shared-memory index")]
+        if let detail = StoreFileAccess.firstUnwritable(files) { return .io(detail, native: native) }
+        if code.kind == .cantOpen { return .io("\(path): the file cannot be opened", native: native) }
         return .io("\(path): the file or its directory cannot be written", native: native)
     case .noMemory:
         return .io("\(path): out of memory", native: native)
