@@ -80,7 +80,13 @@ extension LMDBMigration {
                     try txn.put(index.dbi, indexKey, primaryKeyValue: key, noOverwrite: true)
                 } catch LMDBError.keyExists {
                     // Only a unique index can clash: the others end their keys with the row's key.
-                    throw StrataError.constraintViolation(entity: entity.name, attributes: index.columnNames)
+                    let other = try txn.get(index.dbi, indexKey) { IndexKeyCodec.readPrimaryKey($0) } ?? nil
+                    throw StrataError.constraintViolation(
+                        entity: entity.name, attributes: index.columnNames,
+                        native: MigrationUniqueClash.cause(
+                            engine: "lmdb", code: LMDBError.keyExists.native("mdb_put").code, entity: entity.name,
+                            attributes: index.columnNames, keys: [other, key].compactMap { $0 },
+                            values: index.columns.map { row.values[$0].description }))
                 }
             }
             return true

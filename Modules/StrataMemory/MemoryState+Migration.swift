@@ -123,9 +123,12 @@ extension MemoryState {
         }
         progress.rowsMigrated(done, of: total)
         if let clash = table.reindex() {
-            let columns = entity.indexes[clash].columns.map { entity.columns[$0].name }
+            let columns = entity.indexes[clash.position].columns.map { entity.columns[$0].name }
             throw .constraintViolation(
-                entity: entity.name, attributes: columns, native: MemoryValues.clashCause(entity, clash))
+                entity: entity.name, attributes: columns,
+                native: MigrationUniqueClash.cause(
+                    engine: MemoryEngine.name, code: MemoryValues.uniqueClashCode, entity: entity.name,
+                    attributes: columns, keys: clash.keys, values: clash.values.map(\.description)))
         }
         return table
     }

@@ -315,11 +315,21 @@ struct MemoryTable: Sendable {
         return old
     }
 
+    /// Two rows that clash on a unique index, as ``reindex()`` finds them.
+    struct UniqueClash {
+        /// The index's position in ``StrataStorage/EntitySchema/indexes``.
+        var position: Int
+        /// The two rows' keys.
+        var keys: [Int64]
+        /// The values they share.
+        var values: [StoredValue]
+    }
+
     /// Rebuilds every unique lookup and value lookup from the rows (after a migration rewrote them).
-    /// - Returns: the position in ``StrataStorage/EntitySchema/indexes`` of the first unique index
-    ///   two rows clash on, nil when none does.
-    mutating func reindex() -> Int? {
-        var clash: Int?
+    /// - Returns: the first two rows (in key order) that clash on a unique index, with the index,
+    ///   nil when none do.
+    mutating func reindex() -> UniqueClash? {
+        var clash: UniqueClash?
         for number in lookups.indices {
             lookups[number].entries = PersistentTree()
             for (key, row) in rows where !row.values[lookups[number].column].isNull {
@@ -331,8 +341,9 @@ struct MemoryTable: Sendable {
             // Key order, so which rows clash does not depend on any other order.
             for (key, row) in rows {
                 guard let indexKey = uniques[number].key(of: row.values) else { continue }
-                if uniques[number].owners.updateValue(key, forKey: indexKey) != nil, clash == nil {
-                    clash = uniques[number].position
+                if let other = uniques[number].owners.updateValue(key, forKey: indexKey), clash == nil {
+                    clash = UniqueClash(
+                        position: uniques[number].position, keys: [other, key], values: indexKey.values)
                 }
             }
         }

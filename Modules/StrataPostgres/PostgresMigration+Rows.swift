@@ -55,12 +55,9 @@ extension PostgresMigration {
             guard attributes.contains(column.name) else { continue }
             let keys = attributes.map { $0 == column.name ? "coalesce(\(pgQuoted($0)), $1)" : pgQuoted($0) }
             let present = attributes.filter { $0 != column.name }.map { "\(pgQuoted($0)) IS NOT NULL" }
-            let clash = try session.run(
-                """
-                SELECT 1 FROM \(qualified(entity)) WHERE \((["true"] + present).joined(separator: " AND ")) \
-                GROUP BY \(keys.joined(separator: ", ")) HAVING count(*) > 1 LIMIT 1
-                """, [PostgresEngine.parameter(fill, storageClass: column.type.storageClass)])
-            if clash.rowCount > 0 { throw .constraintViolation(entity: entity, attributes: attributes) }
+            try refuseClash(
+                entity: entity, attributes: attributes, groupBy: keys, where: ["true"] + present,
+                [PostgresEngine.parameter(fill, storageClass: column.type.storageClass)])
         }
     }
 
@@ -79,14 +76,35 @@ extension PostgresMigration {
     }
 
     /// Refuses a unique constraint that existing rows break (nulls never clash), naming the
-    /// entity and attributes, before `CREATE UNIQUE INDEX` would fail on them.
+    /// entity and attributes, and in its cause the first clashing rows and their values, before
+    /// `CREATE UNIQUE INDEX` would fail on them.
     func checkUnique(entity: String, attributes: [String]) throws(StrataError) {
-        let columns = attributes.map(pgQuoted).joined(separator: ", ")
-        let present = attributes.map { "\(pgQuoted($0)) IS NOT NULL" }.joined(separator: " AND ")
+        try refuseClash(
+            entity: entity, attributes: attributes, groupBy: attributes.map(pgQuoted),
+            where: attributes.map { "\(pgQuoted($0)) IS NOT NULL" })
+    }
+
+    /// Throws the `.constraintViolation` of the first group of rows (the one with the lowest key)
+    /// that share the values of `expressions` among the rows meeting `conditions`; its cause names
+    /// the group's keys and values (``MigrationUniqueClash``).
+    private func refuseClash(
+        entity: String, attributes: [String], groupBy expressions: [String], where conditions: [String],
+        _ parameters: [PGParameter] = []
+    ) throws(StrataError) {
+        let values = expressions.map { "quote_nullable(\($0))" }.joined(separator: " || ', ' || ")
+        let groups = expressions.joined(separator: ", ")
         let clash = try session.run(
             """
-            SELECT 1 FROM \(qualified(entity)) WHERE \(present) GROUP BY \(columns) HAVING count(*) > 1 LIMIT 1
-            """)
-        if clash.rowCount > 0 { throw .constraintViolation(entity: entity, attributes: attributes) }
+            SELECT string_agg(id::text, ',' ORDER BY id), \(values) FROM \(qualified(entity)) \
+            WHERE \(conditions.joined(separator: " AND ")) GROUP BY \(groups) HAVING count(*) > 1 \
+            ORDER BY min(id) LIMIT 1
+            """, parameters)
+        guard clash.rowCount > 0 else { return }
+        let keys = (clash.text(0, 0) ?? "").split(separator: ",").compactMap { Int64($0) }
+        throw .constraintViolation(
+            entity: entity, attributes: attributes,
+            native: MigrationUniqueClash.cause(
+                engine: PostgresError.engine, code: PostgresError.packed("23505"), sqlState: "23505", entity: entity,
+                attributes: attributes, keys: keys, values: [clash.text(0, 1) ?? "?"]))
     }
 }

@@ -146,17 +146,27 @@ struct SQLiteMigration: SchemaMigrationApplier {
         }
     }
 
-    /// Refuses a unique constraint that existing rows break (nulls never clash), naming the keys.
+    /// Refuses a unique constraint that existing rows break (nulls never clash), naming the entity
+    /// and attributes, and in its cause the first clashing rows and their values.
     func checkUnique(entity: String, attributes: [String]) throws(StrataError) {
         let columns = attributes.map(quoted).joined(separator: ", ")
         let present = attributes.map { "\(quoted($0)) IS NOT NULL" }.joined(separator: " AND ")
-        let clashes =
-            try connection.queryInt64(
-                """
-                SELECT count(*) FROM (SELECT 1 FROM \(quoted(entity)) WHERE \(present) GROUP BY \(columns) \
-                HAVING count(*) > 1)
-                """) ?? 0
-        if clashes > 0 { throw .constraintViolation(entity: entity, attributes: attributes) }
+        let values = attributes.map { "quote(\(quoted($0)))" }.joined(separator: " || ', ' || ")
+        // The group of the lowest key: its keys (in order), a tab, then its values as SQL literals.
+        let clash = try connection.queryText(
+            """
+            SELECT group_concat(id) || char(9) || \(values) FROM \
+            (SELECT id, \(columns) FROM \(quoted(entity)) WHERE \(present) ORDER BY id) \
+            GROUP BY \(columns) HAVING count(*) > 1 ORDER BY min(id) LIMIT 1
+            """)
+        guard let clash else { return }
+        let parts = clash.split(separator: "\t", maxSplits: 1).map(String.init)
+        let keys = parts.first?.split(separator: ",").compactMap { Int64($0) } ?? []
+        throw .constraintViolation(
+            entity: entity, attributes: attributes,
+            native: MigrationUniqueClash.cause(
+                engine: "sqlite", code: Int(SQLiteResultCode.constraintUnique), entity: entity, attributes: attributes,
+                keys: keys, values: [parts.count > 1 ? parts[1] : "?"]))
     }
 
     func table(_ name: String) throws(StrataError) -> SQLiteTableLayout {

@@ -20,6 +20,9 @@ enum MigrationAttributeChecks {
         check("a unique constraint is added, then removed: it holds, then no longer", uniqueAddedAndRemoved),
         check("a required attribute becomes optional: values kept, nil can be saved", requiredToOptional),
         check("an optional attribute becomes required with a default: nulls get the default", optionalToRequired),
+        check(
+            "a unique optional attribute made required, whose default two nulls would share, is refused naming them",
+            uniqueFillClash),
     ]
 
     static func check(
@@ -250,17 +253,31 @@ enum MigrationAttributeChecks {
 
     static func uniqueClash(_ kit: ConformanceHarness) async throws {
         try await MigrationChecks.seedNotes(kit)
-        try await MigrationChecks.with(kit, KitV1.schema()) { container in
+        let keys = try await MigrationChecks.with(kit, KitV1.schema()) { container in
             try await container.performUnitOfWork { context in
+                let dune = try kit.first(
+                    context.fetch(FetchRequest<KitV1.Note>(predicate: #Predicate { $0.title == "Dune" })), "Dune")
                 let twin = KitV1.Note(context: context)
                 twin.title = "Dune"
                 twin.rank = 9
                 try context.save()
+                return [dune.objectID.primaryKey, twin.objectID.primaryKey].compactMap { $0 }.sorted()
             }
         }
-        try await MigrationChecks.expectClash(kit, "Note", ["title"], "adding a unique title over two Dunes") {
+        try kit.expectEqual(keys.count, 2, "the two Dunes' keys")
+        let error = try await MigrationChecks.expectClash(
+            kit, "Note", ["title"], "adding a unique title over two Dunes"
+        ) {
             _ = try kit.open(schema: KitNoteUnique.schema())
         }
+        // The refusal reads as a migration's, and its cause names the rows and the value they share.
+        try kit.expect(
+            error.description.contains("cannot be added") && error.description.contains("previous model version"),
+            "the refusal says the migration cannot add the constraint: \(error)")
+        try kit.expect(
+            error.native?.message.hasPrefix("rows \(keys[0]) and \(keys[1]) of Note hold the same title (") == true
+                && error.native?.message.contains("Dune") == true,
+            "the refusal's cause names rows \(keys[0]) and \(keys[1]) and their title: \(error)")
         try kit.expectEqual(
             try await MigrationChecks.readV1Notes(kit), ["Dune 3 sand", "Dune 9 nil", "Solaris 1 nil", "Ubik 2 spray"],
             "notes at version 1 after the refused migration")
@@ -331,5 +348,40 @@ enum MigrationAttributeChecks {
             try kit.expectEqual(bodies, ["sand", "(empty)", "spray"], "bodies after the migration")
             try kit.expectEqual(filled, ["Solaris"], "notes whose stored body is the default")
         }
+    }
+
+    static func uniqueFillClash(_ kit: ConformanceHarness) async throws {
+        let nulls = try await MigrationChecks.with(kit, KitNoteUniqueBody.schema()) { container in
+            try await container.performUnitOfWork { context in
+                var nulls: [KitNoteUniqueBody.Note] = []
+                for (title, body) in [("Dune", "sand"), ("Solaris", nil), ("Ubik", "spray"), ("Emma", nil)] {
+                    let note = KitNoteUniqueBody.Note(context: context)
+                    note.title = title
+                    note.body = body
+                    if body == nil { nulls.append(note) }
+                }
+                try context.save()
+                return nulls.compactMap(\.objectID.primaryKey).sorted()
+            }
+        }
+        try kit.expectEqual(nulls.count, 2, "the keys of the two notes without a body")
+        let error = try await MigrationChecks.expectClash(
+            kit, "Note", ["body"], "making the unique body required over two nulls"
+        ) {
+            _ = try kit.open(schema: KitNoteRequiredUniqueBody.schema())
+        }
+        try kit.expect(
+            error.native?.message.hasPrefix("rows \(nulls[0]) and \(nulls[1]) of Note hold the same body (") == true
+                && error.native?.message.contains("(empty)") == true,
+            "the refusal's cause names rows \(nulls[0]) and \(nulls[1]) and the default they would share: \(error)")
+        let bodies = try await MigrationChecks.with(kit, KitNoteUniqueBody.schema()) { container in
+            try await container.read { context in
+                try context.fetch(FetchRequest<KitNoteUniqueBody.Note>(sortBy: [SortDescriptor(\.title)])).map {
+                    "\($0.title) \($0.body ?? "nil")"
+                }
+            }
+        }
+        try kit.expectEqual(
+            bodies, ["Dune sand", "Emma nil", "Solaris nil", "Ubik spray"], "the notes at version 1 after the refusal")
     }
 }

@@ -58,13 +58,15 @@ enum MigrationChecks {
     }
 
     /// Expects `body` to throw a `.constraintViolation` naming `entity` and `attributes`.
+    @discardableResult
     static func expectClash(
         _ kit: ConformanceHarness, _ entity: String, _ attributes: [String], _ what: String,
         file: String = #fileID, line: Int = #line, _ body: () async throws -> Void
-    ) async throws {
+    ) async throws -> StrataError {
         let error = try await kit.expectStrataError(what, file: file, line: line, body)
         try kit.expectEqual(
             error.withoutNative, .constraintViolation(entity: entity, attributes: attributes), what, file: file,
             line: line)
+        return error
     }
 }

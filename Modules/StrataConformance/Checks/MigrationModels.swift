@@ -153,6 +153,30 @@ enum KitNoteRequiredBody: VersionedSchema {
     }
 }
 
+/// `Note` whose optional `body` is unique (version 1 of the fill-clash check).
+enum KitNoteUniqueBody: VersionedSchema {
+    static let version = 1
+    static var models: [ManagedObject.Type] { [Note.self] }
+
+    final class Note: ManagedObject {
+        @Attribute var title = ""
+        @Attribute var rank = 0
+        @Attribute(.unique) var body: String?
+    }
+}
+
+/// `Note` whose unique `body` became required, with a default that every null would take.
+enum KitNoteRequiredUniqueBody: VersionedSchema {
+    static let version = 2
+    static var models: [ManagedObject.Type] { [Note.self] }
+
+    final class Note: ManagedObject {
+        @Attribute var title = ""
+        @Attribute var rank = 0
+        @Attribute(.unique) var body = "(empty)"
+    }
+}
+
 /// `Note` whose `rank` became a `String`, with no stage to convert it.
 enum KitNoteTextRank: VersionedSchema {
     static let version = 2

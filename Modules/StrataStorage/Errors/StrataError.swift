@@ -232,6 +232,14 @@ extension StrataError: CustomStringConvertible {
                 Validation failed: \(issues.map(\.description).joined(separator: "; ")). Nothing was written; fix \
                 the values and save again.
                 """
+        case .constraintViolation(let entity, let attributes, let native) where MigrationUniqueClash.isClash(native):
+            return
+                """
+                Uniqueness constraint on \(entity)(\(attributes.joined(separator: ", "))) cannot be added: rows \
+                already in the store share these values. The store was not migrated and nothing was written; \
+                change or delete the duplicates with the previous model version, then open the store again.
+                """
+                    + Self.cause(native)
         case .constraintViolation(let entity, let attributes, let native):
             return
                 """
