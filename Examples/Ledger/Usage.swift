@@ -65,7 +65,8 @@ enum Usage {
 
         EXIT STATUS
           0 success, 64 bad usage, 65 refused by the ledger (bad amount or URI, unknown
-          account, insufficient funds…), 1 any other failure (store missing or unreadable).
+          account, insufficient funds, amounts that add up to more than the ledger holds in a
+          report or purge…), 1 any other failure (store missing or unreadable).
 
         EXAMPLES
           swift run ledger demo

@@ -24,7 +24,8 @@ public enum ImportLineProblem: Error, Sendable, Hashable, CustomStringConvertibl
     case unknownAccount(String)
     /// The date is not `YYYY-MM-DD`.
     case invalidDate(String)
-    /// The amount is not a decimal with at most two digits after the point, or is zero.
+    /// The amount is not a decimal with at most two digits after the point, is zero or past
+    /// 64 bits, or would take its account's balance past 64 bits (`reason` says which).
     case invalidAmount(String, reason: String)
     /// ``PurgeService`` deleted this external id's transaction, and the line now says something
     /// else about it (amount, day or account): the purged amount is in the opening balance, so

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Everything the ledger refuses to do, with a message that says what to do instead.
 ///
 /// Services throw these for domain problems. Storage problems (a full disk, an I/O failure)
@@ -41,9 +43,20 @@ public enum LedgerError: Error, Sendable, Hashable {
     case importLineRefused(line: Int, ImportLineProblem)
     /// A date or month is not in the form the ledger reads (`YYYY-MM-DD`, or `YYYY-MM` for a month).
     case invalidDate(String, expected: String)
+    /// The amounts of `account`'s transactions dated before `before` add up to more than the
+    /// ledger holds (an `Int64` of minor units, either way), so ``PurgeService`` cannot move them
+    /// into the opening balance at once. Nothing was written; an earlier cut-off first moves less.
+    case purgeSumOutOfRange(account: String, before: Date)
+    /// The amounts of `month`'s transactions of `account` with `category` (nil: those without
+    /// one) add up to more than the ledger holds (an `Int64` of minor units, either way), so
+    /// ``ReportService`` cannot total them.
+    case reportSumOutOfRange(month: LedgerMonth, account: String, category: String?)
 }
 
 extension LedgerError: CustomStringConvertible {
+    /// The range of a sum of amounts, for the messages of sums past it.
+    private static var sumLimit: String { "at most \(MinorUnits.format(.max)) either way" }
+
     public var description: String {
         switch self {
         case .unknownAccount(let uri):
@@ -101,6 +114,21 @@ extension LedgerError: CustomStringConvertible {
                 """
         case .invalidDate(let text, let expected):
             return "Invalid date \(String(reflecting: text)): write it as \(expected)."
+        case .purgeSumOutOfRange(let account, let before):
+            return
+                """
+                The transactions of \(account) dated before \(LedgerDay.format(before)) add up to more than the \
+                ledger can hold (\(Self.sumLimit)), so they cannot be moved into its opening balance at once. \
+                Nothing was purged; purge up to an earlier day first, then up to this one.
+                """
+        case .reportSumOutOfRange(let month, let account, let category):
+            let which = category.map { "in the category \(String(reflecting: $0))" } ?? "without a category"
+            return
+                """
+                The \(month) transactions of \(account) \(which) add up to more than the ledger can hold \
+                (\(Self.sumLimit)), so the month cannot be reported. Look for a wrongly entered amount among \
+                them (ledger history \(account)) and correct it.
+                """
         }
     }
 }

@@ -21,17 +21,23 @@ extension Account {
     ///   balances are left as they were, and nothing should be saved), and
     ///   ``LedgerError/invalidAmount(_:reason:)`` when the sum overflows 64 bits.
     public func recalculateBalances() throws {
+        try recalculateBalances { ordered, index in
+            LedgerError.invalidAmount(
+                MinorUnits.format(ordered[index].amount),
+                reason: "the balance of \(name) would pass the largest a ledger holds, \(MinorUnits.format(.max))")
+        }
+    }
+
+    /// ``recalculateBalances()``, with the error of a running balance past `Int64` made by
+    /// `overflow` from the transactions oldest first and the index of the one it passed at.
+    func recalculateBalances(overflow: (_ ordered: [Transaction], _ index: Int) -> LedgerError) throws {
         let ordered = chronologicalTransactions
         var running = openingBalance
         var runningBalances: [Int64] = []
         runningBalances.reserveCapacity(ordered.count)
-        for transaction in ordered {
-            let (sum, overflow) = running.addingReportingOverflow(transaction.amount)
-            guard !overflow else {
-                throw LedgerError.invalidAmount(
-                    MinorUnits.format(transaction.amount),
-                    reason: "the balance of \(name) would pass the largest a ledger holds, \(MinorUnits.format(.max))")
-            }
+        for (index, transaction) in ordered.enumerated() {
+            let (sum, overflowed) = running.addingReportingOverflow(transaction.amount)
+            guard !overflowed else { throw overflow(ordered, index) }
             running = sum
             runningBalances.append(running)
         }

@@ -51,9 +51,9 @@ public struct ImportService: Sendable {
     /// - Returns: how many lines were read, added, updated and skipped as purged.
     /// - Throws: ``LedgerError/importLineRefused(line:_:)`` naming the first bad line,
     ///   ``LedgerError/insufficientFunds(account:available:attemptedBalance:currency:)`` when the
-    ///   file would overdraw an account that forbids it, ``LedgerError/invalidAmount(_:reason:)``
-    ///   when a balance would overflow, and storage errors (`StrataError`). On any error nothing
-    ///   is written.
+    ///   file would overdraw an account that forbids it (a balance that would go past 64 bits
+    ///   refuses the line that takes it there, as ``ImportLineProblem/invalidAmount(_:reason:)``),
+    ///   and storage errors (`StrataError`). On any error nothing is written.
     @discardableResult
     public func importCSV(
         _ text: String, file: String, progress: (@Sendable (ImportProgress) -> Void)? = nil
@@ -102,6 +102,9 @@ public struct ImportService: Sendable {
     ) throws -> ImportSummary {
         let existing = try transactionsByExternalID(lines.map(\.externalID), in: context)
         var touched: [ObjectID: Account] = [:]
+        // For an overflow's message: each line's transaction, and each account's first line.
+        var lineOf: [ObjectIdentifier: LedgerCSV.Line] = [:]
+        var firstLineOn: [ObjectID: LedgerCSV.Line] = [:]
         var inserted = 0
         let step = max(1, lines.count / 100)
         progress?(ImportProgress(linesDone: 0, linesTotal: lines.count))
@@ -110,7 +113,10 @@ public struct ImportService: Sendable {
             let transaction: Transaction
             if let found = existing[line.externalID] {
                 transaction = found
-                if let previous = found.account, previous != account { touched[previous.objectID] = previous }
+                if let previous = found.account, previous != account {
+                    touched[previous.objectID] = previous
+                    if firstLineOn[previous.objectID] == nil { firstLineOn[previous.objectID] = line }
+                }
             } else {
                 transaction = Transaction(context: context)
                 transaction.externalID = line.externalID
@@ -125,14 +131,33 @@ public struct ImportService: Sendable {
             source.fill(from: line, file: file, importedAt: importedAt)
             transaction.source = source
             touched[account.objectID] = account
+            lineOf[ObjectIdentifier(transaction)] = line
+            if firstLineOn[account.objectID] == nil { firstLineOn[account.objectID] = line }
             if (index + 1) % step == 0 || index + 1 == lines.count {
                 progress?(ImportProgress(linesDone: index + 1, linesTotal: lines.count))
             }
         }
-        for account in touched.values.sorted(by: { $0.name < $1.name }) { try account.recalculateBalances() }
+        for account in touched.values.sorted(by: { $0.name < $1.name }) {
+            try account.recalculateBalances { ordered, index in
+                // The line whose amount is the last one added before the balance went past
+                // Int64: the overflowing transaction's own, or the latest line before it.
+                let line =
+                    ordered[...index].reversed().lazy.compactMap { lineOf[ObjectIdentifier($0)] }.first
+                    ?? firstLineOn[account.objectID] ?? lines[0]
+                return balanceOutOfRange(account, line: line)
+            }
+        }
         try context.saveLedger()
         return ImportSummary(
             lines: lines.count, inserted: inserted, updated: lines.count - inserted, usedBatchUpsert: false)
+    }
+
+    /// The error of an import that would take `account`'s balance past `Int64`, naming `line`.
+    static func balanceOutOfRange(_ account: Account, line: LedgerCSV.Line) -> LedgerError {
+        let reason =
+            "with it, the balance of \(account.name) would go past what a ledger can hold "
+            + "(at most \(MinorUnits.format(.max)) either way); correct the amount or split it across accounts"
+        return .importLineRefused(line: line.lineNumber, .invalidAmount(MinorUnits.format(line.amount), reason: reason))
     }
 
     /// The accounts the lines name, by name.

@@ -35,14 +35,17 @@ public struct PurgeService: Sendable {
     /// ```
     /// - Parameter cutoff: transactions dated strictly before it are deleted.
     /// - Returns: what was deleted and moved; zero counts when nothing is that old.
-    /// - Throws: ``LedgerError/invalidAmount(_:reason:)`` when an opening balance would overflow
-    ///   64 bits, and storage errors (`StrataError`). On any error nothing is written.
+    /// - Throws: ``LedgerError/purgeSumOutOfRange(account:before:)`` when an account's purged
+    ///   amounts add up to more than 64 bits hold (purge up to an earlier day first),
+    ///   ``LedgerError/invalidAmount(_:reason:)`` when an opening balance would overflow 64 bits,
+    ///   and storage errors (`StrataError`). On any error nothing is written.
     @discardableResult
     public func purge(before cutoff: Date) async throws -> PurgeSummary {
         try await contexts.performUnitOfWork { context in
             let old = FetchRequest<Transaction>(predicate: #Predicate { $0.date < cutoff })
             // Per account, from the engine: how many transactions go and their sum.
-            let groups = try context.aggregate(old, groupedBy: [\.account], [.count, .sum(\.amount)])
+            guard let groups = try context.aggregateInRange(old, groupedBy: [\.account], [.count, .sum(\.amount)])
+            else { throw try Self.sumOutOfRange(before: cutoff, in: context) }
             // The batch selects its rows when the save runs: if an old transaction appeared,
             // changed or went since the sums above were read, the save conflicts and re-runs.
             try context.requireUnchangedResults(of: old)
@@ -105,6 +108,18 @@ public struct PurgeService: Sendable {
             row[\.amount] = record.amount
             row[\.purgedBefore] = cutoff
         }
+    }
+
+    /// The error of a purge whose amounts add up to more than `Int64` holds on some account,
+    /// naming the first such account. Call inside `perform`, before any change.
+    private static func sumOutOfRange(before cutoff: Date, in context: ObjectContext) throws -> LedgerError {
+        let old = FetchRequest<Transaction>(predicate: #Predicate { $0.date < cutoff })
+        let group = try context.groupSummingPastRange(old, groupedBy: [\.account]) { group in
+            guard let accountID = group[0].objectID else { return nil }
+            return FetchRequest(predicate: #Predicate { $0.$account == accountID && $0.date < cutoff })
+        }
+        let account = try group?[0].objectID.map { try context.existingObject(with: $0, as: Account.self).name }
+        return .purgeSumOutOfRange(account: account ?? "(no account)", before: cutoff)
     }
 
     private static func overflow(_ account: Account, _ amount: Int64) -> LedgerError {

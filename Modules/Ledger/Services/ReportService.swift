@@ -28,14 +28,18 @@ public struct ReportService: Sendable {
     /// ```
     /// - Returns: one row per (category, account) with at least one transaction; no rows for an
     ///   empty month.
-    /// - Throws: storage errors (`StrataError`).
+    /// - Throws: ``LedgerError/reportSumOutOfRange(month:account:category:)`` when a row's amounts
+    ///   add up to more than 64 bits hold (naming that row), and storage errors (`StrataError`).
     public func monthly(_ month: LedgerMonth) async throws -> MonthlyReport {
         let context = contexts.newBackgroundContext()
         let start = month.start
         let end = month.end
         let rows = try await context.perform {
             let request = FetchRequest<Transaction>(predicate: #Predicate { $0.date >= start && $0.date < end })
-            return try Self.groups(of: request, in: context)
+            guard let rows = try Self.groups(of: request, in: context) else {
+                throw try Self.sumOutOfRange(in: month, context: context)
+            }
+            return rows
         }
         return MonthlyReport(month: month, rows: rows.sorted(by: Self.reportOrder))
     }
@@ -48,9 +52,14 @@ public struct ReportService: Sendable {
     }
 
     /// The rows of the transactions `request` selects, grouped by category and account, from
-    /// aggregates computed in the engine: no transaction is fetched. Call inside `perform`.
-    static func groups(of request: FetchRequest<Transaction>, in context: ObjectContext) throws -> [MonthlyReport.Row] {
-        let groups = try context.aggregate(request, groupedBy: [\.category, \.account], [.count, .sum(\.amount)])
+    /// aggregates computed in the engine: no transaction is fetched. Nil when a row's amounts add
+    /// up to more than `Int64` holds. Call inside `perform`.
+    static func groups(of request: FetchRequest<Transaction>, in context: ObjectContext) throws -> [MonthlyReport.Row]?
+    {
+        guard
+            let groups = try context.aggregateInRange(
+                request, groupedBy: [\.category, \.account], [.count, .sum(\.amount)])
+        else { return nil }
         guard !groups.isEmpty else { return [] }
         let accounts = try AccountNames(in: context)
         return groups.map { group in
@@ -60,6 +69,30 @@ public struct ReportService: Sendable {
                 currency: account?.currency ?? "", count: Int(group.values[0].integer ?? 0),
                 total: group.values[1].integer ?? 0)
         }
+    }
+
+    /// The error of a month whose amounts add up to more than `Int64` holds in some row, naming
+    /// the first such row. Call inside `perform`.
+    private static func sumOutOfRange(in month: LedgerMonth, context: ObjectContext) throws -> LedgerError {
+        let start = month.start
+        let end = month.end
+        let request = FetchRequest<Transaction>(predicate: #Predicate { $0.date >= start && $0.date < end })
+        let group = try context.groupSummingPastRange(request, groupedBy: [\.category, \.account]) { group in
+            guard let accountID = group[1].objectID else { return nil }
+            let category: String? = group[0].string
+            if category == nil {
+                return FetchRequest(
+                    predicate: #Predicate {
+                        $0.date >= start && $0.date < end && $0.$account == accountID && $0.category == nil
+                    })
+            }
+            return FetchRequest(
+                predicate: #Predicate {
+                    $0.date >= start && $0.date < end && $0.$account == accountID && $0.category == category
+                })
+        }
+        let account = try group?[1].objectID.flatMap { try AccountNames(in: context).byID[$0]?.name }
+        return .reportSumOutOfRange(month: month, account: account ?? "(no account)", category: group?[0].string)
     }
 }
 

@@ -112,6 +112,66 @@ extension LedgerTests {
             #expect(unchanged.output == after.output)
         }
 
+        @Test(
+            "sums past 64 bits: report and purge exit 65 with the ledger's message, import names the line; no writes",
+            arguments: EngineKind.sharedAcrossProcesses)
+        func sumsPastRange(kind: EngineKind) async throws {
+            let binary = try LedgerCLIMigrationTests.ledgerBinary()
+            let store = try TestStore(kind)
+            let options = LedgerCLIMigrationTests.options(kind, store)
+            let largest = "92233720368547758.07"
+            // Big's balances: -largest, 0 and largest; its two March deposits sum to twice the largest.
+            let deposits = store.directory.appendingPathComponent("deposits.csv")
+            try "\(Self.header)\nb-1,Big,2024-03-01,\(largest),income,\nb-2,Big,2024-03-02,\(largest),income,\n"
+                .write(to: deposits, atomically: true, encoding: .utf8)
+            let setup: [[String]] = [
+                ["init"], ["account", "add", "Big", "--opening", "-\(largest)"], ["import", deposits.path],
+            ]
+            for command in setup {
+                let run = try await BenchmarkBinary.run(binary, options + command)
+                try #require(run.status == 0, "ledger \(command) failed: \(run.errorOutput)")
+            }
+            let before = try await BenchmarkBinary.run(binary, options + ["account", "list"])
+            // Line 3 takes the balance from largest - 1.00 to largest + 1.00.
+            let past = store.directory.appendingPathComponent("past.csv")
+            try "\(Self.header)\nb-3,Big,2024-04-01,-1.00,,\nb-4,Big,2024-04-02,2.00,,\n"
+                .write(to: past, atomically: true, encoding: .utf8)
+
+            let beyond = "add up to more than the ledger can hold (at most \(largest) either way)"
+            let refusals: [(command: [String], message: String)] = [
+                (
+                    ["report", "--month", "2024-03"],
+                    "The 2024-03 transactions of Big in the category \"income\" \(beyond), so the month cannot be "
+                        + "reported. Look for a wrongly entered amount among them (ledger history Big) and correct it."
+                ),
+                (
+                    ["purge", "--before", "2024-04-01"],
+                    "The transactions of Big dated before 2024-04-01 \(beyond), so they cannot be moved into its "
+                        + "opening balance at once. Nothing was purged; purge up to an earlier day first, then up to "
+                        + "this one."
+                ),
+                (
+                    ["import", past.path],
+                    "Line 3 of the import file: the amount \"2.00\" is unusable: with it, the balance of Big would go "
+                        + "past what a ledger can hold (at most \(largest) either way); correct the amount or split it "
+                        + "across accounts. Nothing was imported; fix the line and import the file again."
+                ),
+            ]
+            for (command, message) in refusals {
+                let run = try await BenchmarkBinary.run(binary, options + command)
+                #expect(run.status == 65, "\(command): \(run)")
+                #expect(run.errorOutput == "ledger: error: \(message)\n" && run.output.isEmpty, "\(command): \(run)")
+            }
+            let after = try await BenchmarkBinary.run(binary, options + ["account", "list"])
+            // The opening balance is where the failed purge would have moved the deposits.
+            #expect(
+                after.output == before.output && after.output.contains("-92,233,720,368,547,758.07 USD"), "\(after)")
+            // The exit status is the one --help gives for the ledger's refusals.
+            let help = try await BenchmarkBinary.run(binary, ["--help"])
+            #expect(help.output.contains("65 refused by the ledger"))
+            #expect(help.output.contains("amounts that add up to more than the ledger holds in a"), "\(help.output)")
+        }
+
         static let header = "external_id,account,date,amount,category,note"
 
         /// `count` lines alternating Checking (1.00 + offset) and Savings (2.00 + offset), two a day
