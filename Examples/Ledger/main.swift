@@ -19,6 +19,8 @@ func fail(_ message: String, code: Int32) -> Never {
 
 do {
     let arguments = try CLIArguments(Array(CommandLine.arguments.dropFirst()))
+    // `watch` runs until SIGINT or SIGTERM: their handlers go in before any other thread starts.
+    if arguments.words.first == "watch" && !arguments.help { StopSignals.install() }
     if arguments.help || arguments.words == ["help"] {
         print(Usage.text)
     } else {

@@ -21,8 +21,8 @@ import Synchronization
 /// The child gets the standard streams set, as Foundation gives them: a `Pipe` (whose far end the
 /// parent closes once the child runs), a `FileHandle` (`FileHandle.nullDevice` and nil mean
 /// `/dev/null`), or, when left alone, the parent's own. It gets a new process group (so that a
-/// terminal's signals to the parent do not reach it), no blocked signals and every signal's
-/// default action. A thread of its own waits for it to end.
+/// terminal's signals to the parent do not reach it), every signal's default action, and no
+/// blocked signals but ``blockedSignals``. A thread of its own waits for it to end.
 ///
 /// Needs glibc 2.34 or later (for `posix_spawn_file_actions_addclosefrom_np`); elsewhere
 /// ``run()`` throws ``SpawnError``.
@@ -73,6 +73,9 @@ public final class SpawnedProcess: @unchecked Sendable {
     public var standardOutput: Any? = FileHandle.standardOutput
     /// Standard error, as ``standardOutput``.
     public var standardError: Any? = FileHandle.standardError
+    /// The signals the child starts with blocked (none by default): one sent to it before it
+    /// unblocks them stays pending instead of acting, even when it starts with them ignored.
+    public var blockedSignals: [Int32] = []
     /// Called once, on the waiting thread, when the child has ended; read when it ends, so it may
     /// be set after ``run()``.
     public var terminationHandler: (@Sendable (SpawnedProcess) -> Void)? {
@@ -143,7 +146,8 @@ public final class SpawnedProcess: @unchecked Sendable {
         do {
             pid = try unsafe Self.spawn(
                 path: path, arguments: [path] + arguments,
-                environment: environment.map { "\($0.key)=\($0.value)" }, streams: streams)
+                environment: environment.map { "\($0.key)=\($0.value)" }, streams: streams,
+                blocking: blockedSignals)
         } catch {
             ended.leave()
             throw error
@@ -218,11 +222,12 @@ public final class SpawnedProcess: @unchecked Sendable {
     }()
 
     /// `posix_spawn` of `path` with `arguments` (the first being the program's name) and
-    /// `environment` ("NAME=value" each), `descriptors` duplicated onto the standard streams and
-    /// every other descriptor above 2 closed in the child.
+    /// `environment` ("NAME=value" each), `descriptors` duplicated onto the standard streams,
+    /// every other descriptor above 2 closed and `blocked` blocked in the child.
     @unsafe
     private static func spawn(
-        path: String, arguments: [String], environment: [String], streams: [(source: Int32?, target: Int32)]
+        path: String, arguments: [String], environment: [String], streams: [(source: Int32?, target: Int32)],
+        blocking blocked: [Int32]
     ) throws -> pid_t {
         func check(_ result: Int32, _ call: String) throws {
             guard result == 0 else {
@@ -255,11 +260,12 @@ public final class SpawnedProcess: @unchecked Sendable {
         var attributes = posix_spawnattr_t()
         try check(unsafe posix_spawnattr_init(&attributes), "posix_spawnattr_init")
         defer { unsafe posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        unsafe sigemptyset(&noSignals)
+        var blockedSet = sigset_t()
+        unsafe sigemptyset(&blockedSet)
+        for number in blocked { unsafe sigaddset(&blockedSet, number) }
         var allSignals = sigset_t()
         unsafe sigfillset(&allSignals)
-        try check(unsafe posix_spawnattr_setsigmask(&attributes, &noSignals), "posix_spawnattr_setsigmask")
+        try check(unsafe posix_spawnattr_setsigmask(&attributes, &blockedSet), "posix_spawnattr_setsigmask")
         try check(unsafe posix_spawnattr_setsigdefault(&attributes, &allSignals), "posix_spawnattr_setsigdefault")
         try check(unsafe posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
         try check(

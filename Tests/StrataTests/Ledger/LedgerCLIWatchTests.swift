@@ -150,6 +150,45 @@ extension LedgerTests {
             await server.stop()
         }
 
+        /// `ledger watch` started as a non-interactive shell starts a background job, with SIGINT
+        /// ignored, and sent SIGINT before it prints anything: it still stops, says where to resume
+        /// and exits 0, at once (the watchdog ends a watch that missed the signal after 30 s).
+        ///
+        /// The shell ignores SIGINT (`trap '' INT`), sends it to itself and `exec`s ledger, which
+        /// so starts with SIGINT ignored and one pending: the child starts with SIGINT blocked,
+        /// since a signal sent to a process that ignores it and does not block it is discarded
+        /// when sent, and no program can take it then. Blocked, it waits for the watch to take it;
+        /// a watch that set SIGINT to "ignore" itself (as it did, before handing it to a dispatch
+        /// source) discarded it. Then once more without blocking, sent as soon as the watch says
+        /// it is watching: the handler is in place by then (the dispatch source was not always).
+        @Test(
+            "ledger watch with SIGINT ignored by its parent takes a SIGINT sent before it printed anything: status 0",
+            arguments: EngineKind.sharedAcrossProcesses)
+        func watchTakesAnEarlySIGINT(kind: EngineKind) async throws {
+            let binary = try LedgerCLIMigrationTests.ledgerBinary()
+            let store = try TestStore(kind)
+            let options = LedgerCLIMigrationTests.options(kind, store)
+            try await Self.openAccounts(binary, options)
+
+            for round in 1...3 {
+                let watch = try WatchProcess(
+                    binary, options + ["watch"], in: store, shellPrelude: "trap '' INT; kill -INT $$",
+                    blockedSignals: [SIGINT], watchdogSeconds: 30)
+                let end = await watch.finish()
+                #expect(end.reason == .exit && end.status == 0, "round \(round): \(end) \(watch.transcript)")
+                #expect(watch.lines.count == 2 && watch.lines[0].hasPrefix("Watching the ledger at "))
+                #expect(watch.lines.last == "Stopped. Resume with: ledger watch --after 2", "\(watch.transcript)")
+            }
+
+            let watch = try WatchProcess(
+                binary, options + ["watch"], in: store, shellPrelude: "trap '' INT", watchdogSeconds: 30)
+            try #require(
+                await watch.waitForLine { $0.hasPrefix("Watching the ledger at ") } != nil, "\(watch.transcript)")
+            let end = await watch.stop(signal: SIGINT)
+            #expect(end.reason == .exit && end.status == 0, "\(end) \(watch.transcript)")
+            #expect(watch.lines.last == "Stopped. Resume with: ledger watch --after 2", "\(watch.transcript)")
+        }
+
         /// Makes the ledger store and its two accounts: Checking opened with 1,500.00, and Savings.
         static func openAccounts(_ binary: URL, _ options: [String]) async throws {
             try await ledger(binary, options + ["init"])
@@ -170,9 +209,9 @@ extension LedgerTests {
 /// A running `ledger watch` whose standard output the test reads line by line as it comes (its
 /// standard error goes to a file in the store's directory).
 ///
-/// A watchdog kills it after two minutes, so a watcher that never prints what the test waits for
-/// ends the wait (the reads reach the end of the output) and the test fails with the transcript
-/// instead of hanging. That bound asserts nothing about speed.
+/// A watchdog kills it after two minutes (or the time it is given), so a watcher that never
+/// prints what the test waits for ends the wait (the reads reach the end of the output) and the
+/// test fails with the transcript instead of hanging. That bound asserts nothing about speed.
 final class WatchProcess {
     private let process = SpawnedProcess()
     private let output = Pipe()
@@ -182,11 +221,24 @@ final class WatchProcess {
     /// Every complete line printed so far.
     private(set) var lines: [String] = []
 
-    init(_ binary: URL, _ arguments: [String], in store: TestStore) throws {
+    /// Starts `binary` with `arguments`; with a `shellPrelude`, `/bin/sh` runs that first and then
+    /// `exec`s the binary (so the binary keeps what the prelude set, an ignored signal, and its
+    /// process ID). It starts with `blockedSignals` blocked, and is killed after
+    /// `watchdogSeconds`.
+    init(
+        _ binary: URL, _ arguments: [String], in store: TestStore, shellPrelude: String? = nil,
+        blockedSignals: [Int32] = [], watchdogSeconds: Double = 120
+    ) throws {
         errorLog = store.directory.appendingPathComponent("watch-\(UUID().uuidString).stderr")
         try Data().write(to: errorLog)
-        process.executableURL = binary
-        process.arguments = arguments
+        if let shellPrelude {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shellPrelude + "; exec \"$0\" \"$@\"", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
+        process.blockedSignals = blockedSignals
         process.standardOutput = output
         let errorHandle = try FileHandle(forWritingTo: errorLog)
         process.standardError = errorHandle
@@ -194,7 +246,7 @@ final class WatchProcess {
         try errorHandle.close()
         let pid = process.processIdentifier
         watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        DispatchQueue.global().asyncAfter(deadline: .now() + watchdogSeconds, execute: watchdog)
     }
 
     deinit {
