@@ -72,10 +72,12 @@ private final class StopRequest: Sendable {
 }
 
 /// The pipe the signal handler writes to: its read end, and its write end (non-blocking, so the
-/// handler never waits). Made on first use, before any handler is installed.
-private let stopSignalPipe: (read: Int32, write: Int32) = {
+/// handler never waits). Made on first use, before any handler is installed; nil when the
+/// process cannot make one (no descriptors left), and then no handler is installed: SIGINT and
+/// SIGTERM keep their default action and end the process, which is still a stop.
+private let stopSignalPipe: (read: Int32, write: Int32)? = {
     var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { fatalError("ledger: cannot make a pipe for SIGINT and SIGTERM (errno \(errno))") }
+    guard pipe(&ends) == 0 else { return nil }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
     return (ends[0], ends[1])
@@ -86,7 +88,8 @@ private let stopSignalPipe: (read: Int32, write: Int32) = {
 private func relayStopSignal(_ number: Int32) {
     let saved = errno
     var byte = UInt8(truncatingIfNeeded: number)
-    _ = write(stopSignalPipe.write, &byte, 1)
+    guard let ends = stopSignalPipe else { return }
+    _ = write(ends.write, &byte, 1)
     errno = saved
 }
 
@@ -108,7 +111,12 @@ private final class StopSignalRelay: Sendable {
     /// parent blocked it is handled before this returns.
     private init() {
         let signals = [SIGINT, SIGTERM]
-        let readEnd = stopSignalPipe.read
+        guard let readEnd = stopSignalPipe?.read else {
+            // No pipe: the default action (even where the parent ignored the signals) still stops.
+            for number in signals { _ = signal(number, SIG_DFL) }
+            Self.unblock(signals)
+            return
+        }
         for number in signals { _ = signal(number, relayStopSignal) }
         let thread = Thread { [self] in
             // A thread on which the signals are never blocked, whatever the parent blocked.
