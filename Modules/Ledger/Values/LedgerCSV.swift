@@ -57,15 +57,22 @@ public enum LedgerCSV {
     public static func parse(_ text: String) throws(LedgerError) -> [Line] {
         var lines: [Line] = []
         var firstLineOfID: [String: Int] = [:]
+        var dates: [String: Date] = [:]
         var sawHeader = false
-        var number = 0
-        // "\r\n" is one Character in Swift, and a newline like "\n".
-        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            number += 1
-            let line = String(raw)
-            if line.allSatisfy(\.isWhitespace) { continue }
+        let bytes = Array(text.utf8)
+        for (index, range) in lineRanges(bytes).enumerated() {
+            let number = index + 1
+            let raw = bytes[range]
+            // Lines of ASCII bytes take the byte path (LedgerCSV+Bytes.swift); others the
+            // `Character` one, which gives the same results on ASCII.
+            let isASCII = raw.allSatisfy { $0 < 0x80 }
+            let isBlank =
+                isASCII
+                ? raw.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+                : String(decoding: raw, as: UTF8.self).allSatisfy(\.isWhitespace)
+            if isBlank { continue }
             guard sawHeader else {
-                let found = line.trimmingCharacters(in: .whitespaces)
+                let found = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 guard found.lowercased() == header else {
                     throw .importLineRefused(line: number, .badHeader(found: found))
                 }
@@ -74,7 +81,10 @@ public enum LedgerCSV {
             }
             let parsed: Line
             do {
-                parsed = try parseLine(line, number: number)
+                parsed =
+                    isASCII
+                    ? try parseASCIILine(raw, number: number, dates: &dates)
+                    : try parseLine(String(decoding: raw, as: UTF8.self), number: number)
             } catch {
                 throw .importLineRefused(line: number, error)
             }
@@ -103,7 +113,18 @@ public enum LedgerCSV {
         } catch {
             throw .invalidDate(dateText)
         }
-        let amountText = fields[3].trimmingCharacters(in: .whitespaces)
+        return try line(
+            number: number, externalID: externalID, account: fields[1].trimmingCharacters(in: .whitespaces), date: date,
+            amountText: fields[3].trimmingCharacters(in: .whitespaces),
+            category: fields[4].trimmingCharacters(in: .whitespaces), note: fields[5], text: text)
+    }
+
+    /// A line from its fields, trimmed (but the note), its external id checked and its date
+    /// parsed (in that order, as both paths check them): checks the amount.
+    static func line(
+        number: Int, externalID: String, account: String, date: Date, amountText: String, category: String,
+        note: String, text: String
+    ) throws(ImportLineProblem) -> Line {
         let amount: Int64
         do {
             amount = try MinorUnits.parse(amountText)
@@ -114,10 +135,9 @@ public enum LedgerCSV {
         guard amount != 0 else {
             throw .invalidAmount(amountText, reason: "a transaction must move money; use a non-zero amount")
         }
-        let category = fields[4].trimmingCharacters(in: .whitespaces)
         return Line(
-            lineNumber: number, externalID: externalID, account: fields[1].trimmingCharacters(in: .whitespaces),
-            date: date, amount: amount, category: category.isEmpty ? nil : category, note: fields[5], text: text)
+            lineNumber: number, externalID: externalID, account: account, date: date, amount: amount,
+            category: category.isEmpty ? nil : category, note: note, text: text)
     }
 
     /// The fields of one line: comma-separated, each optionally quoted.

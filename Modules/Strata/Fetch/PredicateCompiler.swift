@@ -141,6 +141,44 @@ struct PredicateCompiler {
         return stored
     }
 
+    /// The stored forms of a sequence constant's elements (``storedConstant(_:)`` of each), or
+    /// nil when one has none. When the element type is a value type that is an attribute value
+    /// but not Codable (`[String]`, `Set<Int64>`…: the `ids.contains($0.externalID)` of a
+    /// lookup by a batch of keys), its conformance is looked up once for the sequence instead of
+    /// once per element, which for 500 keys was most of compiling the predicate.
+    static func storedConstants<S: Sequence>(of sequence: S) -> [StoredValue]? {
+        let elementType = S.Element.self
+        if let attributeType = elementType as? any AttributeValue.Type, !(elementType is AnyClass),
+            !(elementType is any CodableAttribute.Type), elementType != ObjectID.self, elementType != ObjectID?.self
+        {
+            return storedConstants(of: sequence, as: attributeType)
+        }
+        var values: [StoredValue] = []
+        for element in sequence {
+            guard let stored = storedConstant(element) else { return nil }
+            values.append(stored)
+        }
+        return values
+    }
+
+    /// ``storedConstants(of:)`` of a sequence whose elements are all of attribute type `A`.
+    private static func storedConstants<S: Sequence, A: AttributeValue>(
+        of sequence: S, as type: A.Type
+    )
+        -> [StoredValue]?
+    {
+        var values: [StoredValue] = []
+        values.reserveCapacity(sequence.underestimatedCount)
+        for element in sequence {
+            // The same type as the element's: a copy, not a conformance look-up.
+            guard let attribute = element as? A else { return nil }
+            let stored = attribute.storedValue
+            if case .real(let number) = stored, number.isNaN { return nil }
+            values.append(stored)
+        }
+        return values
+    }
+
     /// The object IDs a constant holds: one ID, or a collection of optional IDs with at least
     /// one ID; nil for any other constant. (A nil of any optional type casts to `ObjectID?`, so
     /// nils alone are left to ``storedConstant(_:)``, which makes them null for any column.)

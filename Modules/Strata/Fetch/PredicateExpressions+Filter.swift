@@ -34,12 +34,7 @@ extension PredicateExpressions.Value: FilterOperandCompilable {
         if let ids = PredicateCompiler.objectIDs(value) { return ids }
         if let stored = PredicateCompiler.storedConstant(value) { return .constant(stored) }
         guard let sequence = value as? any Sequence else { return nil }
-        var values: [StoredValue] = []
-        for element in sequence {
-            guard let stored = PredicateCompiler.storedConstant(element) else { return nil }
-            values.append(stored)
-        }
-        return .constants(values)
+        return PredicateCompiler.storedConstants(of: sequence).map { .constants($0) }
     }
 }
 
