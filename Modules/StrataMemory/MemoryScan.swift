@@ -14,29 +14,41 @@ struct MemoryScan {
         try Self.check(plan, entity)
         let table = state.tables[plan.entity]
         var rows: [StoredRow] = []
+        // A plan in key order with a limit needs only the first `offset + limit` rows of a walk in
+        // key order: the walk stops there, so `fetchLimit: 3` does not read the whole table.
+        // (A window past `Int.max` rows has no end to stop at.)
+        let needed = plan.sort.isEmpty ? plan.limit.flatMap { Self.end(offset: plan.offset, limit: $0) } : nil
         // The rows tree walks in key order: only a scan of candidates from a lookup needs sorting
         // when the plan asks for key order.
         var inKeyOrder = true
         if let filter = plan.filter {
             if let candidates = table.candidates(filter) {
                 inKeyOrder = candidates.isInKeyOrder
+                let stopsAt = inKeyOrder ? needed : nil
                 // Made at the first candidate: a range that holds no row costs no evaluator.
                 var evaluator: FilterEvaluator?
-                table.forEach(candidates) { key, row in
-                    if evaluator == nil { evaluator = FilterEvaluator(filter) }
-                    if evaluator?.matches(row.values, key: key) == true {
-                        rows.append(StoredRow(key: key, version: row.version, values: row.values))
-                    }
-                }
+                table.walk(
+                    candidates,
+                    while: { key, row in
+                        if evaluator == nil { evaluator = FilterEvaluator(filter) }
+                        if evaluator?.matches(row.values, key: key) == true {
+                            rows.append(StoredRow(key: key, version: row.version, values: row.values))
+                        }
+                        return stopsAt.map { rows.count < $0 } ?? true
+                    })
             } else {
                 let evaluator = FilterEvaluator(filter)
                 for (key, row) in table.rows where evaluator.matches(row.values, key: key) {
+                    if let needed, rows.count >= needed { break }
                     rows.append(StoredRow(key: key, version: row.version, values: row.values))
                 }
             }
         } else {
-            rows.reserveCapacity(table.rows.count)
-            for (key, row) in table.rows { rows.append(StoredRow(key: key, version: row.version, values: row.values)) }
+            rows.reserveCapacity(min(table.rows.count, needed ?? .max))
+            for (key, row) in table.rows {
+                if let needed, rows.count >= needed { break }
+                rows.append(StoredRow(key: key, version: row.version, values: row.values))
+            }
         }
         if plan.allowsAnyOrder { return rows }
         if !plan.sort.isEmpty {
@@ -46,6 +58,12 @@ struct MemoryScan {
         }
         if plan.offset <= 0 && plan.limit == nil { return rows }
         return Array(plan.window(of: rows))
+    }
+
+    /// Where a window of `limit` rows after `offset` ends; nil when that is past `Int.max`.
+    private static func end(offset: Int, limit: Int) -> Int? {
+        let (end, overflow) = max(offset, 0).addingReportingOverflow(max(limit, 0))
+        return overflow ? nil : end
     }
 
     /// Calls `body` with each row `plan` selects.

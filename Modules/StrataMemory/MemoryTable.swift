@@ -176,16 +176,25 @@ struct MemoryTable: Sendable {
     /// Calls `body` with the key and row of every candidate, in key order for a key range and in
     /// lookup order otherwise.
     func forEach(_ candidates: Candidates, _ body: (Int64, MemoryRow) throws -> Void) rethrows {
+        try walk(candidates) { key, row in
+            try body(key, row)
+            return true
+        }
+    }
+
+    /// ``forEach(_:_:)`` until `body` returns false.
+    func walk(_ candidates: Candidates, while body: (Int64, MemoryRow) throws -> Bool) rethrows {
+        var going = true
         if let range = candidates.keyRange {
             try rows.forEach(from: range.lower, to: range.upper) { key, row in
-                try body(key, row)
-                return true
+                going = try body(key, row)
+                return going
             }
         }
-        for range in candidates.ranges {
+        for range in candidates.ranges where going {
             try lookups[range.lookup].entries.forEach(from: range.lower, to: range.upper) { entry, _ in
-                if let row = rows[entry.key] { try body(entry.key, row) }
-                return true
+                if let row = rows[entry.key] { going = try body(entry.key, row) }
+                return going
             }
         }
     }
