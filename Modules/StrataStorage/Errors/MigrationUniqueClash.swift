@@ -47,7 +47,8 @@ public enum MigrationUniqueClash {
             attributes.count <= 1
             ? attributes.first ?? ""
             : "\(attributes.dropLast().joined(separator: ", ")) and \(attributes[attributes.count - 1])"
-        return "\(rows) of \(entity) hold the same \(names) (\(values.joined(separator: ", ")))"
+        let verb = keys.count == 1 ? "holds" : "hold"
+        return "\(rows) of \(entity) \(verb) the same \(names) (\(values.joined(separator: ", ")))"
     }
 
     /// Whether `error` is a migration's refusal of a unique constraint over clashing rows.
