@@ -64,11 +64,34 @@ public struct NativeError: Sendable, Hashable, CustomStringConvertible {
         if let sqlState {
             text += " (SQLSTATE \(sqlState)): \(message);"
         } else {
-            text += " \(String(reflecting: message))"
+            text += " \(Self.quoted(message))"
         }
         if let operation { text += " during \(operation)" }
         if let sql { text += " in \(Self.excerpt(sql))" }
         return text
+    }
+
+    /// `message` in double quotes, as `String(reflecting:)` writes it but for apostrophes, which
+    /// stay as they are (an engine's message often quotes a value with them: `'Dune'`, not
+    /// `\'Dune\'`): `"` and `\` are escaped, and control characters written as escapes.
+    static func quoted(_ message: String) -> String {
+        var out = "\""
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
     }
 
     /// The SQL text for a message, shortened past 300 characters.

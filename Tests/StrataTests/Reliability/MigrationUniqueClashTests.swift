@@ -28,12 +28,18 @@ struct MigrationUniqueClashTests {
         let refusal = StrataError.constraintViolation(entity: "Note", attributes: ["title"], native: cause)
         #expect(refusal.description.hasPrefix("Uniqueness constraint on Note(title) cannot be added"))
         #expect(refusal.description.contains("previous model version"))
-        #expect(refusal.description.contains("rows 1 and 4 of Note hold the same title ("))
+        #expect(refusal.description.contains("\"rows 1 and 4 of Note hold the same title ('Dune')\""))
         #expect(refusal.native?.message == "rows 1 and 4 of Note hold the same title ('Dune')")
         #expect(refusal.native?.operation == MigrationUniqueClash.operation)
         #expect(refusal == .constraintViolation(entity: "Note", attributes: ["title"]))
         let save = StrataError.constraintViolation(entity: "Note", attributes: ["title"])
         #expect(save.description.contains("choose different values"))
         #expect(!save.description.contains("cannot be added"))
+    }
+
+    @Test("a native message is quoted with its apostrophes as they are; quotes, backslashes and controls escaped")
+    func nativeQuoting() {
+        let native = NativeError(engine: "e", code: 1, message: "it's 'x' \"y\" \\ \n\u{1}é")
+        #expect(native.description == #"e code 1 "it's 'x' \"y\" \\ \n\u{1}é""#)
     }
 }
