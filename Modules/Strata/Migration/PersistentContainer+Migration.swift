@@ -23,7 +23,8 @@ extension PersistentContainer {
     ///   - engine: the engine and location.
     ///   - progress: called synchronously as the migration goes, on the thread that runs the
     ///     engine's opening transaction (not called when no
-    ///     migration is needed).
+    ///     migration is needed). Its `fractionCompleted` never goes back, also when the engine
+    ///     runs the migration again in the same open (LMDB does after growing its map).
     ///   - recordsHistory: whether saves append persistent history (on by default; see
     ///     ``init(schema:engine:recordsHistory:)``).
     /// - Throws: the error a custom stage's closure threw (the store is unchanged);
@@ -74,6 +75,9 @@ extension PersistentContainer {
                 instrumentation.emit(.migration(report))
             }
         }
+        // An engine may run the whole migration again in the same open (LMDB, after growing its
+        // map), reporting from 0 once more: the fraction must never go back.
+        if let forward = reports { reports = ForwardOnlyProgress(forward).report }
         let failures = StageFailures()
         let storeSchema = try MigrationPlanning.storeSchema(
             for: schema, plan: migrationPlan, progress: reports, failures: failures)
