@@ -54,18 +54,7 @@ extension LedgerCSV {
         }
         let externalID = text(fields[0], trimmed: true)
         guard !externalID.isEmpty else { throw .missingExternalID }
-        let dateText = text(fields[2], trimmed: true)
-        let date: Date
-        if let known = dates[dateText] {
-            date = known
-        } else {
-            do {
-                date = try LedgerDay.parse(dateText)
-            } catch {
-                throw .invalidDate(dateText)
-            }
-            dates[dateText] = date
-        }
+        let date = try day(text(fields[2], trimmed: true), dates: &dates)
         return try line(
             number: number, externalID: externalID, account: text(fields[1], trimmed: true),
             date: date, amountText: text(fields[3], trimmed: true), category: text(fields[4], trimmed: true),
@@ -117,7 +106,7 @@ extension LedgerCSV {
     }
 
     /// Whether an ASCII byte is whitespace inside a line: a space or a tab.
-    private static func isSpaceOrTab(_ byte: UInt8) -> Bool {
+    static func isSpaceOrTab(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09
     }
 

@@ -65,14 +65,11 @@ public enum LedgerCSV {
             let raw = bytes[range]
             // Lines of ASCII bytes take the byte path (LedgerCSV+Bytes.swift); others the
             // `Character` one, which gives the same results on ASCII.
-            let isASCII = raw.allSatisfy { $0 < 0x80 }
-            let isBlank =
-                isASCII
-                ? raw.allSatisfy { $0 == 0x20 || $0 == 0x09 }
-                : String(decoding: raw, as: UTF8.self).allSatisfy(\.isWhitespace)
+            let text = raw.allSatisfy { $0 < 0x80 } ? nil : String(decoding: raw, as: UTF8.self)
+            let isBlank = text.map { $0.allSatisfy(\.isWhitespace) } ?? raw.allSatisfy(isSpaceOrTab)
             if isBlank { continue }
             guard sawHeader else {
-                let found = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                let found = (text ?? String(decoding: raw, as: UTF8.self)).trimmingCharacters(in: .whitespaces)
                 guard found.lowercased() == header else {
                     throw .importLineRefused(line: number, .badHeader(found: found))
                 }
@@ -81,10 +78,11 @@ public enum LedgerCSV {
             }
             let parsed: Line
             do {
-                parsed =
-                    isASCII
-                    ? try parseASCIILine(raw, number: number, dates: &dates)
-                    : try parseLine(String(decoding: raw, as: UTF8.self), number: number)
+                if let text {
+                    parsed = try parseLine(text, number: number, dates: &dates)
+                } else {
+                    parsed = try parseASCIILine(raw, number: number, dates: &dates)
+                }
             } catch {
                 throw .importLineRefused(line: number, error)
             }
@@ -98,25 +96,32 @@ public enum LedgerCSV {
         return lines
     }
 
-    /// One data line's fields, checked.
-    static func parseLine(_ text: String, number: Int) throws(ImportLineProblem) -> Line {
+    /// One data line's fields, checked; `dates` keeps the days already parsed.
+    static func parseLine(_ text: String, number: Int, dates: inout [String: Date]) throws(ImportLineProblem) -> Line {
         let fields = try splitFields(text)
         guard fields.count == columns.count else {
             throw .wrongFieldCount(expected: columns.count, found: fields.count)
         }
         let externalID = fields[0].trimmingCharacters(in: .whitespaces)
         guard !externalID.isEmpty else { throw .missingExternalID }
-        let dateText = fields[2].trimmingCharacters(in: .whitespaces)
-        let date: Date
-        do {
-            date = try LedgerDay.parse(dateText)
-        } catch {
-            throw .invalidDate(dateText)
-        }
+        let date = try day(fields[2].trimmingCharacters(in: .whitespaces), dates: &dates)
         return try line(
             number: number, externalID: externalID, account: fields[1].trimmingCharacters(in: .whitespaces), date: date,
             amountText: fields[3].trimmingCharacters(in: .whitespaces),
             category: fields[4].trimmingCharacters(in: .whitespaces), note: fields[5], text: text)
+    }
+
+    /// The day `text` names, parsed once per distinct text (a statement has a few dozen) and
+    /// kept in `dates`.
+    static func day(_ text: String, dates: inout [String: Date]) throws(ImportLineProblem) -> Date {
+        if let known = dates[text] { return known }
+        do {
+            let date = try LedgerDay.parse(text)
+            dates[text] = date
+            return date
+        } catch {
+            throw .invalidDate(text)
+        }
     }
 
     /// A line from its fields, trimmed (but the note), its external id checked and its date

@@ -15,15 +15,11 @@ public enum LedgerDay {
     public static func parse(_ text: String) throws(LedgerError) -> Date {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy(isDigits), let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            parts.allSatisfy(\.isASCIIDigits), let year = Int(parts[0]), let month = Int(parts[1]),
+            let day = Int(parts[2]),
             let date = date(year: year, month: month, day: day)
         else { throw .invalidDate(text, expected: "YYYY-MM-DD, such as 2024-03-31") }
         return date
-    }
-
-    /// Whether `part` is ASCII digits only: `Int("+024")` is 24, and `+024-02-03` is no date.
-    static func isDigits(_ part: Substring) -> Bool {
-        part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// `YYYY-MM-DD` of the UTC day `date` falls in.
@@ -69,7 +65,7 @@ public struct LedgerMonth: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``LedgerError/invalidDate(_:expected:)`` for any other text.
     public static func parse(_ text: String) throws(LedgerError) -> LedgerMonth {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, parts.allSatisfy(LedgerDay.isDigits),
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, parts.allSatisfy(\.isASCIIDigits),
             let year = Int(parts[0]),
             let month = Int(parts[1]), let start = LedgerDay.date(year: year, month: month, day: 1),
             // December 9999 ends at 10000-01-01, past the years a date is written with (and past

@@ -28,7 +28,7 @@ public enum MinorUnits {
         let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let whole = parts[0]
         let fraction = parts.count > 1 ? parts[1] : ""
-        guard !whole.isEmpty || !fraction.isEmpty, isDigits(whole), isDigits(fraction),
+        guard !whole.isEmpty || !fraction.isEmpty, whole.isASCIIDigits, fraction.isASCIIDigits,
             parts.count == 1 || !fraction.isEmpty
         else {
             throw .invalidAmount(text, reason: "write it as a decimal number such as 12.50 or -3")
@@ -51,9 +51,5 @@ public enum MinorUnits {
         let fraction = String(magnitude % scale)
         let padded = String(repeating: "0", count: fractionDigits - fraction.count) + fraction
         return "\(amount < 0 ? "-" : "")\(magnitude / scale).\(padded)"
-    }
-
-    private static func isDigits(_ text: Substring) -> Bool {
-        text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 }

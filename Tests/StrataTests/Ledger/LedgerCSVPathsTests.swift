@@ -17,7 +17,8 @@ struct LedgerCSVPathsTests {
     private static func viaCharacters(_ line: String) -> Result<[LedgerCSV.Line], LedgerError> {
         if line.allSatisfy(\.isWhitespace) { return .success([]) }
         do throws(ImportLineProblem) {
-            return .success([try LedgerCSV.parseLine(line, number: 2)])
+            var dates: [String: Date] = [:]
+            return .success([try LedgerCSV.parseLine(line, number: 2, dates: &dates)])
         } catch {
             return .failure(.importLineRefused(line: 2, error))
         }
